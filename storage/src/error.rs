@@ -1,0 +1,65 @@
+//! What can go wrong in storage, in words that say how to fix it.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    #[error(
+        "the database {path} is already open in another process (is another lookout daemon \
+         running?); stop it, or set data_dir to another folder"
+    )]
+    Locked { path: PathBuf },
+
+    #[error(
+        "the database {path} has schema version {found}, newer than this lookout supports \
+         ({supported}); run a newer lookout or move the file aside"
+    )]
+    NewerSchema {
+        path: PathBuf,
+        found: u64,
+        supported: u64,
+    },
+
+    #[error("cannot create the data folder {path}: {source}")]
+    DataFolder {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+
+    #[error("cannot open the database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: redb::DatabaseError,
+    },
+
+    #[error("stored {kind} {key} cannot be decoded: {detail}")]
+    Corrupt {
+        kind: &'static str,
+        key: String,
+        detail: String,
+    },
+
+    #[error("message {seq} of task {task_id} already exists; refusing to overwrite it")]
+    DuplicateMessage { task_id: String, seq: u64 },
+
+    #[error("storage failed: {0}")]
+    Redb(#[from] redb::Error),
+}
+
+macro_rules! from_redb {
+    ($($error:ty),*) => {$(
+        impl From<$error> for StorageError {
+            fn from(error: $error) -> Self {
+                StorageError::Redb(redb::Error::from(error))
+            }
+        }
+    )*};
+}
+
+from_redb!(
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError,
+    redb::SetDurabilityError
+);

@@ -1,0 +1,22 @@
+//! lookout's storage: records, schema, codec and migrations on one redb file.
+//!
+//! Synchronous and self-contained: this crate knows nothing of tokio, ractor or JSON-RPC.
+//! Only the Registry actor holds a [`Store`]; everything else asks the Registry.
+
+mod codec;
+mod error;
+pub mod model;
+mod schema;
+mod store;
+
+pub use codec::Versioned;
+pub use error::StorageError;
+pub use model::{
+    Author, MessageRecord, MsgType, PlanRevisionRecord, Role, Status, TaskId, TaskRecord,
+    Timestamp, WaitState,
+};
+pub use schema::{Counter, SCHEMA_VERSION};
+pub use store::{Mutation, StatusFilter, Store, StoreStats, TaskPage, WriteBatch};
+
+#[cfg(test)]
+mod tests;

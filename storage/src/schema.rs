@@ -1,0 +1,84 @@
+//! Table definitions, the schema version, and the migrations `Store::open` runs.
+//!
+//! A migration moves the file from version N-1 to N inside the same write transaction that
+//! stamps the new version, so a crash mid-migration leaves the old version intact.
+
+use redb::{ReadableTable, TableDefinition, WriteTransaction};
+
+use crate::StorageError;
+
+/// Counters and the schema version.
+pub(crate) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+/// Task id → task record envelope.
+pub(crate) const TASKS: TableDefinition<&str, &[u8]> = TableDefinition::new("tasks");
+/// (task id, seq) → message envelope. Seq counts from 1 per task.
+pub(crate) const MESSAGES: TableDefinition<(&str, u64), &[u8]> = TableDefinition::new("messages");
+/// (task id, revision) → plan revision envelope. Revisions count from 1 per task.
+pub(crate) const PLAN_REVISIONS: TableDefinition<(&str, u32), &[u8]> =
+    TableDefinition::new("plan_revisions");
+/// (status code, updated_at millis, task id) → (). Lists tasks of one status newest first
+/// and gives the stuck scan the active tasks ordered by last update without reading them.
+pub(crate) const TASKS_BY_STATUS: TableDefinition<(u8, u64, &str), ()> =
+    TableDefinition::new("tasks_by_status");
+
+pub(crate) const SCHEMA_VERSION_KEY: &str = "schema_version";
+
+/// The version this build writes. Bump it together with a new entry in [`MIGRATIONS`].
+pub const SCHEMA_VERSION: u64 = 1;
+
+/// Monotonic counters kept in the meta table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    /// Tasks ever registered: the next task id is derived from it.
+    TaskSequence,
+}
+
+impl Counter {
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Counter::TaskSequence => "task_sequence",
+        }
+    }
+}
+
+struct Migration {
+    to_version: u64,
+    run: fn(&WriteTransaction) -> Result<(), StorageError>,
+}
+
+const MIGRATIONS: &[Migration] = &[Migration {
+    to_version: 1,
+    run: create_version_1,
+}];
+
+fn create_version_1(txn: &WriteTransaction) -> Result<(), StorageError> {
+    txn.open_table(META)?;
+    txn.open_table(TASKS)?;
+    txn.open_table(MESSAGES)?;
+    txn.open_table(PLAN_REVISIONS)?;
+    txn.open_table(TASKS_BY_STATUS)?;
+    Ok(())
+}
+
+/// Brings the file to [`SCHEMA_VERSION`]; returns the version found before (0 for a new file).
+pub(crate) fn migrate(txn: &WriteTransaction, path: &std::path::Path) -> Result<u64, StorageError> {
+    let found = {
+        let meta = txn.open_table(META)?;
+        meta.get(SCHEMA_VERSION_KEY)?
+            .map(|guard| guard.value())
+            .unwrap_or(0)
+    };
+    if found > SCHEMA_VERSION {
+        return Err(StorageError::NewerSchema {
+            path: path.to_owned(),
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    for migration in MIGRATIONS.iter().filter(|m| m.to_version > found) {
+        (migration.run)(txn)?;
+        txn.open_table(META)?
+            .insert(SCHEMA_VERSION_KEY, migration.to_version)?;
+    }
+    Ok(found)
+}

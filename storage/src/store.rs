@@ -1,0 +1,355 @@
+//! `Store`: the one redb file, the write batches applied to it, and the reads.
+//!
+//! Everything here is synchronous and blocking; the caller (the Registry actor) runs it on
+//! a blocking thread. Every commit is `Durability::Immediate`: when `apply` returns `Ok`,
+//! the batch survives a crash.
+
+use std::path::{Path, PathBuf};
+
+use redb::{Database, Durability, ReadableDatabase, ReadableTable, ReadableTableMetadata};
+
+use crate::StorageError;
+use crate::codec::Versioned;
+use crate::model::{MessageRecord, PlanRevisionRecord, Status, TaskId, TaskRecord, Timestamp};
+use crate::schema::{
+    self, Counter, MESSAGES, META, PLAN_REVISIONS, SCHEMA_VERSION_KEY, TASKS, TASKS_BY_STATUS,
+};
+
+/// One change to the database. A [`WriteBatch`] of them is applied all or nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mutation {
+    /// Insert or replace a task; keeps the status index in step.
+    PutTask(TaskRecord),
+    /// Add a message to a thread; refuses to overwrite an existing one.
+    AppendMessage {
+        task_id: TaskId,
+        seq: u64,
+        message: MessageRecord,
+    },
+    /// Store a plan revision under (task id, revision).
+    PutPlanRevision(PlanRevisionRecord),
+    /// Raise a counter to at least this value (never lowers it).
+    RaiseCounter { counter: Counter, at_least: u64 },
+}
+
+/// The mutations of one acknowledged write: applied together or not at all.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WriteBatch {
+    pub mutations: Vec<Mutation>,
+}
+
+impl WriteBatch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push(&mut self, mutation: Mutation) -> &mut Self {
+        self.mutations.push(mutation);
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.mutations.is_empty()
+    }
+}
+
+/// Which statuses a listing covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StatusFilter {
+    Only(Status),
+    All,
+}
+
+impl StatusFilter {
+    fn statuses(&self) -> Vec<Status> {
+        match self {
+            StatusFilter::Only(status) => vec![*status],
+            StatusFilter::All => Status::ALL.to_vec(),
+        }
+    }
+}
+
+/// A page of tasks, most recently updated first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskPage {
+    pub tasks: Vec<TaskRecord>,
+    /// More tasks matched than the limit allowed.
+    pub more: bool,
+}
+
+/// Counts for `daemon.status`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Tasks per status, in [`Status::ALL`] order.
+    pub tasks_by_status: Vec<(Status, u64)>,
+    pub messages: u64,
+    pub plan_revisions: u64,
+    pub file_bytes: u64,
+    pub schema_version: u64,
+}
+
+/// The database. Cheap to share behind an `Arc`; redb serialises writers itself.
+#[derive(Debug)]
+pub struct Store {
+    db: Database,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if missing) the database file and brings it to the current schema.
+    /// Fails at once with [`StorageError::Locked`] when another process has it open.
+    pub fn open(path: &Path) -> Result<Store, StorageError> {
+        if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(folder).map_err(|source| StorageError::DataFolder {
+                path: folder.to_owned(),
+                source,
+            })?;
+        }
+        let db = Database::builder()
+            .create(path)
+            .map_err(|source| match source {
+                redb::DatabaseError::DatabaseAlreadyOpen => StorageError::Locked {
+                    path: path.to_owned(),
+                },
+                source => StorageError::Open {
+                    path: path.to_owned(),
+                    source,
+                },
+            })?;
+        let store = Store {
+            db,
+            path: path.to_owned(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&self) -> Result<(), StorageError> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(Durability::Immediate)?;
+        schema::migrate(&txn, &self.path)?;
+        txn.commit()?;
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Applies the batches in one durable transaction, in order. Any failure aborts them all.
+    pub fn apply(&self, batches: &[WriteBatch]) -> Result<(), StorageError> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(Durability::Immediate)?;
+        {
+            let mut tasks = txn.open_table(TASKS)?;
+            let mut index = txn.open_table(TASKS_BY_STATUS)?;
+            let mut messages = txn.open_table(MESSAGES)?;
+            let mut revisions = txn.open_table(PLAN_REVISIONS)?;
+            let mut meta = txn.open_table(META)?;
+            for mutation in batches.iter().flat_map(|batch| &batch.mutations) {
+                match mutation {
+                    Mutation::PutTask(task) => {
+                        let id = task.id.as_str();
+                        let previous = tasks.get(id)?.map(|guard| decode_task(id, guard.value()));
+                        if let Some(previous) = previous.transpose()? {
+                            index.remove((
+                                previous.status.index_code(),
+                                previous.updated_at.as_millis(),
+                                id,
+                            ))?;
+                        }
+                        index.insert(
+                            (task.status.index_code(), task.updated_at.as_millis(), id),
+                            (),
+                        )?;
+                        tasks.insert(id, task.encode().as_slice())?;
+                    }
+                    Mutation::AppendMessage {
+                        task_id,
+                        seq,
+                        message,
+                    } => {
+                        let key = (task_id.as_str(), *seq);
+                        if messages.insert(key, message.encode().as_slice())?.is_some() {
+                            return Err(StorageError::DuplicateMessage {
+                                task_id: task_id.to_string(),
+                                seq: *seq,
+                            });
+                        }
+                    }
+                    Mutation::PutPlanRevision(revision) => {
+                        let key = (revision.task_id.as_str(), revision.revision);
+                        revisions.insert(key, revision.encode().as_slice())?;
+                    }
+                    Mutation::RaiseCounter { counter, at_least } => {
+                        let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
+                        if *at_least > current {
+                            meta.insert(counter.key(), *at_least)?;
+                        }
+                    }
+                }
+            }
+        }
+        txn.commit()?;
+        Ok(())
+    }
+
+    pub fn task(&self, id: &TaskId) -> Result<Option<TaskRecord>, StorageError> {
+        let txn = self.db.begin_read()?;
+        let tasks = txn.open_table(TASKS)?;
+        let found = tasks.get(id.as_str())?;
+        found
+            .map(|guard| decode_task(id.as_str(), guard.value()))
+            .transpose()
+    }
+
+    /// Up to `limit` messages with seq below `before` (all when `None`), oldest first.
+    pub fn thread(
+        &self,
+        id: &TaskId,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<(u64, MessageRecord)>, StorageError> {
+        let txn = self.db.begin_read()?;
+        let table = txn.open_table(MESSAGES)?;
+        let end = before.unwrap_or(u64::MAX);
+        let mut newest_first = Vec::with_capacity(limit.min(1024));
+        for entry in table
+            .range((id.as_str(), 0)..(id.as_str(), end))?
+            .rev()
+            .take(limit)
+        {
+            let (key, value) = entry?;
+            let seq = key.value().1;
+            newest_first.push((seq, decode_message(id, seq, value.value())?));
+        }
+        newest_first.reverse();
+        Ok(newest_first)
+    }
+
+    /// Plan revisions of a task, oldest first.
+    pub fn plan_revisions(&self, id: &TaskId) -> Result<Vec<PlanRevisionRecord>, StorageError> {
+        let txn = self.db.begin_read()?;
+        let table = txn.open_table(PLAN_REVISIONS)?;
+        let mut revisions = Vec::new();
+        for entry in table.range((id.as_str(), 0)..=(id.as_str(), u32::MAX))? {
+            let (key, value) = entry?;
+            let revision = PlanRevisionRecord::decode(value.value()).map_err(|error| {
+                corrupt::<PlanRevisionRecord>(format!("{id}#{}", key.value().1), &error)
+            })?;
+            revisions.push(revision);
+        }
+        Ok(revisions)
+    }
+
+    /// Tasks of the filter's statuses, most recently updated first.
+    pub fn list_tasks(
+        &self,
+        filter: &StatusFilter,
+        limit: usize,
+    ) -> Result<TaskPage, StorageError> {
+        let txn = self.db.begin_read()?;
+        let index = txn.open_table(TASKS_BY_STATUS)?;
+        let mut candidates: Vec<(u64, String)> = Vec::new();
+        for status in filter.statuses() {
+            let code = status.index_code();
+            let range = index.range((code, 0, "")..(code + 1, 0, ""))?;
+            for entry in range.rev().take(limit.saturating_add(1)) {
+                let (key, ()) = entry.map(|(k, v)| (k, v.value()))?;
+                let (_, updated_at, id) = key.value();
+                candidates.push((updated_at, id.to_owned()));
+            }
+        }
+        candidates.sort_by(|a, b| b.cmp(a));
+        let more = candidates.len() > limit;
+        candidates.truncate(limit);
+        let tasks_table = txn.open_table(TASKS)?;
+        let mut tasks = Vec::with_capacity(candidates.len());
+        for (_, id) in candidates {
+            if let Some(guard) = tasks_table.get(id.as_str())? {
+                tasks.push(decode_task(&id, guard.value())?);
+            }
+        }
+        Ok(TaskPage { tasks, more })
+    }
+
+    /// Active tasks whose last update is at or before `cutoff`, oldest first, as
+    /// (last update, id) straight from the status index.
+    pub fn active_tasks_idle_since(
+        &self,
+        cutoff: Timestamp,
+    ) -> Result<Vec<(Timestamp, TaskId)>, StorageError> {
+        let txn = self.db.begin_read()?;
+        let index = txn.open_table(TASKS_BY_STATUS)?;
+        let code = Status::Active.index_code();
+        let mut found = Vec::new();
+        for entry in index.range((code, 0, "")..=(code, cutoff.as_millis(), "\u{10FFFF}"))? {
+            let (key, _) = entry?;
+            let (_, updated_at, id) = key.value();
+            found.push((Timestamp(updated_at), TaskId::new(id)));
+        }
+        Ok(found)
+    }
+
+    pub fn counter(&self, counter: Counter) -> Result<u64, StorageError> {
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        Ok(meta
+            .get(counter.key())?
+            .map(|guard| guard.value())
+            .unwrap_or(0))
+    }
+
+    pub fn stats(&self) -> Result<StoreStats, StorageError> {
+        let txn = self.db.begin_read()?;
+        let index = txn.open_table(TASKS_BY_STATUS)?;
+        let mut tasks_by_status = Vec::with_capacity(Status::ALL.len());
+        for status in Status::ALL {
+            let code = status.index_code();
+            let count = index.range((code, 0, "")..(code + 1, 0, ""))?.count() as u64;
+            tasks_by_status.push((status, count));
+        }
+        let messages = txn.open_table(MESSAGES)?.len()?;
+        let plan_revisions = txn.open_table(PLAN_REVISIONS)?.len()?;
+        let schema_version = txn
+            .open_table(META)?
+            .get(SCHEMA_VERSION_KEY)?
+            .map(|guard| guard.value())
+            .unwrap_or(0);
+        let file_bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        Ok(StoreStats {
+            tasks_by_status,
+            messages,
+            plan_revisions,
+            file_bytes,
+            schema_version,
+        })
+    }
+
+    /// redb's full integrity check (the harness runs it after every scenario).
+    pub fn check_integrity(&mut self) -> Result<bool, StorageError> {
+        self.db
+            .check_integrity()
+            .map_err(|source| StorageError::Open {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
+fn decode_task(id: &str, bytes: &[u8]) -> Result<TaskRecord, StorageError> {
+    TaskRecord::decode(bytes).map_err(|error| corrupt::<TaskRecord>(id.to_owned(), &error))
+}
+
+fn decode_message(id: &TaskId, seq: u64, bytes: &[u8]) -> Result<MessageRecord, StorageError> {
+    MessageRecord::decode(bytes)
+        .map_err(|error| corrupt::<MessageRecord>(format!("{id}#{seq}"), &error))
+}
+
+fn corrupt<T: Versioned>(key: String, error: &postcard::Error) -> StorageError {
+    StorageError::Corrupt {
+        kind: T::KIND,
+        key,
+        detail: error.to_string(),
+    }
+}
