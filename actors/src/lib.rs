@@ -1,1 +1,29 @@
-//! placeholder
+//! lookout's supervision tree.
+//!
+//! ```text
+//! Root ── Clock ── Registry ── Tasks ── TaskActor{id}…
+//! ```
+//!
+//! The Registry alone touches the database; the Clock alone reads time; the Root restarts
+//! what dies. Callers enter through [`Tree`]. This crate owns no sockets, reads no config
+//! files or environment variables, and knows nothing of JSON-RPC.
+
+pub mod clock;
+pub mod directory;
+pub mod error;
+pub mod faults;
+pub mod policy;
+pub mod registry;
+pub mod root;
+pub mod tasks;
+pub mod tree;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use directory::{Directory, Health};
+pub use error::{CallError, ErrorKind};
+pub use faults::{ActorKind, Faults};
+pub use policy::RestartPolicy;
+pub use tree::{Tree, TreeArgs, TreeStatus};
+
+#[cfg(test)]
+mod tests;

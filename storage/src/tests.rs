@@ -146,14 +146,14 @@ fn status_index_follows_every_put() {
     let all = store.list_tasks(&StatusFilter::All, 2).unwrap();
     assert_eq!(
         all.tasks.iter().map(|t| t.id.clone()).collect::<Vec<_>>(),
-        [a.id.clone(), c.id]
+        [a.id, c.id]
     );
     assert!(all.more);
 
     let idle = store
         .active_tasks_idle_since(Timestamp::from_secs(250))
         .unwrap();
-    assert_eq!(idle, vec![(Timestamp::from_secs(200), b.id.clone())]);
+    assert_eq!(idle, vec![(Timestamp::from_secs(200), b.id)]);
     assert!(
         store
             .active_tasks_idle_since(Timestamp::from_secs(150))

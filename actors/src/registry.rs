@@ -1,0 +1,221 @@
+//! The Registry: sole owner of the database.
+//!
+//! Writes that arrive while a commit is in flight wait in `pending` and go into the next
+//! transaction together (group commit); each caller is answered only after the transaction
+//! holding its write is durable. A batch that fails as a group is retried write by write,
+//! so one bad write cannot fail its neighbours. Reads run on blocking threads beside the
+//! writer. Every redb call happens on a blocking thread, never on the runtime.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use storage::{StorageError, Store, WriteBatch};
+use tokio::sync::oneshot;
+
+use crate::error::{CallError, from_call};
+use crate::faults::{ActorKind, Faults};
+
+/// How long a caller waits for its write to be committed.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a caller waits for a read.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long `daemon.status` waits for the counters.
+pub const STATS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A read to run against the store on a blocking thread.
+pub type ReadJob = Box<dyn FnOnce(&Store) + Send + 'static>;
+
+type WriteReply = RpcReplyPort<Result<(), CallError>>;
+
+pub enum RegistryMsg {
+    Write(WriteBatch, WriteReply),
+    Read(ReadJob),
+    Stats(RpcReplyPort<RegistryStats>),
+    /// From the commit task: the transaction it ran is over.
+    CommitFinished {
+        writes: usize,
+        failed: usize,
+    },
+}
+
+pub struct RegistryActor;
+
+pub struct RegistryArgs {
+    pub store: Arc<Store>,
+    /// Off only to measure what group commit buys: one transaction per write.
+    pub group_commit: bool,
+    pub faults: Faults,
+}
+
+pub struct RegistryState {
+    store: Arc<Store>,
+    group_commit: bool,
+    faults: Faults,
+    pending: Vec<(WriteBatch, WriteReply)>,
+    committing: bool,
+    stats: RegistryStats,
+}
+
+/// Commit counters since the Registry started.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegistryStats {
+    pub commits: u64,
+    pub writes: u64,
+    pub failed_writes: u64,
+    pub largest_group: usize,
+    pub group_commit: bool,
+}
+
+impl Actor for RegistryActor {
+    type Msg = RegistryMsg;
+    type State = RegistryState;
+    type Arguments = RegistryArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<RegistryMsg>,
+        args: RegistryArgs,
+    ) -> Result<RegistryState, ActorProcessingErr> {
+        Ok(RegistryState {
+            store: args.store,
+            group_commit: args.group_commit,
+            faults: args.faults,
+            pending: Vec::new(),
+            committing: false,
+            stats: RegistryStats {
+                group_commit: args.group_commit,
+                ..RegistryStats::default()
+            },
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<RegistryMsg>,
+        msg: RegistryMsg,
+        state: &mut RegistryState,
+    ) -> Result<(), ActorProcessingErr> {
+        state.faults.check(ActorKind::Registry);
+        match msg {
+            RegistryMsg::Write(batch, reply) => {
+                state.pending.push((batch, reply));
+                if !state.committing {
+                    start_commit(&myself, state);
+                }
+            }
+            RegistryMsg::Read(job) => {
+                let store = state.store.clone();
+                tokio::task::spawn_blocking(move || job(&store));
+            }
+            RegistryMsg::Stats(reply) => {
+                let _ = reply.send(state.stats.clone());
+            }
+            RegistryMsg::CommitFinished { writes, failed } => {
+                state.committing = false;
+                state.stats.commits += 1;
+                state.stats.writes += writes as u64;
+                state.stats.failed_writes += failed as u64;
+                state.stats.largest_group = state.stats.largest_group.max(writes);
+                if !state.pending.is_empty() {
+                    start_commit(&myself, state);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Takes the pending writes (all of them, or one without group commit) and commits them on
+/// a blocking thread; the callers are answered from there once the commit is durable.
+fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
+    let take = if state.group_commit {
+        state.pending.len()
+    } else {
+        1
+    };
+    let group: Vec<_> = state.pending.drain(..take).collect();
+    state.committing = true;
+    let store = state.store.clone();
+    let registry = myself.clone();
+    tokio::spawn(async move {
+        let (batches, replies): (Vec<_>, Vec<_>) = group.into_iter().unzip();
+        let writes = batches.len();
+        let outcomes = tokio::task::spawn_blocking(move || commit_group(&store, &batches))
+            .await
+            .unwrap_or_else(|panic| {
+                let error = CallError::internal(
+                    format!("the commit thread panicked: {panic}"),
+                    "nothing was saved; retry the call",
+                );
+                vec![Err(error); writes]
+            });
+        let failed = outcomes.iter().filter(|outcome| outcome.is_err()).count();
+        for (reply, outcome) in replies.into_iter().zip(outcomes) {
+            let _ = reply.send(outcome);
+        }
+        // A Registry that died meanwhile has a successor with its own state; nothing to do.
+        let _ = registry.cast(RegistryMsg::CommitFinished { writes, failed });
+    });
+}
+
+/// One transaction for the whole group; if that fails, each write alone, so the outcome of
+/// every write is its own.
+fn commit_group(store: &Store, batches: &[WriteBatch]) -> Vec<Result<(), CallError>> {
+    match store.apply(batches) {
+        Ok(()) => vec![Ok(()); batches.len()],
+        Err(error) if batches.len() == 1 => vec![Err(log_storage_error(&error))],
+        Err(group_error) => {
+            tracing::warn!(%group_error, writes = batches.len(), "group commit failed; retrying writes one by one");
+            batches
+                .iter()
+                .map(|batch| {
+                    store
+                        .apply(std::slice::from_ref(batch))
+                        .map_err(|e| log_storage_error(&e))
+                })
+                .collect()
+        }
+    }
+}
+
+fn log_storage_error(error: &StorageError) -> CallError {
+    tracing::error!(%error, "write failed");
+    CallError::storage(error)
+}
+
+/// Commits `batch` durably; returns once it is on disk (or failed).
+pub async fn write(registry: &ActorRef<RegistryMsg>, batch: WriteBatch) -> Result<(), CallError> {
+    let outcome = registry
+        .call(
+            |reply| RegistryMsg::Write(batch, reply),
+            Some(WRITE_TIMEOUT),
+        )
+        .await;
+    from_call("registry", WRITE_TIMEOUT, outcome)
+}
+
+/// Runs `read` against the store on a blocking thread and returns its result.
+pub async fn read<T, F>(registry: &ActorRef<RegistryMsg>, read: F) -> Result<T, CallError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Store) -> Result<T, StorageError> + Send + 'static,
+{
+    let (sender, receiver) = oneshot::channel();
+    let job: ReadJob = Box::new(move |store| {
+        let _ = sender.send(read(store).map_err(|error| CallError::storage(&error)));
+    });
+    registry
+        .cast(RegistryMsg::Read(job))
+        .map_err(|_| CallError::actor_lost("registry"))?;
+    match tokio::time::timeout(READ_TIMEOUT, receiver).await {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(_)) => Err(CallError::actor_lost("registry")),
+        Err(_) => Err(CallError::timed_out("registry", READ_TIMEOUT)),
+    }
+}
+
+pub async fn stats(registry: &ActorRef<RegistryMsg>) -> Result<RegistryStats, CallError> {
+    let outcome = registry.call(RegistryMsg::Stats, Some(STATS_TIMEOUT)).await;
+    from_call("registry", STATS_TIMEOUT, outcome.map(|r| r.map(Ok)))
+}

@@ -1,0 +1,257 @@
+//! Task memory: the Tasks supervisor and its TaskActors, one per task in use.
+//!
+//! The supervisor routes each request to the task's actor, spawning it on first use (it
+//! loads its record from storage). A task that turns terminal retires its actor: the
+//! supervisor drains it, and requests that arrive meanwhile wait in a buffer until it has
+//! stopped, so two actors never own one task. A TaskActor that panics is dropped; its
+//! callers get an error, and the next request starts a fresh actor from storage.
+
+pub mod actor;
+pub mod plan;
+pub mod progress;
+pub mod relevance;
+pub mod report;
+pub mod transition;
+pub mod types;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use storage::{Counter, Store, TaskId, TaskRecord};
+
+pub use actor::{TASK_CALL_TIMEOUT, TaskMsg};
+use actor::{TaskActor, TaskArgs};
+
+use crate::directory::Directory;
+use crate::error::CallError;
+use crate::faults::ActorKind;
+use crate::policy::{Decision, RestartHistory, RestartPolicy};
+use crate::registry;
+use types::RegisterTask;
+
+pub enum TasksMsg {
+    Register(RegisterTask, RpcReplyPort<Result<TaskRecord, CallError>>),
+    /// Deliver a request to the actor of this task.
+    Forward(TaskId, TaskMsg),
+    /// From a TaskActor whose task turned terminal or does not exist.
+    Retire(TaskId, ActorId),
+    Stats(RpcReplyPort<TasksStats>),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TasksStats {
+    pub live_task_actors: usize,
+    pub task_actor_failures: u64,
+}
+
+pub struct TasksSupervisor;
+
+pub struct TasksArgs {
+    pub directory: Directory,
+    /// Intensity limit for TaskActor panics; past it the supervisor itself fails.
+    pub policy: RestartPolicy,
+}
+
+pub struct TasksState {
+    directory: Directory,
+    policy: RestartPolicy,
+    history: RestartHistory,
+    next_sequence: u64,
+    children: HashMap<TaskId, ActorRef<TaskMsg>>,
+    task_of_actor: HashMap<ActorId, TaskId>,
+    /// Tasks whose actor is draining, with the requests that arrived meanwhile.
+    retiring: HashMap<TaskId, (ActorId, Vec<TaskMsg>)>,
+    failures: u64,
+}
+
+/// How long the supervisor waits for the task counter when it starts.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Actor for TasksSupervisor {
+    type Msg = TasksMsg;
+    type State = TasksState;
+    type Arguments = TasksArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<TasksMsg>,
+        args: TasksArgs,
+    ) -> Result<TasksState, ActorProcessingErr> {
+        let registry = args.directory.registry()?;
+        let last = tokio::time::timeout(
+            START_TIMEOUT,
+            registry::read(&registry, |store: &Store| {
+                store.counter(Counter::TaskSequence)
+            }),
+        )
+        .await??;
+        Ok(TasksState {
+            directory: args.directory,
+            policy: args.policy,
+            history: RestartHistory::default(),
+            next_sequence: last + 1,
+            children: HashMap::new(),
+            task_of_actor: HashMap::new(),
+            retiring: HashMap::new(),
+            failures: 0,
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<TasksMsg>,
+        msg: TasksMsg,
+        state: &mut TasksState,
+    ) -> Result<(), ActorProcessingErr> {
+        state.directory.faults().check(ActorKind::Tasks);
+        match msg {
+            TasksMsg::Register(request, reply) => {
+                let sequence = state.next_sequence;
+                state.next_sequence += 1;
+                let id = TaskId::from_sequence(sequence);
+                deliver(
+                    &myself,
+                    state,
+                    id,
+                    TaskMsg::Create(request, sequence, reply),
+                )
+                .await;
+            }
+            TasksMsg::Forward(id, msg) => deliver(&myself, state, id, msg).await,
+            TasksMsg::Retire(id, actor_id) => {
+                let is_current = state
+                    .children
+                    .get(&id)
+                    .is_some_and(|c| c.get_id() == actor_id);
+                if is_current && let Some(child) = state.children.remove(&id) {
+                    state.retiring.insert(id, (actor_id, Vec::new()));
+                    let _ = child.drain();
+                }
+            }
+            TasksMsg::Stats(reply) => {
+                let _ = reply.send(TasksStats {
+                    live_task_actors: state.children.len() + state.retiring.len(),
+                    task_actor_failures: state.failures,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<TasksMsg>,
+        event: SupervisionEvent,
+        state: &mut TasksState,
+    ) -> Result<(), ActorProcessingErr> {
+        match event {
+            SupervisionEvent::ActorTerminated(cell, _, _) => {
+                child_gone(&myself, state, cell.get_id()).await;
+            }
+            SupervisionEvent::ActorFailed(cell, error) => {
+                let id = state.task_of_actor.get(&cell.get_id()).cloned();
+                tracing::error!(task = ?id, %error, "task actor failed; it restarts from storage on the next request");
+                state.failures += 1;
+                let decision = state
+                    .policy
+                    .on_failure(&mut state.history, state.directory.now().as_millis());
+                child_gone(&myself, state, cell.get_id()).await;
+                if let Decision::GiveUp { failures, window } = decision {
+                    return Err(format!(
+                        "{failures} task actor failures within {}s; giving up",
+                        window.as_secs()
+                    )
+                    .into());
+                }
+            }
+            SupervisionEvent::ActorStarted(_) | SupervisionEvent::ProcessGroupChanged(_) => {}
+        }
+        Ok(())
+    }
+}
+
+/// Sends `msg` to the task's actor, starting one if needed, or buffers it while the
+/// task's previous actor drains.
+async fn deliver(myself: &ActorRef<TasksMsg>, state: &mut TasksState, id: TaskId, msg: TaskMsg) {
+    if let Some((_, buffered)) = state.retiring.get_mut(&id) {
+        buffered.push(msg);
+        return;
+    }
+    let msg = match state.children.get(&id) {
+        Some(child) => match child.cast(msg) {
+            Ok(()) => return,
+            // The actor stopped in between; start a fresh one below.
+            Err(ractor::MessagingErr::SendErr(msg)) => {
+                state.children.remove(&id);
+                msg
+            }
+            Err(_) => return,
+        },
+        None => msg,
+    };
+    match spawn_child(myself, state, id.clone()).await {
+        Ok(child) => {
+            let _ = child.cast(msg);
+        }
+        Err(error) => fail_request(msg, error),
+    }
+}
+
+async fn spawn_child(
+    myself: &ActorRef<TasksMsg>,
+    state: &mut TasksState,
+    id: TaskId,
+) -> Result<ActorRef<TaskMsg>, CallError> {
+    let args = TaskArgs {
+        id: id.clone(),
+        directory: state.directory.clone(),
+    };
+    let (child, _) = Actor::spawn_linked(None, TaskActor, args, myself.get_cell())
+        .await
+        .map_err(|error| {
+            CallError::internal(
+                format!("cannot start the task actor: {error}"),
+                "retry the call",
+            )
+        })?;
+    state.task_of_actor.insert(child.get_id(), id.clone());
+    state.children.insert(id, child.clone());
+    Ok(child)
+}
+
+/// Forgets a stopped or failed child; if requests waited for it, starts a successor.
+async fn child_gone(myself: &ActorRef<TasksMsg>, state: &mut TasksState, actor_id: ActorId) {
+    let Some(id) = state.task_of_actor.remove(&actor_id) else {
+        return;
+    };
+    if state
+        .children
+        .get(&id)
+        .is_some_and(|child| child.get_id() == actor_id)
+    {
+        state.children.remove(&id);
+    }
+    let waiting = match state.retiring.get(&id) {
+        Some((draining, _)) if *draining == actor_id => state.retiring.remove(&id).map(|(_, w)| w),
+        _ => None,
+    };
+    for msg in waiting.unwrap_or_default() {
+        deliver(myself, state, id.clone(), msg).await;
+    }
+}
+
+/// Answers a request that cannot reach any actor.
+fn fail_request(msg: TaskMsg, error: CallError) {
+    match msg {
+        TaskMsg::Create(_, _, reply) => {
+            let _ = reply.send(Err(error));
+        }
+        TaskMsg::Update(_, reply) => {
+            let _ = reply.send(Err(error));
+        }
+        TaskMsg::RevisePlan(_, reply) => {
+            let _ = reply.send(Err(error));
+        }
+    }
+}

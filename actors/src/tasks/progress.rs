@@ -1,0 +1,900 @@
+//! Reading progress out of what the agent writes: "Step 2 done", "steps 1-3 complete", "✓ 4".
+//! Pure text logic; knows nothing of storage or actors.
+//!
+//! The reading is deliberately conservative. A step wrongly read as done makes the agent skip
+//! work; a missed report only costs the agent saying it again. So a statement counts only when
+//! it names steps, carries a completion word or mark, and carries nothing that negates,
+//! postpones, hedges or questions it.
+//!
+//! How a text is read:
+//! 1. Lowercase it, fold dash and apostrophe variants, and split it into sentences at `. ! ? ;`
+//!    followed by whitespace (so "v1.2.3" survives) and at line breaks. Questions are skipped.
+//! 2. Tokenize each sentence and recognise step references: "step 2", "steps 1-3",
+//!    "steps 1, 2 and 3", "step two", "#2", "✓ 2", "all steps".
+//! 3. Cut the sentence into statements at commas, dashes, "and", "then", "so" (unless they sit
+//!    inside a list of step numbers) and at "but", "however", "although", so that
+//!    "Step 3 done, starting step 4" reads as two statements.
+//! 4. A statement naming no step lends its verdict to its neighbour when it is only a verdict
+//!    ("Step 2 — done", "Step 2, not done yet") or opens with a hedge ("…, except the docs").
+//! 5. Each statement that names steps, reports completion and is not blocked counts.
+
+use std::collections::BTreeSet;
+
+/// Step numbers (1-based, only those within 1..=plan_len) that `text` reports as finished.
+pub fn steps_reported_done(text: &str, plan_len: u32) -> BTreeSet<u32> {
+    let mut done = BTreeSet::new();
+    if plan_len == 0 {
+        return done;
+    }
+    let normalized = normalize(text);
+    for sentence in split_sentences(&normalized) {
+        if sentence.is_question {
+            continue;
+        }
+        let tokens = tokenize(sentence.text);
+        if opens_like_question(&tokens) {
+            continue;
+        }
+        let items = parse_items(&tokens);
+        for statement in statements(&items) {
+            if statement.reports_done() {
+                for steps in statement.steps {
+                    mark_done(&mut done, steps, plan_len);
+                }
+            }
+        }
+    }
+    done
+}
+
+fn mark_done(done: &mut BTreeSet<u32>, steps: &StepRef, plan_len: u32) {
+    match steps {
+        StepRef::All => done.extend(1..=plan_len),
+        StepRef::Ranges(ranges) => {
+            for &(first, last) in ranges {
+                // Clamped rather than rejected: "steps 4-7 done" on a 5-step plan still reports
+                // 4 and 5. A reversed range ("steps 3-1") is empty.
+                done.extend(first.max(1)..=last.min(plan_len));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vocabulary. All lowercase; apostrophes are ASCII after `normalize`.
+
+/// Words that report a step finished. "complete" right before a step reference is an order
+/// ("complete step 2"), not a report; see `Statement::read`.
+#[rustfmt::skip]
+const COMPLETION_WORDS: &[&str] = &[
+    "done", "complete", "completed", "finished", "passed", "succeeded", "accomplished",
+];
+
+/// Words that negate, postpone, hedge or condition a statement, or say it went wrong.
+/// Bare "finish" is absent on purpose: it is never a report, and it needs no blocking either.
+#[rustfmt::skip]
+const BLOCKERS: &[&str] = &[
+    // negation
+    "not", "never", "none", "nothing", "nor", "neither", "cannot", "dont", "doesnt", "didnt",
+    "isnt", "arent", "wasnt", "werent", "havent", "hasnt", "hadnt", "wont", "cant", "couldnt",
+    "shouldnt", "wouldnt", "aint",
+    // intent, plans and the future
+    "will", "shall", "should", "would", "could", "might", "must", "expect", "expected",
+    "expecting", "need", "needs", "gonna", "wanna", "plan", "plans", "planning", "intend",
+    "intends", "let's", "lets", "mark", "next", "later", "tomorrow", "soon", "eventually", "todo",
+    "to-do", "pending", "upcoming", "wip", "in-progress",
+    // work begun rather than finished
+    "start", "starts", "starting", "started", "begin", "begins", "beginning", "began", "begun",
+    "resume", "resumes", "resuming", "continue", "continues", "continuing", "working",
+    // hedges
+    "almost", "nearly", "partially", "partly", "mostly", "half", "halfway", "except",
+    "excluding", "maybe", "perhaps", "probably", "hopefully", "supposedly",
+    // attempts
+    "try", "tries", "trying", "tried", "attempt", "attempts", "attempting",
+    // not done after all
+    "undone", "incomplete", "unfinished", "uncompleted", "failed", "fail", "fails", "failing",
+    "broken", "blocked", "stuck", "skipped", "reverted", "redo", "retry", "retrying", "rerun",
+    // conditions
+    "if", "once", "when", "whenever", "until", "unless", "whether",
+];
+
+/// Verbs that, after "to", make an infinitive of intent: "need to finish", "trying to complete".
+#[rustfmt::skip]
+const INTENT_VERBS: &[&str] = &[
+    "finish", "complete", "do", "mark", "start", "begin", "try", "attempt", "get", "wrap", "work",
+    "run", "continue", "resume", "tackle", "implement", "fix", "redo", "be",
+];
+
+/// Words before "to" that mark intent whatever verb follows: "about to", "going to".
+const INTENT_BEFORE_TO: &[&str] = &["about", "going", "have", "has", "ready", "want", "wants"];
+
+/// Nouns after which "no" is good news, not a negation: "step 2 done, no errors".
+#[rustfmt::skip]
+const HARMLESS_AFTER_NO: &[&str] = &[
+    "errors", "error", "issues", "issue", "problems", "problem", "warnings", "warning",
+    "failures", "conflicts", "regressions", "blockers", "changes",
+];
+
+/// Words that qualify the statement before them when they open a statement of their own:
+/// "Step 2 done, except the docs", "Step 2 done, not tested".
+#[rustfmt::skip]
+const HEDGES: &[&str] = &[
+    "not", "except", "excluding", "apart", "almost", "nearly", "partially", "partly", "mostly",
+    "only",
+];
+
+/// Words that may sit in a pure verdict ("— now fully done", "is marked as done") without
+/// making it say anything else.
+#[rustfmt::skip]
+const VERDICT_FILLERS: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "now", "all", "as", "also", "too", "already",
+    "fully", "completely", "totally", "finally", "successfully", "yes", "ok", "okay", "just",
+    "it", "that", "this", "marked", "yet", "really", "with", "the",
+];
+
+/// Words that may follow a number continuing a list or closing a range. Anything else (a noun,
+/// mostly) means the number was not a step: "finished step 3, 4 more to go".
+#[rustfmt::skip]
+const LIST_FOLLOWERS: &[&str] = &[
+    "and", "to", "through", "thru", "is", "are", "was", "were", "have", "has", "had", "both",
+    "all", "now", "also", "too", "as",
+];
+
+/// Words that always part statements, whose halves never lend each other a verdict:
+/// "Step 2 done but step 3 failed".
+const CONTRAST_WORDS: &[&str] = &["but", "however", "although", "though", "whereas"];
+
+/// Words that may part statements: "Step 3 done and starting step 4".
+const BREAK_WORDS: &[&str] = &["and", "then", "so"];
+
+/// Auxiliaries that open a question even without a question mark: "is step 2 done".
+const QUESTION_OPENERS: &[&str] = &["is", "are", "was", "were", "has", "did", "does"];
+
+#[rustfmt::skip]
+const NUMBER_WORDS: [&str; 20] = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty",
+];
+
+/// Ordinals that name a step when "step" follows: "the second step is done".
+#[rustfmt::skip]
+const ORDINAL_WORDS: [&str; 20] = [
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+    "seventeenth", "eighteenth", "nineteenth", "twentieth",
+];
+
+const CHECK_MARKS: &[char] = &['✓', '✔', '☑', '✅', '🗸'];
+
+/// Marks that say a step is not done: crosses, and the hourglass or roadworks of work under way.
+const NOT_DONE_MARKS: &[char] = &['✗', '✘', '❌', '✕', '✖', '☒', '⏳', '⌛', '🚧'];
+
+fn is_completion_word(word: &str) -> bool {
+    COMPLETION_WORDS.contains(&word)
+}
+
+fn number_word(word: &str) -> Option<u32> {
+    (1..)
+        .zip(NUMBER_WORDS)
+        .find_map(|(number, name)| (name == word).then_some(number))
+}
+
+/// "second" or "2nd" as a number.
+fn ordinal(word: &str) -> Option<u32> {
+    let by_name = (1..)
+        .zip(ORDINAL_WORDS)
+        .find_map(|(number, name)| (name == word).then_some(number));
+    let by_suffix = || {
+        let digits = ["st", "nd", "rd", "th"]
+            .iter()
+            .find_map(|suffix| word.strip_suffix(suffix))?;
+        digits.parse().ok()
+    };
+    by_name.or_else(by_suffix)
+}
+
+/// Whether `word` (followed by `next`) negates, postpones, hedges or conditions its statement.
+fn is_blocker(word: &str, next: Option<&str>) -> bool {
+    BLOCKERS.contains(&word)
+        || word.ends_with("n't")
+        || word.ends_with("'ll")
+        || (word == "no" && !next.is_some_and(|next| HARMLESS_AFTER_NO.contains(&next)))
+        || (INTENT_BEFORE_TO.contains(&word) && next == Some("to"))
+        || (word == "to" && next.is_some_and(|next| INTENT_VERBS.contains(&next)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sentences and tokens.
+
+fn normalize(text: &str) -> String {
+    text.chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| match c {
+            // hyphen, non-breaking hyphen, figure dash, en dash, em dash, horizontal bar, minus
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+            '\u{2018}' | '\u{2019}' | '\u{02BC}' => '\'',
+            '\r' => '\n',
+            other => other,
+        })
+        .collect()
+}
+
+struct Sentence<'a> {
+    text: &'a str,
+    is_question: bool,
+}
+
+fn is_sentence_end(c: char) -> bool {
+    matches!(c, '.' | '!' | '?' | ';' | '…')
+}
+
+fn split_sentences(text: &str) -> Vec<Sentence<'_>> {
+    let mut sentences = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((index, c)) = chars.next() {
+        if c == '\n' {
+            sentences.push(Sentence {
+                text: &text[start..index],
+                is_question: false,
+            });
+            start = index + c.len_utf8();
+            continue;
+        }
+        if !is_sentence_end(c) {
+            continue;
+        }
+        // Take the whole run ("?!", "...") so that where it ends is checked once.
+        let mut run_end = index + c.len_utf8();
+        let mut is_question = c == '?';
+        while let Some(&(next_index, next)) = chars.peek() {
+            if !is_sentence_end(next) {
+                break;
+            }
+            is_question |= next == '?';
+            run_end = next_index + next.len_utf8();
+            chars.next();
+        }
+        // Only punctuation before whitespace ends a sentence: "v1.2.3" and "done?)" stay whole
+        // (the stray '?' then blocks its statement as a question).
+        if chars.peek().is_none_or(|&(_, next)| next.is_whitespace()) {
+            sentences.push(Sentence {
+                text: &text[start..index],
+                is_question,
+            });
+            start = run_end;
+        }
+    }
+    sentences.push(Sentence {
+        text: &text[start..],
+        is_question: false,
+    });
+    sentences
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Word(String),
+    /// A run of ASCII digits; `None` when too large to be any step number.
+    Number(Option<u32>),
+    Symbol(char),
+}
+
+fn tokenize(sentence: &str) -> Vec<Token> {
+    let chars: Vec<char> = sentence.chars().collect();
+    let mut tokens = Vec::new();
+    let mut index = 0;
+    while index < chars.len() {
+        let c = chars[index];
+        if c.is_alphanumeric() {
+            let start = index;
+            index += 1;
+            while index < chars.len()
+                && (chars[index].is_alphanumeric() || joins_word(&chars, index))
+            {
+                index += 1;
+            }
+            push_word(&mut tokens, chars[start..index].iter().collect());
+        } else {
+            // Emoji variation selectors and joiners only restyle the mark before them.
+            if !c.is_whitespace() && !matches!(c, '\u{FE0F}' | '\u{FE0E}' | '\u{200D}') {
+                tokens.push(Token::Symbol(c));
+            }
+            index += 1;
+        }
+    }
+    tokens
+}
+
+/// Punctuation that belongs inside a word: the dots of "v1.2.3", the apostrophe of "isn't",
+/// the hyphen of "re-run". Hyphens join letters only, so "1-3" stays a range.
+fn joins_word(chars: &[char], index: usize) -> bool {
+    let before = index
+        .checked_sub(1)
+        .and_then(|previous| chars.get(previous));
+    let (Some(&before), Some(&after)) = (before, chars.get(index + 1)) else {
+        return false;
+    };
+    match chars[index] {
+        '.' | '_' => before.is_alphanumeric() && after.is_alphanumeric(),
+        '\'' | '-' => before.is_alphabetic() && after.is_alphabetic(),
+        _ => false,
+    }
+}
+
+fn push_word(tokens: &mut Vec<Token>, word: String) {
+    let all_digits = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    if all_digits(&word) {
+        tokens.push(Token::Number(word.parse().ok()));
+    } else if let Some(digits) = word
+        .strip_prefix("step")
+        .filter(|digits| all_digits(digits))
+    {
+        // "step2", written without the space.
+        tokens.push(Token::Word("step".to_owned()));
+        tokens.push(Token::Number(digits.parse().ok()));
+    } else {
+        tokens.push(Token::Word(word));
+    }
+}
+
+fn word_at(tokens: &[Token], index: usize) -> Option<&str> {
+    match tokens.get(index) {
+        Some(Token::Word(word)) => Some(word),
+        _ => None,
+    }
+}
+
+/// "Is step 2 done" asks, even without its question mark.
+fn opens_like_question(tokens: &[Token]) -> bool {
+    let first = tokens
+        .iter()
+        .find(|token| !matches!(token, Token::Symbol(_)));
+    matches!(first, Some(Token::Word(word)) if QUESTION_OPENERS.contains(&word.as_str()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step references.
+
+#[derive(Debug, PartialEq, Eq)]
+enum StepRef {
+    All,
+    /// Inclusive (first, last) pairs; a single step is (n, n).
+    Ranges(Vec<(u32, u32)>),
+}
+
+#[derive(Debug)]
+enum Item {
+    Steps(StepRef),
+    Word(String),
+    /// A number that names no step: "done in 5 minutes".
+    Number,
+    /// ✓ ✔ ☑ ✅ or a ticked checkbox "[x]".
+    Check,
+    /// ✗ ❌ ⏳: the opposite of a check.
+    NotDone,
+    /// A '?' inside a sentence ("done?)"), which questions its statement.
+    Question,
+    /// Where statements may part: "," "-" "&" "|" "and" "then" "so".
+    Break,
+    /// Where statements always part: "but", "however", "although".
+    Contrast,
+    Other,
+}
+
+fn parse_items(tokens: &[Token]) -> Vec<Item> {
+    let mut items = Vec::new();
+    let mut index = 0;
+    while index < tokens.len() {
+        if let Some((steps, next)) = step_reference(tokens, index) {
+            items.push(Item::Steps(steps));
+            index = next;
+            continue;
+        }
+        if let Some(next) = check_mark(tokens, index) {
+            items.push(Item::Check);
+            index = next;
+            // "✓ 4": a number right after a check mark names a step.
+            if let Some((ranges, next)) = number_list(tokens, index, ListIntro::Bare) {
+                items.push(Item::Steps(StepRef::Ranges(ranges)));
+                index = next;
+            }
+            continue;
+        }
+        items.push(match &tokens[index] {
+            Token::Word(word) if BREAK_WORDS.contains(&word.as_str()) => Item::Break,
+            Token::Word(word) if CONTRAST_WORDS.contains(&word.as_str()) => Item::Contrast,
+            Token::Word(word) => Item::Word(word.clone()),
+            Token::Number(_) => Item::Number,
+            Token::Symbol('?') => Item::Question,
+            Token::Symbol(',' | '-' | '&' | '|') => Item::Break,
+            Token::Symbol(c) if NOT_DONE_MARKS.contains(c) => Item::NotDone,
+            Token::Symbol(_) => Item::Other,
+        });
+        index += 1;
+    }
+    items
+}
+
+/// The index after a check mark ("✓", "[x]", "[✓]") starting at `index`, if there is one.
+fn check_mark(tokens: &[Token], index: usize) -> Option<usize> {
+    match tokens.get(index)? {
+        Token::Symbol(c) if CHECK_MARKS.contains(c) => Some(index + 1),
+        Token::Symbol('[') => {
+            let ticked = match tokens.get(index + 1)? {
+                Token::Word(word) => word == "x",
+                Token::Symbol(c) => CHECK_MARKS.contains(c),
+                Token::Number(_) => false,
+            };
+            (ticked && tokens.get(index + 2) == Some(&Token::Symbol(']'))).then_some(index + 3)
+        }
+        _ => None,
+    }
+}
+
+/// A step reference starting at `index`, and the index after it.
+fn step_reference(tokens: &[Token], index: usize) -> Option<(StepRef, usize)> {
+    // "the second step", "2nd step"
+    if let Some(number) = word_at(tokens, index).and_then(ordinal)
+        && word_at(tokens, index + 1) == Some("step")
+    {
+        return Some((StepRef::Ranges(vec![(number, number)]), index + 2));
+    }
+    match tokens.get(index)? {
+        Token::Word(word) if word == "step" || word == "steps" => {
+            let (ranges, next) = number_list(tokens, index + 1, ListIntro::StepWord)?;
+            Some((StepRef::Ranges(ranges), next))
+        }
+        Token::Word(word) if word == "all" || word == "every" => {
+            all_steps_end(tokens, index + 1).map(|next| (StepRef::All, next))
+        }
+        // "#4 done" names a step, but "PR #4 done" names a pull request.
+        Token::Symbol('#') if index == 0 || !matches!(tokens[index - 1], Token::Word(_)) => {
+            let (ranges, next) = number_list(tokens, index, ListIntro::Bare)?;
+            Some((StepRef::Ranges(ranges), next))
+        }
+        _ => None,
+    }
+}
+
+/// After "all" or "every": the index past "[of] [the] [single] [N] step(s)", if that follows.
+fn all_steps_end(tokens: &[Token], mut index: usize) -> Option<usize> {
+    for filler in ["of", "the", "single"] {
+        if word_at(tokens, index) == Some(filler) {
+            index += 1;
+        }
+    }
+    let counted = matches!(tokens.get(index), Some(Token::Number(_)))
+        || word_at(tokens, index).is_some_and(|word| number_word(word).is_some());
+    if counted {
+        index += 1;
+    }
+    matches!(word_at(tokens, index), Some("step" | "steps")).then_some(index + 1)
+}
+
+/// Whether a list of step numbers follows the word "step(s)" or stands bare after "#" or "✓".
+/// A bare number must look like a list item on its own: "✓ 4" but not "✓ 2 tests pass".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListIntro {
+    StepWord,
+    Bare,
+}
+
+/// "2", "1-3", "1 to 3", "1, 2 and 3", "2 & step 3", "#2", "two": the ranges named and the
+/// index after them. Numbers too large for `u32` are consumed but name nothing.
+fn number_list(
+    tokens: &[Token],
+    start: usize,
+    intro: ListIntro,
+) -> Option<(Vec<(u32, u32)>, usize)> {
+    let (mut first, mut next) = step_number(tokens, start)?;
+    if intro == ListIntro::Bare && !ends_list_item(tokens, next) {
+        return None;
+    }
+    let mut ranges = Vec::new();
+    loop {
+        let mut last = first;
+        if let Some((end, after)) = range_end(tokens, next) {
+            last = end;
+            next = after;
+        }
+        if let (Some(first), Some(last)) = (first, last) {
+            ranges.push((first, last));
+        }
+        match list_continuation(tokens, next) {
+            Some((number, after)) => {
+                first = number;
+                next = after;
+            }
+            None => return Some((ranges, next)),
+        }
+    }
+}
+
+/// A step number ("2", "#2", "two") at `index`, and the index after it.
+fn step_number(tokens: &[Token], index: usize) -> Option<(Option<u32>, usize)> {
+    let index = if tokens.get(index) == Some(&Token::Symbol('#')) {
+        index + 1
+    } else {
+        index
+    };
+    match tokens.get(index)? {
+        Token::Number(number) => Some((*number, index + 1)),
+        Token::Word(word) => number_word(word).map(|number| (Some(number), index + 1)),
+        Token::Symbol(_) => None,
+    }
+}
+
+/// "-3", "to 3", "through 3" at `index`: the range's last step and the index after it.
+fn range_end(tokens: &[Token], index: usize) -> Option<(Option<u32>, usize)> {
+    let is_range_word = matches!(word_at(tokens, index), Some("to" | "through" | "thru"));
+    if tokens.get(index) != Some(&Token::Symbol('-')) && !is_range_word {
+        return None;
+    }
+    let (end, after) = step_number(tokens, index + 1)?;
+    ends_list_item(tokens, after).then_some((end, after))
+}
+
+/// ", 3", "and 3", ", and 3", "& 3", "and step 3" at `index`: the next listed step and the
+/// index after it.
+fn list_continuation(tokens: &[Token], index: usize) -> Option<(Option<u32>, usize)> {
+    let mut index = index;
+    let comma = tokens.get(index) == Some(&Token::Symbol(','));
+    if comma {
+        index += 1;
+    }
+    let conjunction =
+        tokens.get(index) == Some(&Token::Symbol('&')) || word_at(tokens, index) == Some("and");
+    if conjunction {
+        index += 1;
+    }
+    if !comma && !conjunction {
+        return None;
+    }
+    // "steps 2 and step 3" repeats the step word, which makes the item explicit. After a lone
+    // comma a step word more likely opens a new statement: "step 3 done, step 4 next".
+    if conjunction && matches!(word_at(tokens, index), Some("step" | "steps")) {
+        return step_number(tokens, index + 1);
+    }
+    let (number, after) = step_number(tokens, index)?;
+    ends_list_item(tokens, after).then_some((number, after))
+}
+
+/// Whether the token at `index` may follow a listed step number.
+fn ends_list_item(tokens: &[Token], index: usize) -> bool {
+    match tokens.get(index) {
+        None => true,
+        Some(Token::Symbol(c)) => {
+            matches!(
+                c,
+                ',' | '-' | '&' | ':' | '(' | ')' | '[' | ']' | '.' | '!' | '|'
+            ) || CHECK_MARKS.contains(c)
+        }
+        Some(Token::Word(word)) => {
+            is_completion_word(word) || LIST_FOLLOWERS.contains(&word.as_str())
+        }
+        Some(Token::Number(_)) => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements.
+
+/// What one statement ("step 3 done", "starting step 4", "not done yet") says.
+#[derive(Debug, Default)]
+struct Statement<'a> {
+    steps: Vec<&'a StepRef>,
+    has_completion: bool,
+    is_blocked: bool,
+    /// Nothing but completion, blocker and filler words and marks: "done", "not done yet".
+    is_verdict_only: bool,
+    /// Opens with a word that qualifies the statement before it: "except the docs".
+    opens_with_hedge: bool,
+}
+
+impl<'a> Statement<'a> {
+    fn read(items: &'a [Item]) -> Self {
+        let mut statement = Statement {
+            is_verdict_only: true,
+            ..Statement::default()
+        };
+        let mut seen_word = false;
+        for (index, item) in items.iter().enumerate() {
+            let next = items.get(index + 1);
+            match item {
+                Item::Steps(steps) => {
+                    statement.steps.push(steps);
+                    statement.is_verdict_only = false;
+                }
+                Item::Word(word) => {
+                    if !seen_word {
+                        statement.opens_with_hedge = HEDGES.contains(&word.as_str());
+                        seen_word = true;
+                    }
+                    let next_word = match next {
+                        Some(Item::Word(next_word)) => Some(next_word.as_str()),
+                        _ => None,
+                    };
+                    let is_order = word == "complete" && matches!(next, Some(Item::Steps(_)));
+                    let completes = is_completion_word(word) && !is_order;
+                    let blocks = is_blocker(word, next_word);
+                    statement.has_completion |= completes;
+                    statement.is_blocked |= blocks;
+                    if !completes && !blocks && !VERDICT_FILLERS.contains(&word.as_str()) {
+                        statement.is_verdict_only = false;
+                    }
+                }
+                Item::Check => statement.has_completion = true,
+                Item::NotDone | Item::Question => statement.is_blocked = true,
+                Item::Number => statement.is_verdict_only = false,
+                Item::Break | Item::Contrast | Item::Other => {}
+            }
+        }
+        statement
+    }
+
+    fn names_steps(&self) -> bool {
+        !self.steps.is_empty()
+    }
+
+    fn reports_done(&self) -> bool {
+        self.names_steps() && self.has_completion && !self.is_blocked
+    }
+}
+
+/// The statements of one sentence that name steps, with the verdicts of their step-less
+/// neighbours folded in.
+fn statements(items: &[Item]) -> Vec<Statement<'_>> {
+    let mut named = Vec::new();
+    for clause in items.split(|item| matches!(item, Item::Contrast)) {
+        let mut parts: Vec<Statement<'_>> = clause
+            .split(|item| matches!(item, Item::Break))
+            .flat_map(split_run_on_reports)
+            .filter(|part| !part.is_empty())
+            .map(Statement::read)
+            .collect();
+        fold_stepless_parts(&mut parts);
+        named.extend(parts.into_iter().filter(Statement::names_steps));
+    }
+    named
+}
+
+/// Splits a part that reports one step and goes on to name another without a break, as in
+/// "Step 1 ✅ Step 2 ✅ Step 3 ⏳" or "[x] 1 [x] 2": a new statement begins at the next step
+/// reference, or at the check mark right before it, once the current one has named steps and
+/// reported completion.
+fn split_run_on_reports(part: &[Item]) -> Vec<&[Item]> {
+    let is_completion = |item: &Item| match item {
+        Item::Check => true,
+        Item::Word(word) => is_completion_word(word),
+        _ => false,
+    };
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let (mut named_steps, mut completed) = (false, false);
+    for (index, item) in part.iter().enumerate() {
+        let opens_reference = match item {
+            Item::Steps(_) => true,
+            Item::Check => matches!(part.get(index + 1), Some(Item::Steps(_))),
+            _ => false,
+        };
+        if opens_reference && named_steps && completed {
+            pieces.push(&part[start..index]);
+            start = index;
+            (named_steps, completed) = (false, false);
+        }
+        named_steps |= matches!(item, Item::Steps(_));
+        completed |= is_completion(item);
+    }
+    pieces.push(&part[start..]);
+    pieces
+}
+
+/// Lends what a step-less part says to the adjacent part that names steps, so "Step 2 — done"
+/// and "Done, step 5" report completion while "Step 2, not done yet" and "Step 2 done, except
+/// the docs" do not. Any other step-less part ("built image") is a remark of its own.
+fn fold_stepless_parts(parts: &mut [Statement<'_>]) {
+    for index in 0..parts.len() {
+        let part = &parts[index];
+        if part.names_steps() {
+            continue;
+        }
+        let awaits_verdict =
+            |candidate: &Statement<'_>| candidate.names_steps() && !candidate.has_completion;
+        let previous = index.checked_sub(1);
+        let target = if part.opens_with_hedge {
+            previous.filter(|&previous| parts[previous].names_steps())
+        } else if part.is_verdict_only && part.has_completion {
+            previous
+                .filter(|&previous| awaits_verdict(&parts[previous]))
+                .or(Some(index + 1).filter(|&next| parts.get(next).is_some_and(awaits_verdict)))
+        } else {
+            None
+        };
+        if let Some(target) = target {
+            let (has_completion, is_blocked) = (part.has_completion, part.is_blocked);
+            parts[target].has_completion |= has_completion;
+            parts[target].is_blocked |= is_blocked;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (text, plan_len, steps expected done)
+    type Row = (&'static str, u32, &'static [u32]);
+
+    const REPORTED_DONE: &[Row] = &[
+        ("Step 2 done", 5, &[2]),
+        ("step 2 complete", 5, &[2]),
+        ("Step 2 completed", 5, &[2]),
+        ("step 2 finished", 5, &[2]),
+        ("finished step 3", 5, &[3]),
+        ("completed step 3", 5, &[3]),
+        ("done with step 4", 5, &[4]),
+        ("Done: step 5", 5, &[5]),
+        ("steps 1-3 done", 5, &[1, 2, 3]),
+        ("steps 1–3 complete", 5, &[1, 2, 3]),
+        ("steps 1 to 3 done", 5, &[1, 2, 3]),
+        ("Steps 1, 2 and 3 done", 5, &[1, 2, 3]),
+        ("steps 2 & 3 finished", 5, &[2, 3]),
+        ("✓ 2", 5, &[2]),
+        ("✔ step 2", 5, &[2]),
+        ("step 2 ✓", 5, &[2]),
+        ("[x] step 2", 5, &[2]),
+        ("Step 2: done", 5, &[2]),
+        ("Step 2 — done", 5, &[2]),
+        ("Step 2 is done", 5, &[2]),
+        ("step #2 done", 5, &[2]),
+        ("Step two done", 5, &[2]),
+        ("Marked step 2 as done", 5, &[2]),
+        ("Step 1 done — built image, tagged v1.2.3", 5, &[1]),
+        ("step 3 passed", 5, &[3]),
+        ("all steps done", 4, &[1, 2, 3, 4]),
+        ("all steps complete", 3, &[1, 2, 3]),
+        ("Started step 4. Step 3 done.", 5, &[3]),
+        // beyond the brief's list
+        ("Step 3 done, starting step 4", 5, &[3]),
+        ("Finished step 3 and started step 4.", 5, &[3]),
+        ("Step 3 done; will do step 4 next", 5, &[3]),
+        ("Step 2 done but step 3 failed", 5, &[2]),
+        ("Step 2 done, no errors", 5, &[2]),
+        ("Steps 1, 2, and 3 complete!", 5, &[1, 2, 3]),
+        ("steps one through three done", 5, &[1, 2, 3]),
+        ("- [x] step 1\n- [ ] step 2\n- [x] step 3", 5, &[1, 3]),
+        ("✅ Step 4", 5, &[4]),
+        ("#3 done", 5, &[3]),
+        ("Done, step 5", 5, &[5]),
+        ("step2 done", 5, &[2]),
+        ("STEP 2 DONE", 5, &[2]),
+        ("Step 2 done. Step 3 done.", 5, &[2, 3]),
+        ("Completed all 3 steps", 3, &[1, 2, 3]),
+        ("steps 4-7 done", 5, &[4, 5]),
+        ("Step 2 done\r\nnext: step 3", 5, &[2]),
+        ("Finished step 3, 4 more to go", 5, &[3]),
+        ("Step 1 ✅ Step 2 ✅ Step 3 ⏳", 5, &[1, 2]),
+        ("[x] 1 [x] 2", 5, &[1, 2]),
+        ("The second step is done", 5, &[2]),
+        ("| step 2 | done |", 5, &[2]),
+        ("Step 3 done — build failed on step 4", 5, &[3]),
+        ("Step 2: DONE ✔️", 5, &[2]),
+    ];
+
+    const NOT_REPORTED_DONE: &[Row] = &[
+        ("step 2 is not done", 5, &[]),
+        ("step 2 not done yet", 5, &[]),
+        ("will do step 4", 5, &[]),
+        ("going to finish step 5", 5, &[]),
+        ("about to complete step 2", 5, &[]),
+        ("need to finish step 2", 5, &[]),
+        ("starting step 3", 5, &[]),
+        ("step 3 failed", 5, &[]),
+        ("haven't finished step 2", 5, &[]),
+        ("haven’t finished step 2", 5, &[]),
+        ("step 2 almost done", 5, &[]),
+        ("step 2 nearly complete", 5, &[]),
+        ("Step 2 done?", 5, &[]),
+        ("next: step 3", 5, &[]),
+        ("trying to complete step 2", 5, &[]),
+        ("step 2 isn't done", 5, &[]),
+        ("step 2 undone", 5, &[]),
+        ("plan to finish step 3 tomorrow", 5, &[]),
+        ("pushed v1.2.3", 5, &[]),
+        ("done in 5 minutes", 5, &[]),
+        ("Step 9 done", 5, &[]),
+        // beyond the brief's list
+        ("Step 2 — not done yet", 5, &[]),
+        ("Step 2 done, except the docs", 5, &[]),
+        ("Is step 2 done", 5, &[]),
+        ("Step 2 done (right?)", 5, &[]),
+        ("complete step 2", 5, &[]),
+        ("Mark step 2 as done", 5, &[]),
+        ("✓ 2 tests pass", 5, &[]),
+        ("PR #4 done", 5, &[]),
+        ("❌ step 2", 5, &[]),
+        ("not all steps done", 5, &[]),
+        ("Once step 2 is done, deploy", 5, &[]),
+        ("step 1.2 done", 5, &[]),
+        ("All done", 5, &[]),
+        ("Step 2 should be done by now", 5, &[]),
+        ("step 2 to be done after review", 5, &[]),
+        ("step 99999999999999999999 done", 5, &[]),
+        ("steps 1-99999999999999999999 done", 5, &[]),
+        ("Step 2 done", 0, &[]),
+        ("", 5, &[]),
+        ("步骤 2 完成 ✓ — ünïcödé", 5, &[]),
+    ];
+
+    #[test]
+    fn reads_the_table() {
+        let failures: Vec<String> = REPORTED_DONE
+            .iter()
+            .chain(NOT_REPORTED_DONE)
+            .filter_map(|&(text, plan_len, expected)| {
+                let got = steps_reported_done(text, plan_len);
+                let expected: BTreeSet<u32> = expected.iter().copied().collect();
+                (got != expected).then(|| {
+                    format!("{text:?} (plan of {plan_len}): expected {expected:?}, got {got:?}")
+                })
+            })
+            .collect();
+        assert!(
+            failures.is_empty(),
+            "{} row(s) failed:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    }
+
+    #[test]
+    fn table_is_big_enough() {
+        let positive = REPORTED_DONE.iter().filter(|row| !row.2.is_empty()).count();
+        let negative = NOT_REPORTED_DONE
+            .iter()
+            .filter(|row| row.2.is_empty())
+            .count();
+        assert!(
+            positive >= 20 && negative >= 15,
+            "{positive} positive, {negative} negative"
+        );
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        let odd = [
+            "step",
+            "steps",
+            "#",
+            "✓",
+            "[x",
+            "step -",
+            "steps 3-1 done",
+            "step 0 done",
+            "…?!;\n",
+            "step 4294967295 done",
+            "steps 1-4294967296 done",
+            "all",
+            "all of the",
+            "\u{FE0F}",
+            "step 2 \u{200D}✔\u{FE0F}",
+            "a'",
+            "'",
+            "-",
+            "step 2-",
+            "steps 1,",
+            "steps 1 and",
+        ];
+        for text in odd {
+            for plan_len in [0, 1, 5, 1000] {
+                let _ = steps_reported_done(text, plan_len);
+            }
+        }
+        assert_eq!(
+            steps_reported_done("step 4294967295 done", u32::MAX),
+            BTreeSet::from([u32::MAX])
+        );
+    }
+}

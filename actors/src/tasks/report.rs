@@ -1,0 +1,400 @@
+//! The words lookout says about a task: summaries, "next" lines and the `message` of each
+//! reply. Every text stands on its own for an agent that has lost its context. Pure.
+
+use storage::{MessageRecord, MsgType, Role, Status, TaskRecord};
+
+use crate::tasks::plan::{PlanProgress, step_ranges};
+use crate::tasks::types::{PlanRevised, UpdateEffects};
+
+/// Step text is cut to this many characters inside one-line summaries.
+const STEP_TEXT_IN_SUMMARY: usize = 80;
+/// Completed steps are named one by one up to this many; beyond, only their numbers.
+const NAMED_STEPS_IN_SUMMARY: usize = 5;
+/// Agent messages scanned for blockers.
+const BLOCKER_LOOKBACK: usize = 5;
+const BLOCKER_WORDS: &[&str] = &[
+    "blocked",
+    "blocker",
+    "error",
+    "failed",
+    "failing",
+    "failure",
+    "stuck",
+    "cannot",
+    "can't",
+    "unable",
+    "denied",
+    "timed out",
+    "timeout",
+    "crash",
+];
+
+/// "step 3, SSH into server"
+pub fn step_label(task: &TaskRecord, step: u32) -> String {
+    let text = task
+        .plan
+        .get(step as usize - 1)
+        .map(String::as_str)
+        .unwrap_or("");
+    format!("step {step}, {}", shorten(text, STEP_TEXT_IN_SUMMARY))
+}
+
+/// Cuts `text` to `max` characters, marking the cut with an ellipsis.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    format!("{}…", cut.trim_end())
+}
+
+/// What to do next, in one sentence.
+pub fn next_line(task: &TaskRecord, progress: &PlanProgress) -> String {
+    match (task.status, progress.current) {
+        (Status::Completed, _) => "The task is completed; nothing is left to do.".to_owned(),
+        (Status::Failed, _) => {
+            "The task is marked failed; register a new task or set status 'active' to retry it."
+                .to_owned()
+        }
+        (Status::Cancelled, _) => {
+            "The task is cancelled; set status 'active' to pick it up again.".to_owned()
+        }
+        (Status::Paused, Some(step)) => format!(
+            "The task is paused; set status 'active' to resume at {}.",
+            step_label(task, step)
+        ),
+        (_, Some(step)) => format!("Next: {}.", step_label(task, step)),
+        (_, None) => "All steps are done; verify the result, then mark the task completed with \
+                      task_update(status: \"completed\")."
+            .to_owned(),
+    }
+}
+
+/// The `summary` of a query: done, in hand, left, waits, blockers.
+pub fn summary(
+    task: &TaskRecord,
+    progress: &PlanProgress,
+    recent_messages: &[(u64, MessageRecord)],
+) -> String {
+    let mut parts = Vec::new();
+    if task.status != Status::Active {
+        parts.push(format!("Task is {}.", task.status));
+    }
+    parts.push(completed_part(task, progress));
+    if let Some(step) = progress.current {
+        parts.push(format!(
+            "Currently on step {step} ({}).",
+            shorten(&task.plan[step as usize - 1], STEP_TEXT_IN_SUMMARY)
+        ));
+    }
+    if !progress.remaining.is_empty() {
+        let names: Vec<String> = progress
+            .remaining
+            .iter()
+            .map(|&s| shorten(&task.plan[s as usize - 1], STEP_TEXT_IN_SUMMARY))
+            .collect();
+        parts.push(format!("Remaining: {}.", names.join(", ")));
+    }
+    parts.push(waits_part(task));
+    parts.push(match blocker(recent_messages) {
+        Some((seq, content)) => {
+            format!(
+                "Possible blocker in message {seq}: \"{}\".",
+                shorten(content, 160)
+            )
+        }
+        None => "No blockers noted.".to_owned(),
+    });
+    parts.join(" ")
+}
+
+fn completed_part(task: &TaskRecord, progress: &PlanProgress) -> String {
+    let done = &progress.completed;
+    match done.len() {
+        0 => "No steps completed yet.".to_owned(),
+        n if n == task.plan.len() => format!("All {n} steps completed."),
+        n if n <= NAMED_STEPS_IN_SUMMARY => {
+            let names: Vec<String> = done
+                .iter()
+                .map(|&s| shorten(&task.plan[s as usize - 1], STEP_TEXT_IN_SUMMARY))
+                .collect();
+            let noun = if n == 1 { "step" } else { "steps" };
+            format!(
+                "Completed {noun} {} ({}).",
+                step_ranges(done),
+                names.join(", ")
+            )
+        }
+        n => format!(
+            "Completed {n} of {} steps ({}).",
+            task.plan.len(),
+            step_ranges(done)
+        ),
+    }
+}
+
+fn waits_part(task: &TaskRecord) -> String {
+    let last = task
+        .last_wait_state
+        .map(|state| format!(" Last wait ended: {}.", state.as_str()))
+        .unwrap_or_default();
+    if task.active_wait_ids.is_empty() {
+        format!("No active waits.{last}")
+    } else {
+        format!("Active waits: {}.", task.active_wait_ids.join(", "))
+    }
+}
+
+/// The newest recent agent message that sounds like something is in the way.
+fn blocker(recent_messages: &[(u64, MessageRecord)]) -> Option<(u64, &str)> {
+    recent_messages
+        .iter()
+        .rev()
+        .filter(|(_, m)| m.role == Role::Agent && m.msg_type == MsgType::Text)
+        .take(BLOCKER_LOOKBACK)
+        .find(|(_, m)| {
+            let lower = m.content.to_lowercase();
+            BLOCKER_WORDS.iter().any(|word| lower.contains(word))
+        })
+        .map(|(seq, m)| (*seq, m.content.as_str()))
+}
+
+/// The `message` of a registration.
+pub fn registered_message(task: &TaskRecord) -> String {
+    format!(
+        "Task {} registered with {} step{}. Report progress with task_update (e.g. \"Step 1 done — …\"); \
+         ask 'where am I?' with task_update(query) any time, e.g. after your context was compacted.",
+        task.id,
+        task.plan.len(),
+        if task.plan.len() == 1 { "" } else { "s" }
+    )
+}
+
+/// The `message` of an update.
+pub fn update_message(
+    task: &TaskRecord,
+    progress: &PlanProgress,
+    effects: &UpdateEffects,
+) -> String {
+    let mut parts = vec!["Noted.".to_owned()];
+    if let Some(revised) = &effects.revision {
+        parts.push(format!("Plan revised (revision {}).", revised.revision));
+    }
+    if !effects.newly_completed.is_empty() {
+        let noun = if effects.newly_completed.len() == 1 {
+            "Step"
+        } else {
+            "Steps"
+        };
+        parts.push(format!(
+            "{noun} {} marked done.",
+            step_ranges(&effects.newly_completed)
+        ));
+    }
+    if let Some((from, to)) = effects.status_change {
+        parts.push(format!("Status {from} → {to}."));
+        if to == Status::Completed && !progress.all_done() {
+            let open: Vec<u32> = progress
+                .current
+                .into_iter()
+                .chain(progress.remaining.iter().copied())
+                .collect();
+            parts.push(format!(
+                "Steps {} were never marked done; if they were, say so with completed_steps.",
+                step_ranges(&open)
+            ));
+        }
+    }
+    if !progress.completed.is_empty() && !task.status.is_terminal() {
+        parts.push(format!(
+            "Done so far: steps {} of {}.",
+            step_ranges(&progress.completed),
+            task.plan.len()
+        ));
+    }
+    parts.push(next_line(task, progress));
+    parts.join(" ")
+}
+
+/// The `message` of a plan revision.
+pub fn plan_revised_message(
+    revised: &PlanRevised,
+    progress: &PlanProgress,
+    task: &TaskRecord,
+) -> String {
+    let mut parts = vec![format!(
+        "Plan revised (revision {}): {}.",
+        revised.revision,
+        revised.reason.trim_end_matches('.')
+    )];
+    if !revised.kept_completed.is_empty() {
+        parts.push(format!(
+            "Kept steps {} as done.",
+            step_ranges(&revised.kept_completed)
+        ));
+    }
+    if !revised.dropped_completed.is_empty() {
+        let dropped: Vec<String> = revised
+            .dropped_completed
+            .iter()
+            .map(|(step, text)| format!("old step {step} ({})", shorten(text, 60)))
+            .collect();
+        parts.push(format!(
+            "Dropped the done mark of {} because its text changed; mark it again with completed_steps if it still holds.",
+            dropped.join(", ")
+        ));
+    }
+    parts.push(next_line(task, progress));
+    parts.join(" ")
+}
+
+/// The thread message posted for a registration: the name and the numbered plan.
+pub fn registration_note(task: &TaskRecord) -> String {
+    let steps: Vec<String> = task
+        .plan
+        .iter()
+        .enumerate()
+        .map(|(i, step)| format!("  {}. {step}", i + 1))
+        .collect();
+    format!(
+        "Task registered: {}\nPlan:\n{}",
+        task.name,
+        steps.join("\n")
+    )
+}
+
+/// The thread message posted when steps are marked done: "✓ Step 1: Build Docker image".
+pub fn progress_note(task: &TaskRecord, steps: &[u32]) -> String {
+    steps
+        .iter()
+        .map(|&s| {
+            format!(
+                "✓ Step {s}: {}",
+                task.plan
+                    .get(s as usize - 1)
+                    .map(String::as_str)
+                    .unwrap_or("")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use storage::{TaskId, Timestamp, WaitState};
+
+    use super::*;
+
+    fn task(done: &[u32]) -> TaskRecord {
+        TaskRecord {
+            id: TaskId::new("t-7k2m9q"),
+            name: "Deploy coursefolio to production".into(),
+            status: Status::Active,
+            plan: [
+                "Build Docker image",
+                "Push to registry",
+                "SSH into server",
+                "Pull and run",
+                "Verify",
+            ]
+            .map(String::from)
+            .to_vec(),
+            completed_steps: done.iter().copied().collect::<BTreeSet<_>>(),
+            current_step: None,
+            metadata_json: "{}".into(),
+            session_key: None,
+            agent_id: None,
+            created_at: Timestamp(0),
+            updated_at: Timestamp(0),
+            last_seq: 0,
+            plan_revisions: 0,
+            active_wait_ids: vec![],
+            last_wait_state: None,
+            last_wait_event_at: None,
+            last_stuck_alert_at: None,
+        }
+    }
+
+    fn agent(seq: u64, text: &str) -> (u64, MessageRecord) {
+        let message = MessageRecord {
+            role: Role::Agent,
+            msg_type: MsgType::Text,
+            content: text.into(),
+            created_at: Timestamp(0),
+        };
+        (seq, message)
+    }
+
+    #[test]
+    fn summary_reads_like_the_protocol_example() {
+        let task = task(&[1, 2]);
+        let progress = PlanProgress::new(5, &task.completed_steps, None);
+        assert_eq!(
+            summary(&task, &progress, &[agent(4, "Step 2 done — pushed")]),
+            "Completed steps 1-2 (Build Docker image, Push to registry). Currently on step 3 \
+             (SSH into server). Remaining: Pull and run, Verify. No active waits. No blockers noted."
+        );
+        assert_eq!(
+            next_line(&task, &progress),
+            "Next: step 3, SSH into server."
+        );
+    }
+
+    #[test]
+    fn summary_names_blockers_waits_and_status() {
+        let mut task = task(&[]);
+        task.status = Status::Paused;
+        task.active_wait_ids = vec!["w-abc123".into()];
+        let progress = PlanProgress::new(5, &task.completed_steps, None);
+        let text = summary(
+            &task,
+            &progress,
+            &[
+                agent(3, "push failed: permission denied"),
+                agent(4, "retrying"),
+            ],
+        );
+        assert!(
+            text.starts_with("Task is paused. No steps completed yet."),
+            "{text}"
+        );
+        assert!(text.contains("Active waits: w-abc123."), "{text}");
+        assert!(text.contains("Possible blocker in message 3"), "{text}");
+        task.active_wait_ids.clear();
+        task.last_wait_state = Some(WaitState::Timeout);
+        assert!(
+            summary(&task, &progress, &[]).contains("No active waits. Last wait ended: timeout.")
+        );
+    }
+
+    #[test]
+    fn completing_with_open_steps_is_pointed_out() {
+        let mut task = task(&[1, 2, 3]);
+        task.status = Status::Completed;
+        let progress = PlanProgress::new(5, &task.completed_steps, None);
+        let effects = UpdateEffects {
+            status_change: Some((Status::Active, Status::Completed)),
+            ..UpdateEffects::default()
+        };
+        let text = update_message(&task, &progress, &effects);
+        assert!(text.contains("Status active → completed."), "{text}");
+        assert!(text.contains("Steps 4-5 were never marked done"), "{text}");
+    }
+
+    #[test]
+    fn all_done_but_active_suggests_completing() {
+        let task = task(&[1, 2, 3, 4, 5]);
+        let progress = PlanProgress::new(5, &task.completed_steps, None);
+        assert!(next_line(&task, &progress).contains("mark the task completed"));
+        assert!(summary(&task, &progress, &[]).starts_with("All 5 steps completed."));
+    }
+
+    #[test]
+    fn shorten_counts_characters_not_bytes() {
+        assert_eq!(shorten("ééééé", 3), "éé…");
+        assert_eq!(shorten("short", 10), "short");
+    }
+}

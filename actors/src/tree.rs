@@ -1,0 +1,233 @@
+//! `Tree`: boots the supervision tree and is the one doorway into it.
+//!
+//! The socket edge, the harness and the tests call these methods; each routes a request to
+//! the actor that owns the answer, with a named timeout, and returns a `CallError` with a
+//! hint when it cannot be served.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ractor::{Actor, ActorRef};
+use storage::{StatusFilter, Store, StoreStats, TaskId, TaskRecord};
+use tokio::task::JoinHandle;
+
+use crate::clock::Clock;
+use crate::directory::{Directory, Health};
+use crate::error::{CallError, from_call};
+use crate::faults::Faults;
+use crate::policy::RestartPolicy;
+use crate::registry::{self, RegistryStats};
+use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
+use crate::tasks::actor::not_found;
+use crate::tasks::types::{
+    PlanChange, PlanUpdated, RegisterTask, TaskListing, TaskUpdated, ThreadPage, UpdateTask,
+};
+use crate::tasks::{TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
+
+/// How long status calls wait for each actor.
+const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub struct TreeArgs {
+    pub store: Arc<Store>,
+    pub clock: Arc<dyn Clock>,
+    pub group_commit: bool,
+    pub faults: Faults,
+    pub policy: RestartPolicy,
+    pub task_policy: RestartPolicy,
+}
+
+impl TreeArgs {
+    /// Production defaults around a store and a clock.
+    pub fn new(store: Arc<Store>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            store,
+            clock,
+            group_commit: true,
+            faults: Faults::default(),
+            policy: RestartPolicy::default(),
+            task_policy: RestartPolicy {
+                max_restarts: 20,
+                ..RestartPolicy::default()
+            },
+        }
+    }
+}
+
+/// Everything `daemon.status` reports from inside the tree.
+#[derive(Clone, Debug)]
+pub struct TreeStatus {
+    pub store: StoreStats,
+    pub registry: RegistryStats,
+    pub tasks: TasksStats,
+    pub restarts: HashMap<&'static str, u64>,
+    pub health: Health,
+}
+
+pub struct Tree {
+    directory: Directory,
+    root: ActorRef<RootMsg>,
+    root_handle: JoinHandle<()>,
+}
+
+impl Tree {
+    pub async fn start(args: TreeArgs) -> Result<Tree, CallError> {
+        let directory = Directory::new(args.clock, args.faults);
+        let root_args = RootArgs {
+            directory: directory.clone(),
+            store: args.store,
+            group_commit: args.group_commit,
+            policy: args.policy,
+            task_policy: args.task_policy,
+        };
+        let (root, root_handle) =
+            Actor::spawn(None, RootActor, root_args)
+                .await
+                .map_err(|error| {
+                    CallError::internal(
+                        format!("the actor tree failed to start: {error}"),
+                        "see the daemon log",
+                    )
+                })?;
+        Ok(Tree {
+            directory,
+            root,
+            root_handle,
+        })
+    }
+
+    pub fn directory(&self) -> &Directory {
+        &self.directory
+    }
+
+    pub fn faults(&self) -> &Faults {
+        self.directory.faults()
+    }
+
+    pub async fn register_task(&self, request: RegisterTask) -> Result<TaskRecord, CallError> {
+        let tasks = self.directory.tasks()?;
+        let outcome = tasks
+            .call(
+                |reply| TasksMsg::Register(request, reply),
+                Some(TASK_CALL_TIMEOUT),
+            )
+            .await;
+        from_call("task actor", TASK_CALL_TIMEOUT, outcome)
+    }
+
+    pub async fn update_task(
+        &self,
+        id: TaskId,
+        request: UpdateTask,
+    ) -> Result<TaskUpdated, CallError> {
+        let tasks = self.directory.tasks()?;
+        let outcome = tasks
+            .call(
+                |reply| TasksMsg::Forward(id, TaskMsg::Update(request, reply)),
+                Some(TASK_CALL_TIMEOUT),
+            )
+            .await;
+        from_call("task actor", TASK_CALL_TIMEOUT, outcome)
+    }
+
+    pub async fn revise_plan(
+        &self,
+        id: TaskId,
+        change: PlanChange,
+    ) -> Result<PlanUpdated, CallError> {
+        let tasks = self.directory.tasks()?;
+        let outcome = tasks
+            .call(
+                |reply| TasksMsg::Forward(id, TaskMsg::RevisePlan(change, reply)),
+                Some(TASK_CALL_TIMEOUT),
+            )
+            .await;
+        from_call("task actor", TASK_CALL_TIMEOUT, outcome)
+    }
+
+    pub async fn list_tasks(
+        &self,
+        filter: StatusFilter,
+        limit: usize,
+    ) -> Result<TaskListing, CallError> {
+        let page = registry::read(&self.directory.registry()?, move |store: &Store| {
+            store.list_tasks(&filter, limit)
+        })
+        .await?;
+        Ok(TaskListing {
+            tasks: page.tasks,
+            more: page.more,
+        })
+    }
+
+    /// Up to `limit` messages before seq `before` (newest when `None`), oldest first.
+    pub async fn thread(
+        &self,
+        id: TaskId,
+        limit: usize,
+        before: Option<u64>,
+    ) -> Result<ThreadPage, CallError> {
+        let lookup = id.clone();
+        let (task, messages) = registry::read(&self.directory.registry()?, move |store: &Store| {
+            let Some(task) = store.task(&lookup)? else {
+                return Ok((None, Vec::new()));
+            };
+            let messages = store.thread(&lookup, before, limit)?;
+            Ok((Some(task), messages))
+        })
+        .await?;
+        let task = task.ok_or_else(|| not_found(&id))?;
+        Ok(ThreadPage {
+            task_id: id,
+            messages,
+            total: task.last_seq,
+        })
+    }
+
+    pub async fn status(&self) -> Result<TreeStatus, CallError> {
+        let store =
+            registry::read(&self.directory.registry()?, |store: &Store| store.stats()).await?;
+        let registry = registry::stats(&self.directory.registry()?).await?;
+        let tasks_outcome = self
+            .directory
+            .tasks()?
+            .call(TasksMsg::Stats, Some(STATUS_TIMEOUT))
+            .await;
+        let tasks = from_call(
+            "tasks supervisor",
+            STATUS_TIMEOUT,
+            tasks_outcome.map(|r| r.map(Ok)),
+        )?;
+        let restarts_outcome = self
+            .root
+            .call(RootMsg::Restarts, Some(STATUS_TIMEOUT))
+            .await;
+        let restarts = from_call("root", STATUS_TIMEOUT, restarts_outcome.map(|r| r.map(Ok)))?;
+        Ok(TreeStatus {
+            store,
+            registry,
+            tasks,
+            restarts,
+            health: self.directory.health(),
+        })
+    }
+
+    /// Resolves when the root gives up (the daemon must then exit non-zero).
+    pub async fn failed(&self) -> String {
+        let mut health = self.directory.watch_health();
+        loop {
+            if let Health::Failed(reason) = &*health.borrow_and_update() {
+                return reason.clone();
+            }
+            if health.changed().await.is_err() {
+                return "the actor tree stopped".to_owned();
+            }
+        }
+    }
+
+    /// Stops every actor, dependants first, and waits for them.
+    pub async fn shutdown(self) {
+        let _ = self.root.stop_and_wait(None, Some(SHUTDOWN_TIMEOUT)).await;
+        let _ = self.root_handle.await;
+    }
+}
