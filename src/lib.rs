@@ -1,1 +1,19 @@
-//! placeholder
+//! lookout: a daemon that gives LLM agents a memory for long tasks and a lookout that
+//! waits for them.
+//!
+//! This crate is the process edge: the CLI, the config, the JSON-RPC protocol over the Unix
+//! socket and the tool catalogue. It owns sockets, reads environment variables and config
+//! files; the actor tree (`actors`) and the storage (`storage`) do neither.
+
+pub mod catalogue;
+pub mod cli;
+pub mod client;
+pub mod config;
+pub mod daemon;
+pub mod jsonrpc;
+pub mod logging;
+pub mod methods;
+pub mod params;
+pub mod paths;
+pub mod server;
+pub mod wire;

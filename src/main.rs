@@ -1,1 +1,5 @@
-fn main() {}
+//! The `lookout` binary.
+
+fn main() -> std::process::ExitCode {
+    lookout::cli::main()
+}

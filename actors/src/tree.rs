@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorRef};
 use storage::{StatusFilter, Store, StoreStats, TaskId, TaskRecord};
-use tokio::task::JoinHandle;
 
 use crate::clock::Clock;
 use crate::directory::{Directory, Health};
@@ -67,7 +66,6 @@ pub struct TreeStatus {
 pub struct Tree {
     directory: Directory,
     root: ActorRef<RootMsg>,
-    root_handle: JoinHandle<()>,
 }
 
 impl Tree {
@@ -80,20 +78,15 @@ impl Tree {
             policy: args.policy,
             task_policy: args.task_policy,
         };
-        let (root, root_handle) =
-            Actor::spawn(None, RootActor, root_args)
-                .await
-                .map_err(|error| {
-                    CallError::internal(
-                        format!("the actor tree failed to start: {error}"),
-                        "see the daemon log",
-                    )
-                })?;
-        Ok(Tree {
-            directory,
-            root,
-            root_handle,
-        })
+        let (root, _) = Actor::spawn(None, RootActor, root_args)
+            .await
+            .map_err(|error| {
+                CallError::internal(
+                    format!("the actor tree failed to start: {error}"),
+                    "see the daemon log",
+                )
+            })?;
+        Ok(Tree { directory, root })
     }
 
     pub fn directory(&self) -> &Directory {
@@ -225,9 +218,8 @@ impl Tree {
         }
     }
 
-    /// Stops every actor, dependants first, and waits for them.
-    pub async fn shutdown(self) {
+    /// Stops every actor, dependants first, and waits for them. Idempotent.
+    pub async fn shutdown(&self) {
         let _ = self.root.stop_and_wait(None, Some(SHUTDOWN_TIMEOUT)).await;
-        let _ = self.root_handle.await;
     }
 }

@@ -1,1 +1,8 @@
-//! it
+//! lookout's integration tests: one binary, one module per area. Every test boots its own
+//! daemon (in-process or the real binary) on its own temp folder and socket.
+
+mod cli;
+mod process;
+mod protocol;
+mod support;
+mod tasks;

@@ -192,6 +192,7 @@ async fn apply_update(
         None => None,
     };
     Ok(TaskUpdated {
+        changed: request.changes_something(),
         progress: progress_of(&transition.record),
         task: transition.record,
         effects: transition.effects,

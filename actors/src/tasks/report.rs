@@ -180,6 +180,11 @@ pub fn update_message(
     if let Some(revised) = &effects.revision {
         parts.push(format!("Plan revised (revision {}).", revised.revision));
     }
+    let done_count = format!(
+        "{} of {} steps done",
+        progress.completed.len(),
+        task.plan.len()
+    );
     if !effects.newly_completed.is_empty() {
         let noun = if effects.newly_completed.len() == 1 {
             "Step"
@@ -187,9 +192,11 @@ pub fn update_message(
             "Steps"
         };
         parts.push(format!(
-            "{noun} {} marked done.",
+            "{noun} {} marked done ({done_count}).",
             step_ranges(&effects.newly_completed)
         ));
+    } else if !task.status.is_terminal() {
+        parts.push(format!("Progress: {done_count}."));
     }
     if let Some((from, to)) = effects.status_change {
         parts.push(format!("Status {from} → {to}."));
@@ -199,18 +206,16 @@ pub fn update_message(
                 .into_iter()
                 .chain(progress.remaining.iter().copied())
                 .collect();
+            let (noun, verb) = if open.len() == 1 {
+                ("Step", "was")
+            } else {
+                ("Steps", "were")
+            };
             parts.push(format!(
-                "Steps {} were never marked done; if they were, say so with completed_steps.",
+                "{noun} {} {verb} never marked done; if done, say so with completed_steps.",
                 step_ranges(&open)
             ));
         }
-    }
-    if !progress.completed.is_empty() && !task.status.is_terminal() {
-        parts.push(format!(
-            "Done so far: steps {} of {}.",
-            step_ranges(&progress.completed),
-            task.plan.len()
-        ));
     }
     parts.push(next_line(task, progress));
     parts.join(" ")

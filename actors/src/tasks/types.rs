@@ -197,6 +197,8 @@ pub struct UpdateEffects {
 #[derive(Clone, Debug)]
 pub struct TaskUpdated {
     pub task: TaskRecord,
+    /// The call changed something (a query alone does not).
+    pub changed: bool,
     pub progress: PlanProgress,
     pub effects: UpdateEffects,
     /// Present when the call carried a query.

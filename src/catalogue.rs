@@ -1,0 +1,205 @@
+//! The tool catalogue: every tool's name, description and JSON Schema, in one place.
+//!
+//! `tools.list` serves it, the parameter errors quote it, and the MCP server and the
+//! function-tool export are generated from it. The descriptions are written for the agent
+//! that will call the tools: when to use each one and what it gets back.
+
+use serde_json::{Value, json};
+
+pub struct Tool {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input_schema: fn() -> Value,
+}
+
+impl Tool {
+    pub fn to_json(&self) -> Value {
+        json!({"name": self.name, "description": self.description, "inputSchema": (self.input_schema)()})
+    }
+
+    /// "task_register(name: string, plan: string[], metadata?: object, …)" for error hints.
+    pub fn signature(&self) -> String {
+        let schema = (self.input_schema)();
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let params: Vec<String> = schema["properties"]
+            .as_object()
+            .map(|properties| {
+                properties
+                    .iter()
+                    .map(|(name, spec)| {
+                        let optional = if required.contains(&name.as_str()) {
+                            ""
+                        } else {
+                            "?"
+                        };
+                        format!("{name}{optional}: {}", type_name(spec))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        format!("{}({})", self.name, params.join(", "))
+    }
+}
+
+fn type_name(spec: &Value) -> String {
+    match (spec["type"].as_str(), spec["items"]["type"].as_str()) {
+        (Some("array"), Some(item)) => format!("{item}[]"),
+        (Some(kind), _) => kind.to_owned(),
+        (None, _) => "any".to_owned(),
+    }
+}
+
+pub fn tools() -> &'static [Tool] {
+    TOOLS
+}
+
+pub fn find(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|tool| tool.name == name)
+}
+
+const STATUS_VALUES: [&str; 5] = ["active", "paused", "completed", "failed", "cancelled"];
+
+static TOOLS: &[Tool] = &[
+    Tool {
+        name: "task_register",
+        description: "Start tracking a long, multi-step task so you cannot lose your place in it. Call this \
+            before you begin any work with several steps (a deploy, a migration, a multi-file change). \
+            Give an ordered plan; steps are numbered from 1. Returns the task_id to use with task_update. \
+            Narrate progress with task_update as you go, and after your context is compacted ask \
+            task_update(query: \"where am I?\") to get your place back.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "Short human-readable task name, at most 200 characters", "maxLength": 200},
+                    "plan": {"type": "array", "items": {"type": "string", "maxLength": 500}, "minItems": 1, "maxItems": 100,
+                             "description": "Ordered checklist of steps (1 to 100), e.g. [\"Build Docker image\", \"Push to registry\", \"Deploy\"]"},
+                    "metadata": {"type": "object", "description": "Optional key-value context, e.g. {\"repo\": \"coursefolio\", \"branch\": \"main\"}; at most 16 KiB"},
+                    "session_key": {"type": "string", "description": "Optional agent session to wake about this task (e.g. an OpenClaw session key)"},
+                    "agent_id": {"type": "string", "description": "Optional id of the agent that owns the task"}
+                },
+                "required": ["name", "plan"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "task_update",
+        description: "Report progress on a task, change its status or plan, or ask where it stands. \
+            Report each step as you finish it, in plain words (\"Step 2 done — pushed v1.2.3\"): step \
+            numbers in your message are read as progress, and completed_steps marks them explicitly. \
+            Set status \"completed\" (or failed / cancelled / paused) when it applies — do not just say \
+            you are done. With query (e.g. \"where am I?\", \"what tag did I push?\") it returns a \
+            summary, plan progress and the thread messages that answer the question; use it after a \
+            context compaction. At least one of message, query, status or plan is required.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "task_id": {"type": "string", "description": "The task's id from task_register, e.g. t-7k2m9q"},
+                    "message": {"type": "string", "description": "Progress note for the task thread, e.g. \"Step 2 done — pushed to ghcr.io\""},
+                    "query": {"type": "string", "description": "A question about the task, e.g. \"where am I on this task?\""},
+                    "status": {"type": "string", "enum": STATUS_VALUES, "description": "New status; \"canceled\" is accepted for cancelled. Omit to keep the current status"},
+                    "plan": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 100,
+                             "description": "A replacement plan (same as task_plan_update); done marks of unchanged steps are kept"},
+                    "plan_reason": {"type": "string", "description": "Why the plan changed (with plan)"},
+                    "completed_steps": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Step numbers (from 1) to mark done"},
+                    "current_step": {"type": "integer", "minimum": 1, "description": "The step number you are working on now"}
+                },
+                "required": ["task_id"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "task_plan_update",
+        description: "Revise a task's plan when the work turns out different than planned (a step is \
+            missing, obsolete or must be split). The old and new plans and your reason are kept in the \
+            task's history; steps whose text is unchanged keep their done marks, and the result lists \
+            which marks were kept and which were dropped.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "task_id": {"type": "string", "description": "The task's id, e.g. t-7k2m9q"},
+                    "new_plan": {"type": "array", "items": {"type": "string", "maxLength": 500}, "minItems": 1, "maxItems": 100,
+                                 "description": "The full new ordered checklist"},
+                    "reason": {"type": "string", "description": "Why the plan changed, e.g. \"the release needs a schema migration\""}
+                },
+                "required": ["task_id", "new_plan"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "task_list",
+        description: "List your tasks, most recently updated first: what am I working on? Defaults to \
+            active tasks; pass status \"all\" (or one status) to see others.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "status": {"type": "string", "enum": ["active", "paused", "completed", "failed", "cancelled", "all"],
+                               "description": "Which tasks to list. Default: active"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Max results. Default: 10"}
+                },
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "task_thread",
+        description: "Read a task's message thread (your notes, progress marks, status and plan \
+            changes), newest last. Page back with before (a seq number).",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "task_id": {"type": "string", "description": "The task's id, e.g. t-7k2m9q"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Max messages. Default: 50"},
+                    "before": {"type": "integer", "minimum": 1, "description": "Only messages with a seq below this, to page back"}
+                },
+                "required": ["task_id"],
+                "additionalProperties": false
+            })
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_an_object_schema_with_described_properties() {
+        for tool in tools() {
+            let schema = (tool.input_schema)();
+            assert_eq!(schema["type"], "object", "{}", tool.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
+            for (name, spec) in schema["properties"].as_object().unwrap() {
+                assert!(
+                    spec["description"].is_string(),
+                    "{}.{name} lacks a description",
+                    tool.name
+                );
+            }
+            assert!(
+                tool.description.len() > 80,
+                "{} needs a real description",
+                tool.name
+            );
+        }
+    }
+
+    #[test]
+    fn signatures_mark_optional_parameters() {
+        let signature = find("task_register").unwrap().signature();
+        assert!(signature.starts_with("task_register("), "{signature}");
+        assert!(signature.contains("name: string"), "{signature}");
+        assert!(signature.contains("plan: string[]"), "{signature}");
+        assert!(signature.contains("metadata?: object"), "{signature}");
+    }
+}

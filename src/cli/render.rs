@@ -1,0 +1,198 @@
+//! Human-readable output of the CLI, rendered from the same JSON results clients get.
+
+use serde_json::Value;
+
+const BAR_WIDTH: usize = 20;
+
+fn text<'a>(value: &'a Value, key: &str) -> &'a str {
+    value[key].as_str().unwrap_or("")
+}
+
+fn numbers(value: &Value) -> Vec<u64> {
+    value
+        .as_array()
+        .map(|items| items.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default()
+}
+
+/// `[████████░░░░░░░░░░░░] 40%`
+pub fn progress_bar(pct: u64) -> String {
+    let filled = (pct.min(100) as usize * BAR_WIDTH + 50) / 100;
+    format!(
+        "[{}{}] {pct}%",
+        "█".repeat(filled),
+        "░".repeat(BAR_WIDTH - filled)
+    )
+}
+
+/// The plan as a checklist: ✓ done, ▶ current, ○ to do.
+pub fn checklist(plan: &Value, progress: &Value) -> String {
+    let done = numbers(&progress["completed"]);
+    let current = progress["current"].as_u64();
+    let steps = plan.as_array().cloned().unwrap_or_default();
+    steps
+        .iter()
+        .enumerate()
+        .map(|(index, step)| {
+            let number = index as u64 + 1;
+            let mark = if done.contains(&number) {
+                "✓"
+            } else if Some(number) == current {
+                "▶"
+            } else {
+                "○"
+            };
+            format!("  {mark} {number}. {}", step.as_str().unwrap_or(""))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `lookout task show`: name, bar, checklist, summary and what is next (from a query result).
+pub fn task_show(result: &Value) -> String {
+    let progress = &result["plan_progress"];
+    let plan_len = result["plan"].as_array().map_or(0, Vec::len);
+    let done = numbers(&progress["completed"]).len();
+    let mut lines = vec![
+        format!(
+            "{}  ({}, {})",
+            text(result, "name"),
+            text(result, "task_id"),
+            text(result, "status")
+        ),
+        format!(
+            "{}  {done} of {plan_len} steps done",
+            progress_bar(progress["pct"].as_u64().unwrap_or(0))
+        ),
+        checklist(&result["plan"], progress),
+        format!("Last update: {}", text(result, "last_update")),
+        text(result, "summary").to_owned(),
+        text(result, "message").to_owned(),
+    ];
+    lines.retain(|line| !line.is_empty());
+    lines.join("\n")
+}
+
+pub fn task_registered(result: &Value) -> String {
+    let progress = serde_json::json!({"completed": [], "current": 1});
+    format!(
+        "Registered {}: {}\n{}\n{}",
+        text(result, "task_id"),
+        text(result, "name"),
+        checklist(&result["plan"], &progress),
+        text(result, "message")
+    )
+}
+
+pub fn task_list(result: &Value) -> String {
+    let tasks = result["tasks"].as_array().cloned().unwrap_or_default();
+    let mut lines: Vec<String> = tasks
+        .iter()
+        .map(|task| {
+            format!(
+                "{:<10} {:<10} {:>4}%  {:>3} steps  {:>4} msgs  {}  {}",
+                text(task, "task_id"),
+                text(task, "status"),
+                task["progress_pct"].as_u64().unwrap_or(0),
+                task["plan_steps"].as_u64().unwrap_or(0),
+                task["messages"].as_u64().unwrap_or(0),
+                text(task, "last_update"),
+                text(task, "name"),
+            )
+        })
+        .collect();
+    lines.push(text(result, "message").to_owned());
+    lines.join("\n")
+}
+
+pub fn task_thread(result: &Value) -> String {
+    let messages = result["messages"].as_array().cloned().unwrap_or_default();
+    let mut lines: Vec<String> = messages
+        .iter()
+        .map(|message| {
+            let content = text(message, "content").replace('\n', "\n      ");
+            format!(
+                "#{:<4} {} {:<6} {:<9} {content}",
+                message["seq"].as_u64().unwrap_or(0),
+                text(message, "created_at"),
+                text(message, "role"),
+                text(message, "msg_type"),
+            )
+        })
+        .collect();
+    lines.push(text(result, "message").to_owned());
+    lines.join("\n")
+}
+
+pub fn status(result: &Value) -> String {
+    let storage = &result["storage"];
+    let tasks = result["tasks"].as_object().cloned().unwrap_or_default();
+    let counts: Vec<String> = tasks
+        .iter()
+        .map(|(status, n)| format!("{status} {n}"))
+        .collect();
+    [
+        format!(
+            "lookout {} (pid {}) — {}",
+            text(result, "version"),
+            result["pid"],
+            text(result, "health")
+        ),
+        format!(
+            "uptime:   {}s since {}",
+            result["uptime_s"],
+            text(result, "started_at")
+        ),
+        format!("socket:   {}", text(result, "socket")),
+        format!(
+            "data:     {} ({} bytes, schema v{})",
+            text(result, "data_file"),
+            storage["file_bytes"],
+            storage["schema_version"]
+        ),
+        format!("config:   {}", text(result, "config")),
+        format!("tasks:    {}", counts.join(", ")),
+        format!(
+            "commits:  {} for {} writes (largest group {}, group commit {})",
+            storage["commits"],
+            storage["writes"],
+            storage["largest_group"],
+            storage["group_commit"]
+        ),
+    ]
+    .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn show_renders_a_checklist_and_a_bar() {
+        let result = json!({
+            "task_id": "t-7k2m9q", "name": "Deploy", "status": "active",
+            "plan": ["Build", "Push", "SSH", "Run", "Verify"],
+            "plan_progress": {"completed": [1, 2], "current": 3, "remaining": [4, 5], "pct": 40},
+            "last_update": "2026-02-13T17:15:00Z", "summary": "Completed steps 1-2.", "message": "Next: step 3, SSH."
+        });
+        let text = task_show(&result);
+        assert!(
+            text.contains("[████████░░░░░░░░░░░░] 40%  2 of 5 steps done"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  ✓ 2. Push\n  ▶ 3. SSH\n  ○ 4. Run"),
+            "{text}"
+        );
+        assert!(text.ends_with("Next: step 3, SSH."), "{text}");
+    }
+
+    #[test]
+    fn bars_round_and_clamp() {
+        assert_eq!(progress_bar(0), format!("[{}] 0%", "░".repeat(20)));
+        assert_eq!(progress_bar(100), format!("[{}] 100%", "█".repeat(20)));
+        assert!(progress_bar(33).starts_with("[███████░"));
+    }
+}

@@ -1,0 +1,115 @@
+//! A JSON-RPC client for the daemon's socket, used by the CLI and the tests.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+
+use crate::jsonrpc::RpcError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error(
+        "no lookout daemon is listening on {} ({reason}); start one with `lookout serve`, or \
+         `systemctl --user start lookout` if it is installed as a service",
+        path.display()
+    )]
+    NoDaemon { path: PathBuf, reason: String },
+    #[error("the connection to the daemon failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("the daemon closed the connection")]
+    Closed,
+    #[error("the daemon sent something that is not a JSON-RPC response: {0}")]
+    Protocol(String),
+}
+
+pub struct Client {
+    reader: BufReader<OwnedReadHalf>,
+    writer: OwnedWriteHalf,
+    next_id: u64,
+}
+
+/// The error object of a response, if it is one.
+fn error_of(response: &Value) -> Option<RpcError> {
+    let error = response.get("error")?;
+    Some(RpcError::new(
+        error["code"].as_i64()?,
+        error["message"].as_str().unwrap_or_default(),
+        error["data"]["hint"].as_str().unwrap_or_default(),
+    ))
+}
+
+impl Client {
+    pub async fn connect(path: &Path) -> Result<Client, ClientError> {
+        let stream = UnixStream::connect(path)
+            .await
+            .map_err(|error| ClientError::NoDaemon {
+                path: path.to_owned(),
+                reason: match error.kind() {
+                    std::io::ErrorKind::NotFound => "no socket there".to_owned(),
+                    std::io::ErrorKind::ConnectionRefused => "connection refused".to_owned(),
+                    _ => error.to_string(),
+                },
+            })?;
+        let (read_half, write_half) = stream.into_split();
+        Ok(Client {
+            reader: BufReader::new(read_half),
+            writer: write_half,
+            next_id: 1,
+        })
+    }
+
+    /// Calls `method` and waits for its response, skipping notifications that arrive first.
+    pub async fn call(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<Result<Value, RpcError>, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if let Err(error) = self.send_line(request.to_string().as_bytes()).await {
+            // The daemon may have answered and closed before reading (it refuses peers of
+            // another user that way): what it said explains the failure better.
+            return match self.read_json().await.ok().as_ref().and_then(error_of) {
+                Some(refusal) => Ok(Err(refusal)),
+                None => Err(error),
+            };
+        }
+        loop {
+            let response = self.read_json().await?;
+            // Skip notifications and other answers; an error with a null id (the daemon
+            // could not read the request, or refused the connection) is ours too.
+            let ours = response.get("id") == Some(&json!(id))
+                || (response.get("id") == Some(&Value::Null) && response.get("error").is_some());
+            if !ours {
+                continue;
+            }
+            if let Some(result) = response.get("result") {
+                return Ok(Ok(result.clone()));
+            }
+            return match error_of(&response) {
+                Some(error) => Ok(Err(error)),
+                None => Err(ClientError::Protocol(response.to_string())),
+            };
+        }
+    }
+
+    /// Sends raw bytes followed by a newline.
+    pub async fn send_line(&mut self, line: &[u8]) -> Result<(), ClientError> {
+        self.writer.write_all(line).await?;
+        self.writer.write_all(b"\n").await?;
+        Ok(())
+    }
+
+    /// Reads one line and parses it as JSON.
+    pub async fn read_json(&mut self) -> Result<Value, ClientError> {
+        let mut line = String::new();
+        if self.reader.read_line(&mut line).await? == 0 {
+            return Err(ClientError::Closed);
+        }
+        serde_json::from_str(&line).map_err(|_| ClientError::Protocol(line.trim_end().to_owned()))
+    }
+}

@@ -1,0 +1,204 @@
+//! Method dispatch: a method name and its params in, a JSON result or an `RpcError` out.
+//!
+//! Shared by the socket server and (later) the MCP bridge and the harness, so every way in
+//! reaches the same code with the same validation.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use actors::Tree;
+use serde_json::{Value, json};
+use storage::Timestamp;
+
+use crate::catalogue;
+use crate::jsonrpc::{RpcError, codes};
+use crate::params::{
+    TaskListParams, TaskPlanUpdateParams, TaskRegisterParams, TaskThreadParams, TaskUpdateParams,
+    decode,
+};
+use crate::wire;
+
+/// Methods that are not tools: the daemon's own.
+pub const DAEMON_METHODS: &[&str] = &["tools.list", "daemon.status"];
+
+/// Facts about the running daemon for `daemon.status`.
+#[derive(Clone, Debug)]
+pub struct DaemonInfo {
+    pub version: &'static str,
+    pub started_at: Timestamp,
+    pub pid: u32,
+    pub socket_path: PathBuf,
+    pub data_file: PathBuf,
+    pub config_source: String,
+}
+
+pub struct Methods {
+    tree: Arc<Tree>,
+    info: DaemonInfo,
+}
+
+impl Methods {
+    pub fn new(tree: Arc<Tree>, info: DaemonInfo) -> Self {
+        Self { tree, info }
+    }
+
+    pub fn tree(&self) -> &Arc<Tree> {
+        &self.tree
+    }
+
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let tree = &self.tree;
+        match method {
+            "task_register" => {
+                let request = decode::<TaskRegisterParams>(method, params)?.validate()?;
+                Ok(wire::registered(&tree.register_task(request).await?))
+            }
+            "task_update" => {
+                let (id, request) = decode::<TaskUpdateParams>(method, params)?.validate()?;
+                Ok(wire::updated(&tree.update_task(id, request).await?))
+            }
+            "task_plan_update" => {
+                let (id, change) = decode::<TaskPlanUpdateParams>(method, params)?.validate()?;
+                Ok(wire::plan_updated(&tree.revise_plan(id, change).await?))
+            }
+            "task_list" => {
+                let (filter, limit) = decode::<TaskListParams>(method, params)?.validate()?;
+                let listing = tree.list_tasks(filter.clone(), limit).await?;
+                Ok(wire::task_list(&listing, &filter, limit))
+            }
+            "task_thread" => {
+                let (id, limit, before) = decode::<TaskThreadParams>(method, params)?.validate()?;
+                Ok(wire::thread(&tree.thread(id, limit, before).await?))
+            }
+            "tools.list" => {
+                no_params(method, &params)?;
+                let tools: Vec<Value> = catalogue::tools()
+                    .iter()
+                    .map(catalogue::Tool::to_json)
+                    .collect();
+                let count = tools.len();
+                Ok(json!({"tools": tools, "message": format!("{count} tools.")}))
+            }
+            "daemon.status" => {
+                no_params(method, &params)?;
+                self.status().await
+            }
+            _ => Err(unknown_method(method)),
+        }
+    }
+
+    async fn status(&self) -> Result<Value, RpcError> {
+        let status = self.tree.status().await?;
+        let info = &self.info;
+        let now = self.tree.directory().now();
+        let uptime_s = now.millis_since(info.started_at) / 1000;
+        let tasks: serde_json::Map<String, Value> = status
+            .store
+            .tasks_by_status
+            .iter()
+            .map(|(status, count)| (status.as_str().to_owned(), json!(count)))
+            .collect();
+        let active = status
+            .store
+            .tasks_by_status
+            .first()
+            .map(|(_, n)| *n)
+            .unwrap_or(0);
+        let health = match &status.health {
+            actors::Health::Serving => "serving".to_owned(),
+            actors::Health::Starting => "starting".to_owned(),
+            actors::Health::Failed(reason) => format!("failed: {reason}"),
+        };
+        Ok(json!({
+            "version": info.version,
+            "pid": info.pid,
+            "started_at": info.started_at.to_rfc3339(),
+            "uptime_s": uptime_s,
+            "socket": info.socket_path,
+            "data_file": info.data_file,
+            "config": info.config_source,
+            "health": health,
+            "tasks": tasks,
+            "messages": status.store.messages,
+            "plan_revisions": status.store.plan_revisions,
+            "storage": {
+                "file_bytes": status.store.file_bytes,
+                "schema_version": status.store.schema_version,
+                "group_commit": status.registry.group_commit,
+                "commits": status.registry.commits,
+                "writes": status.registry.writes,
+                "failed_writes": status.registry.failed_writes,
+                "largest_group": status.registry.largest_group,
+            },
+            "actors": {
+                "live_task_actors": status.tasks.live_task_actors,
+                "task_actor_failures": status.tasks.task_actor_failures,
+                "restarts": status.restarts,
+            },
+            "message": format!("lookout {} serving for {uptime_s}s; {active} active tasks.", info.version),
+        }))
+    }
+}
+
+fn no_params(method: &str, params: &Value) -> Result<(), RpcError> {
+    match params.as_object() {
+        Some(object) if object.is_empty() => Ok(()),
+        _ => Err(RpcError::invalid_params(
+            format!("{method} takes no params"),
+            "send params: {} or leave them out",
+        )),
+    }
+}
+
+fn unknown_method(method: &str) -> RpcError {
+    let known: Vec<&str> = catalogue::tools()
+        .iter()
+        .map(|tool| tool.name)
+        .chain(DAEMON_METHODS.iter().copied())
+        .collect();
+    let suggestion = known
+        .iter()
+        .map(|name| (edit_distance(method, name), *name))
+        .filter(|(distance, _)| *distance <= 3)
+        .min()
+        .map(|(_, name)| format!("did you mean {name}? "))
+        .unwrap_or_default();
+    RpcError::new(
+        codes::METHOD_NOT_FOUND,
+        format!("unknown method '{method}'"),
+        format!("{suggestion}known methods: {}", known.join(", ")),
+    )
+}
+
+/// Levenshtein distance, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_methods_suggest_the_closest_one() {
+        let error = unknown_method("task_regster");
+        assert_eq!(error.code, codes::METHOD_NOT_FOUND);
+        assert!(
+            error.hint.starts_with("did you mean task_register?"),
+            "{}",
+            error.hint
+        );
+        assert!(!unknown_method("frobnicate").hint.contains("did you mean"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

@@ -1,0 +1,352 @@
+//! Decoding and validating each method's params into the typed requests of the tree.
+//!
+//! Serde rejects unknown fields, missing fields and wrong types; the checks here turn what
+//! is left (limits, statuses, step numbers) into typed values once, with errors that quote
+//! the method's signature so the caller can fix the call.
+
+use std::collections::BTreeSet;
+
+use actors::CallError;
+use actors::tasks::types::{
+    MAX_KEY_CHARS, MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MAX_REASON_CHARS, Metadata, Plan,
+    PlanChange, RegisterTask, TaskName, UpdateTask, bounded_text,
+};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use storage::{Status, StatusFilter, TaskId};
+
+use crate::catalogue;
+use crate::jsonrpc::RpcError;
+
+pub const DEFAULT_LIST_LIMIT: usize = 10;
+pub const DEFAULT_THREAD_LIMIT: usize = 50;
+pub const MAX_LIMIT: u32 = 1000;
+const MAX_TASK_ID_CHARS: usize = 100;
+
+pub const STATUS_HINT: &str =
+    "status must be one of active, paused, completed, failed, cancelled (alias: canceled)";
+
+/// Deserializes `params` for `method`, turning serde's complaint into an invalid-params
+/// error whose hint shows the method's signature.
+pub fn decode<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
+    serde_json::from_value(params).map_err(|error| {
+        let signature = catalogue::find(method)
+            .map(|tool| format!("{} (see tools.list for the full schema)", tool.signature()))
+            .unwrap_or_else(|| "see tools.list for the parameters".to_owned());
+        RpcError::invalid_params(
+            format!("invalid params for {method}: {error}"),
+            format!("call it as {signature}"),
+        )
+    })
+}
+
+pub fn task_id(text: &str) -> Result<TaskId, CallError> {
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > MAX_TASK_ID_CHARS {
+        return Err(CallError::invalid(
+            "task_id is blank or too long",
+            "pass the id task_register returned, e.g. \"t-7k2m9q\"; task_list shows your tasks",
+        ));
+    }
+    Ok(TaskId::new(text))
+}
+
+pub fn status(text: &str) -> Result<Status, CallError> {
+    Status::parse(text)
+        .ok_or_else(|| CallError::invalid(format!("invalid status '{text}'"), STATUS_HINT))
+}
+
+fn optional_key(what: &str, value: Option<String>) -> Result<Option<String>, CallError> {
+    value
+        .map(|v| bounded_text(what, v.trim(), MAX_KEY_CHARS))
+        .transpose()
+}
+
+fn non_blank(what: &str, text: &str, max_chars: usize) -> Result<String, CallError> {
+    if text.trim().is_empty() {
+        return Err(CallError::invalid(
+            format!("{what} is blank"),
+            format!("leave {what} out, or say something in it"),
+        ));
+    }
+    bounded_text(what, text, max_chars)
+}
+
+fn limit(value: Option<u32>, default: usize) -> Result<usize, CallError> {
+    match value {
+        None => Ok(default),
+        Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n as usize),
+        Some(n) => Err(CallError::invalid(
+            format!("limit {n} is out of range"),
+            format!("limit must be between 1 and {MAX_LIMIT}"),
+        )),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskRegisterParams {
+    name: String,
+    plan: Vec<String>,
+    #[serde(default)]
+    metadata: Option<Value>,
+    #[serde(default)]
+    session_key: Option<String>,
+    #[serde(default)]
+    agent_id: Option<String>,
+}
+
+impl TaskRegisterParams {
+    pub fn validate(self) -> Result<RegisterTask, CallError> {
+        Ok(RegisterTask {
+            name: TaskName::new(&self.name)?,
+            plan: Plan::new(&self.plan)?,
+            metadata: match &self.metadata {
+                None => Metadata::empty(),
+                Some(value) => Metadata::new(value)?,
+            },
+            session_key: optional_key("session_key", self.session_key)?,
+            agent_id: optional_key("agent_id", self.agent_id)?,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskUpdateParams {
+    task_id: String,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    query: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    plan: Option<Vec<String>>,
+    #[serde(default)]
+    plan_reason: Option<String>,
+    #[serde(default)]
+    completed_steps: Option<Vec<u32>>,
+    #[serde(default)]
+    current_step: Option<u32>,
+}
+
+impl TaskUpdateParams {
+    pub fn validate(self) -> Result<(TaskId, UpdateTask), CallError> {
+        let id = task_id(&self.task_id)?;
+        if self.plan_reason.is_some() && self.plan.is_none() {
+            return Err(CallError::invalid(
+                "plan_reason was given without plan",
+                "pass the new plan with it, or use task_plan_update(task_id, new_plan, reason)",
+            ));
+        }
+        let request = UpdateTask {
+            message: self
+                .message
+                .as_deref()
+                .map(|m| non_blank("message", m, MAX_MESSAGE_CHARS))
+                .transpose()?,
+            query: self
+                .query
+                .as_deref()
+                .map(|q| non_blank("query", q, MAX_QUERY_CHARS))
+                .transpose()?,
+            status: self.status.as_deref().map(status).transpose()?,
+            plan: match self.plan {
+                Some(steps) => Some(PlanChange {
+                    new_plan: Plan::new(&steps)?,
+                    reason: self
+                        .plan_reason
+                        .map(|r| bounded_text("plan_reason", &r, MAX_REASON_CHARS))
+                        .transpose()?,
+                }),
+                None => None,
+            },
+            completed_steps: self
+                .completed_steps
+                .unwrap_or_default()
+                .into_iter()
+                .collect::<BTreeSet<u32>>(),
+            current_step: self.current_step,
+        };
+        if !request.changes_something() && request.query.is_none() {
+            return Err(CallError::invalid(
+                "task_update needs at least one of message, query, status or plan",
+                "report progress with message (\"Step 2 done — pushed v1.2.3\"), ask where you are with \
+                 query (\"where am I?\"), or set status (\"completed\")",
+            ));
+        }
+        Ok((id, request))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskPlanUpdateParams {
+    task_id: String,
+    new_plan: Vec<String>,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+impl TaskPlanUpdateParams {
+    pub fn validate(self) -> Result<(TaskId, PlanChange), CallError> {
+        Ok((
+            task_id(&self.task_id)?,
+            PlanChange {
+                new_plan: Plan::new(&self.new_plan)?,
+                reason: self
+                    .reason
+                    .map(|r| bounded_text("reason", &r, MAX_REASON_CHARS))
+                    .transpose()?,
+            },
+        ))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskListParams {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    limit: Option<u32>,
+}
+
+impl TaskListParams {
+    pub fn validate(self) -> Result<(StatusFilter, usize), CallError> {
+        let filter = match self.status.as_deref().map(str::trim) {
+            None => StatusFilter::Only(Status::Active),
+            Some(text) if text.eq_ignore_ascii_case("all") => StatusFilter::All,
+            Some(text) => StatusFilter::Only(Status::parse(text).ok_or_else(|| {
+                CallError::invalid(
+                    format!("invalid status '{text}'"),
+                    format!("{STATUS_HINT}, or \"all\""),
+                )
+            })?),
+        };
+        Ok((filter, limit(self.limit, DEFAULT_LIST_LIMIT)?))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskThreadParams {
+    task_id: String,
+    #[serde(default)]
+    limit: Option<u32>,
+    #[serde(default)]
+    before: Option<u64>,
+}
+
+impl TaskThreadParams {
+    pub fn validate(self) -> Result<(TaskId, usize, Option<u64>), CallError> {
+        Ok((
+            task_id(&self.task_id)?,
+            limit(self.limit, DEFAULT_THREAD_LIMIT)?,
+            self.before,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::jsonrpc::codes;
+
+    #[test]
+    fn serde_errors_quote_the_signature() {
+        let error = decode::<TaskRegisterParams>(
+            "task_register",
+            json!({"name": "x", "plan": ["a"], "colour": 1}),
+        )
+        .err()
+        .unwrap();
+        assert_eq!(error.code, codes::INVALID_PARAMS);
+        assert!(
+            error.message.contains("unknown field `colour`"),
+            "{}",
+            error.message
+        );
+        assert!(
+            error
+                .hint
+                .contains("task_register(name: string, plan: string[]"),
+            "{}",
+            error.hint
+        );
+        let missing = decode::<TaskRegisterParams>("task_register", json!({"plan": ["a"]}))
+            .err()
+            .unwrap();
+        assert!(
+            missing.message.contains("missing field `name`"),
+            "{}",
+            missing.message
+        );
+        let wrong = decode::<TaskListParams>("task_list", json!({"limit": "ten"}))
+            .err()
+            .unwrap();
+        assert!(wrong.message.contains("invalid type"), "{}", wrong.message);
+    }
+
+    #[test]
+    fn update_needs_something_to_do_and_a_valid_status() {
+        let empty = decode::<TaskUpdateParams>("task_update", json!({"task_id": "t-1"}))
+            .ok()
+            .unwrap();
+        assert!(
+            empty
+                .validate()
+                .unwrap_err()
+                .message
+                .contains("at least one of message, query, status or plan")
+        );
+        let bad = decode::<TaskUpdateParams>(
+            "task_update",
+            json!({"task_id": "t-1", "status": "done-ish"}),
+        )
+        .ok()
+        .unwrap();
+        let error = bad.validate().unwrap_err();
+        assert_eq!(
+            (error.message.as_str(), error.hint.as_str()),
+            ("invalid status 'done-ish'", STATUS_HINT)
+        );
+        let alias = decode::<TaskUpdateParams>(
+            "task_update",
+            json!({"task_id": "t-1", "status": "canceled"}),
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(alias.validate().unwrap().1.status, Some(Status::Cancelled));
+    }
+
+    #[test]
+    fn list_limits_and_statuses_are_checked() {
+        let list = |params: Value| {
+            decode::<TaskListParams>("task_list", params)
+                .ok()
+                .unwrap()
+                .validate()
+        };
+        assert_eq!(
+            list(json!({})).unwrap(),
+            (StatusFilter::Only(Status::Active), 10)
+        );
+        assert_eq!(
+            list(json!({"status": "all", "limit": 1000})).unwrap(),
+            (StatusFilter::All, 1000)
+        );
+        assert!(list(json!({"limit": 1001})).is_err());
+        assert!(list(json!({"limit": 0})).is_err());
+        assert!(
+            list(json!({"status": "finished"}))
+                .unwrap_err()
+                .hint
+                .contains("\"all\"")
+        );
+    }
+}

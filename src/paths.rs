@@ -1,0 +1,63 @@
+//! Where things live on disk: the data file, the socket, the config file.
+//!
+//! Follows the XDG base directories, with the fallbacks the design fixes. The only module
+//! that reads `HOME` and the `XDG_*` variables.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+
+use crate::config::Config;
+
+pub const DATA_FILE_NAME: &str = "lookout.redb";
+pub const SOCKET_FILE_NAME: &str = "lookout.sock";
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
+}
+
+fn home() -> Option<PathBuf> {
+    env_path("HOME")
+}
+
+/// The effective uid of this process (the owner of `/proc/self`), without `unsafe`.
+pub fn current_uid() -> u32 {
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(u32::MAX)
+}
+
+/// `<data_dir>/lookout.redb`, the data folder defaulting to `$XDG_DATA_HOME/lookout`.
+pub fn data_file(config: &Config) -> PathBuf {
+    let folder = config.data_dir.clone().unwrap_or_else(|| {
+        env_path("XDG_DATA_HOME")
+            .or_else(|| home().map(|h| h.join(".local/share")))
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join("lookout")
+    });
+    folder.join(DATA_FILE_NAME)
+}
+
+/// The socket: `socket_path`, else `$XDG_RUNTIME_DIR/lookout/lookout.sock`, else
+/// `/tmp/lookout-$UID/lookout.sock`.
+pub fn socket_path(config: &Config) -> PathBuf {
+    config
+        .socket_path
+        .clone()
+        .unwrap_or_else(default_socket_path)
+}
+
+pub fn default_socket_path() -> PathBuf {
+    match env_path("XDG_RUNTIME_DIR") {
+        Some(runtime) => runtime.join("lookout").join(SOCKET_FILE_NAME),
+        None => PathBuf::from(format!("/tmp/lookout-{}", current_uid())).join(SOCKET_FILE_NAME),
+    }
+}
+
+/// `$XDG_CONFIG_HOME/lookout/config.toml` (or under `~/.config`).
+pub fn default_config_file() -> Option<PathBuf> {
+    env_path("XDG_CONFIG_HOME")
+        .or_else(|| home().map(|h| h.join(".config")))
+        .map(|folder| folder.join("lookout").join("config.toml"))
+}

@@ -1,0 +1,244 @@
+//! The Unix-socket JSON-RPC server.
+//!
+//! Binds the socket (0600, in a 0700 folder), refuses peers of another uid, reads one
+//! request line at a time per connection (so a client's requests are answered in order;
+//! concurrency comes from many connections), and on shutdown stops accepting, lets every
+//! connection finish the request in hand, then removes the socket.
+
+mod framing;
+
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinSet;
+
+pub use framing::{Frame, LineReader};
+
+use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
+use crate::methods::Methods;
+
+/// How long shutdown waits for connections to finish the request in hand.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+/// Responses queued per connection before the reader waits for the writer.
+const OUTBOX_DEPTH: usize = 64;
+
+/// Binds `path`, replacing a stale socket left by a killed daemon but never a live one.
+/// `secure_folder` makes the socket's folder 0700 even when it already existed.
+pub fn bind(path: &Path, secure_folder: bool) -> anyhow::Result<UnixListener> {
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let created = !folder.exists();
+    std::fs::create_dir_all(folder)
+        .with_context(|| format!("cannot create the socket folder {}", folder.display()))?;
+    if created || secure_folder {
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700)).with_context(
+            || {
+                format!(
+                    "cannot make the socket folder {} private (0700)",
+                    folder.display()
+                )
+            },
+        )?;
+    }
+    if let Ok(existing) = std::fs::symlink_metadata(path) {
+        if !existing.file_type().is_socket() {
+            bail!(
+                "{} exists and is not a socket; remove it or set socket_path to another path",
+                path.display()
+            );
+        }
+        match std::os::unix::net::UnixStream::connect(path) {
+            Ok(_) => bail!(
+                "another lookout daemon is already listening on {}; stop it first (`lookout status` \
+                 shows it), or set socket_path to another path",
+                path.display()
+            ),
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => {
+                std::fs::remove_file(path).with_context(|| {
+                    format!("cannot remove the stale socket {}", path.display())
+                })?;
+                tracing::info!(socket = %path.display(), "replaced a stale socket left by a daemon that did not shut down");
+            }
+            Err(error) => bail!(
+                "cannot check the existing socket {}: {error}",
+                path.display()
+            ),
+        }
+    }
+    let listener = UnixListener::bind(path).with_context(|| {
+        format!(
+            "cannot listen on {} (a socket path must be shorter than 108 bytes)",
+            path.display()
+        )
+    })?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("cannot make the socket {} private (0600)", path.display()))?;
+    Ok(listener)
+}
+
+pub struct ServerOptions {
+    pub socket_path: PathBuf,
+    pub max_request_bytes: usize,
+    pub owner_uid: u32,
+}
+
+/// Accepts connections until `shutdown` turns true, then drains them and removes the socket.
+pub async fn serve(
+    listener: UnixListener,
+    methods: Arc<Methods>,
+    options: ServerOptions,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let options = Arc::new(options);
+    let mut connections = JoinSet::new();
+    let for_connections = shutdown.clone();
+    loop {
+        tokio::select! {
+            () = stopped(&mut shutdown) => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(connection(stream, methods.clone(), options.clone(), for_connections.clone()));
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let _ = std::fs::remove_file(&options.socket_path);
+    let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            left = connections.len(),
+            "connections did not finish in time; closing them"
+        );
+        connections.shutdown().await;
+    }
+}
+
+async fn connection(
+    stream: UnixStream,
+    methods: Arc<Methods>,
+    options: Arc<ServerOptions>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let peer_uid = stream.peer_cred().map(|cred| cred.uid()).ok();
+    if peer_uid != Some(options.owner_uid) {
+        refuse_foreign_peer(stream, peer_uid, options.owner_uid).await;
+        return;
+    }
+    let (read_half, write_half) = stream.into_split();
+    let (outbox, outbox_receiver) = mpsc::channel::<String>(OUTBOX_DEPTH);
+    let writer = tokio::spawn(write_lines(write_half, outbox_receiver));
+    let mut lines = LineReader::new(read_half, options.max_request_bytes);
+    loop {
+        let frame = tokio::select! {
+            biased;
+            () = stopped(&mut shutdown) => break,
+            frame = lines.next_frame() => frame,
+        };
+        let reply = match frame {
+            Ok(Frame::Line(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
+            Ok(Frame::Line(line)) => handle_line(&methods, &line).await,
+            Ok(Frame::TooLong { bytes }) => Some(too_long(bytes, options.max_request_bytes)),
+            Ok(Frame::Eof) | Err(_) => break,
+        };
+        if let Some(reply) = reply
+            && outbox.send(reply).await.is_err()
+        {
+            break;
+        }
+    }
+    drop(outbox);
+    let _ = writer.await;
+}
+
+async fn write_lines(
+    mut writer: tokio::net::unix::OwnedWriteHalf,
+    mut lines: mpsc::Receiver<String>,
+) {
+    while let Some(line) = lines.recv().await {
+        if writer.write_all(line.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
+
+async fn refuse_foreign_peer(mut stream: UnixStream, peer_uid: Option<u32>, owner_uid: u32) {
+    let who = peer_uid.map_or("an unknown user".to_owned(), |uid| format!("uid {uid}"));
+    tracing::warn!(peer = %who, "refused a connection from another user");
+    let error = RpcError::new(
+        codes::INVALID_REQUEST,
+        format!("connection refused: this daemon serves uid {owner_uid}, not {who}"),
+        "run your own lookout daemon as your user (`lookout serve`)",
+    );
+    let mut line = jsonrpc::error_response(&Value::Null, &error).to_string();
+    line.push('\n');
+    let _ = stream.write_all(line.as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+fn too_long(bytes: usize, limit: usize) -> String {
+    let error = RpcError::new(
+        codes::TOO_LARGE,
+        format!("request line of {bytes} bytes is over the limit of {limit} bytes"),
+        "send smaller requests (put large content in a file and pass its path), or raise \
+         max_request_bytes in the config",
+    );
+    to_line(&jsonrpc::error_response(&Value::Null, &error))
+}
+
+/// Handles one line: a request, a notification or a batch. `None` when nothing is owed.
+pub async fn handle_line(methods: &Methods, line: &[u8]) -> Option<String> {
+    match jsonrpc::parse_line(line) {
+        Err(error_response) => Some(to_line(&error_response)),
+        Ok(Incoming::Single(entry)) => handle_entry(methods, entry).await.map(|r| to_line(&r)),
+        Ok(Incoming::Batch(entries)) => {
+            let mut responses = Vec::new();
+            for entry in entries {
+                responses.extend(handle_entry(methods, entry).await);
+            }
+            (!responses.is_empty()).then(|| to_line(&Value::Array(responses)))
+        }
+    }
+}
+
+async fn handle_entry(methods: &Methods, entry: Result<Request, Value>) -> Option<Value> {
+    let request = match entry {
+        Ok(request) => request,
+        Err(error_response) => return Some(error_response),
+    };
+    let outcome = methods.call(&request.method, request.params).await;
+    let id = request.id?;
+    Some(match outcome {
+        Ok(result) => jsonrpc::success_response(&id, result),
+        Err(error) => jsonrpc::error_response(&id, &error),
+    })
+}
+
+/// Resolves once shutdown is requested (or the daemon that could request it is gone).
+async fn stopped(shutdown: &mut watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|stop| *stop).await;
+}
+
+fn to_line(value: &Value) -> String {
+    let mut line = value.to_string();
+    line.push('\n');
+    line
+}

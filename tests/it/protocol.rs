@@ -1,0 +1,318 @@
+//! The JSON-RPC envelope over the real socket: errors, batches, notifications, limits, bad
+//! input and many clients.
+
+use lookout::jsonrpc::codes;
+use serde_json::{Value, json};
+
+use crate::support::{TestDaemon, deploy_task, err, ok};
+
+fn code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {response}"))
+}
+
+fn hint(response: &Value) -> &str {
+    response["error"]["data"]["hint"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no hint: {response}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_lines_get_errors_and_the_connection_survives() {
+    let daemon = TestDaemon::start().await;
+    let mut client = daemon.client().await;
+    let cases: Vec<(&[u8], i64)> = vec![
+        (br#"{"jsonrpc":"2.0","id":3,"method":"#, codes::PARSE_ERROR),
+        (b"not json at all", codes::PARSE_ERROR),
+        (b"\xff\xfe\x00garbage", codes::PARSE_ERROR),
+        (br#"{"id":1,"method":"task_list"}"#, codes::INVALID_REQUEST),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"method":42}"#,
+            codes::INVALID_REQUEST,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"method":"task_list","params":[1,2]}"#,
+            codes::INVALID_PARAMS,
+        ),
+        (br#""just a string""#, codes::INVALID_REQUEST),
+        (b"[]", codes::INVALID_REQUEST),
+    ];
+    let nested = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    for (line, expected) in cases
+        .iter()
+        .copied()
+        .chain([(nested.as_bytes(), codes::PARSE_ERROR)])
+    {
+        client.send_line(line).await.unwrap();
+        let response = client.read_json().await.unwrap();
+        assert_eq!(
+            code(&response),
+            expected,
+            "{}",
+            String::from_utf8_lossy(line)
+        );
+        assert!(!hint(&response).is_empty());
+    }
+    // The same connection still serves requests.
+    assert_eq!(
+        ok(&mut client, "task_list", json!({})).await["tasks"],
+        json!([])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_methods_fields_and_types_are_invalid_with_hints() {
+    let daemon = TestDaemon::start().await;
+    let unknown = daemon.err("task_regster", json!({})).await;
+    assert_eq!(unknown.code, codes::METHOD_NOT_FOUND);
+    assert!(
+        unknown.hint.contains("did you mean task_register"),
+        "{}",
+        unknown.hint
+    );
+
+    let extra = daemon
+        .err(
+            "task_register",
+            json!({"name": "x", "plan": ["a"], "priority": 1}),
+        )
+        .await;
+    assert_eq!(extra.code, codes::INVALID_PARAMS);
+    assert!(
+        extra.message.contains("unknown field `priority`"),
+        "{}",
+        extra.message
+    );
+    assert!(
+        extra
+            .hint
+            .contains("task_register(name: string, plan: string[]"),
+        "{}",
+        extra.hint
+    );
+
+    let missing = daemon.err("task_register", json!({"name": "x"})).await;
+    assert!(
+        missing.message.contains("missing field `plan`"),
+        "{}",
+        missing.message
+    );
+    let wrong_type = daemon
+        .err("task_update", json!({"task_id": 7, "message": "x"}))
+        .await;
+    assert!(
+        wrong_type.message.contains("invalid type"),
+        "{}",
+        wrong_type.message
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversize_request_is_refused_and_the_connection_stays_usable() {
+    let daemon = TestDaemon::start_with(|config| config.max_request_bytes = 64 * 1024, None).await;
+    let mut client = daemon.client().await;
+    let huge = json!({"jsonrpc": "2.0", "id": 1, "method": "task_register",
+                      "params": {"name": "x".repeat(200_000), "plan": ["a"]}});
+    client.send_line(huge.to_string().as_bytes()).await.unwrap();
+    let response = client.read_json().await.unwrap();
+    assert_eq!(code(&response), codes::TOO_LARGE);
+    assert!(
+        response["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the limit of 65536 bytes")
+    );
+    assert!(hint(&response).contains("max_request_bytes"));
+    assert_eq!(
+        ok(&mut client, "task_list", json!({})).await["message"],
+        "No active tasks."
+    );
+    // Nothing of the refused request was stored.
+    assert_eq!(
+        ok(&mut client, "task_list", json!({"status": "all"})).await["tasks"],
+        json!([])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_and_notifications() {
+    let daemon = TestDaemon::start().await;
+    let mut client = daemon.client().await;
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": "a", "method": "task_register", "params": deploy_task()},
+        {"jsonrpc": "2.0", "method": "task_register", "params": deploy_task()},
+        {"jsonrpc": "2.0", "id": "c", "method": "no_such_method"},
+        7
+    ]);
+    client
+        .send_line(batch.to_string().as_bytes())
+        .await
+        .unwrap();
+    let responses = client.read_json().await.unwrap();
+    let responses = responses.as_array().expect("a batch gets an array");
+    assert_eq!(
+        responses.len(),
+        3,
+        "the notification gets no entry: {responses:?}"
+    );
+    assert_eq!(responses[0]["id"], "a");
+    assert!(
+        responses[0]["result"]["task_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("t-")
+    );
+    assert_eq!(
+        (responses[1]["id"].clone(), code(&responses[1])),
+        (json!("c"), codes::METHOD_NOT_FOUND)
+    );
+    assert_eq!(code(&responses[2]), codes::INVALID_REQUEST);
+
+    // A notification-only line gets no reply: the next line's answer comes first.
+    let notification =
+        json!({"jsonrpc": "2.0", "method": "task_register", "params": deploy_task()});
+    client
+        .send_line(notification.to_string().as_bytes())
+        .await
+        .unwrap();
+    client
+        .send_line(json!([notification]).to_string().as_bytes())
+        .await
+        .unwrap();
+    let listed = ok(&mut client, "task_list", json!({})).await;
+    assert_eq!(
+        listed["tasks"].as_array().unwrap().len(),
+        4,
+        "every registration ran"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_vanishing_mid_request_leaves_the_daemon_unaffected() {
+    let daemon = TestDaemon::start().await;
+    let task_id = daemon.ok("task_register", deploy_task()).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for n in 0..20 {
+        let mut client = daemon.client().await;
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "task_update",
+                             "params": {"task_id": task_id, "message": format!("note {n}")}});
+        client
+            .send_line(request.to_string().as_bytes())
+            .await
+            .unwrap();
+        drop(client);
+        // A truncated request, then gone.
+        let mut partial = daemon.client().await;
+        partial
+            .send_line(br#"{"jsonrpc":"2.0","id":1,"method":"task_upd"#)
+            .await
+            .unwrap();
+        drop(partial);
+    }
+    let thread = daemon
+        .ok("task_thread", json!({"task_id": task_id, "limit": 100}))
+        .await;
+    let notes: Vec<&str> = thread["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .filter(|c| c.starts_with("note "))
+        .collect();
+    // Each abandoned update was either applied whole or not at all, and each at most once.
+    let unique: std::collections::BTreeSet<&&str> = notes.iter().collect();
+    assert_eq!(unique.len(), notes.len());
+    assert_eq!(
+        daemon.ok("daemon.status", json!({})).await["health"],
+        "serving"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_concurrent_clients_are_all_served() {
+    let daemon = TestDaemon::start().await;
+    let socket = daemon.socket();
+    let mut clients = Vec::new();
+    for _ in 0..16 {
+        let socket = socket.clone();
+        clients.push(tokio::spawn(async move {
+            let mut client = lookout::client::Client::connect(&socket).await.unwrap();
+            let task_id = ok(&mut client, "task_register", deploy_task()).await["task_id"].clone();
+            for n in 0..20 {
+                ok(
+                    &mut client,
+                    "task_update",
+                    json!({"task_id": task_id, "message": format!("note {n}")}),
+                )
+                .await;
+            }
+            task_id
+        }));
+    }
+    for handle in clients {
+        let task_id = handle.await.unwrap();
+        let thread = daemon
+            .ok("task_thread", json!({"task_id": task_id, "limit": 100}))
+            .await;
+        assert_eq!(thread["messages"].as_array().unwrap().len(), 21);
+    }
+    let status = daemon.ok("daemon.status", json!({})).await;
+    assert_eq!(status["storage"]["writes"], 16 * 21);
+    assert_eq!(status["storage"]["failed_writes"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_and_daemon_status_describe_the_daemon() {
+    let daemon = TestDaemon::start().await;
+    let tools = daemon.ok("tools.list", json!({})).await;
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "task_register",
+            "task_update",
+            "task_plan_update",
+            "task_list",
+            "task_thread"
+        ]
+    );
+    for tool in tools["tools"].as_array().unwrap() {
+        assert_eq!(tool["inputSchema"]["type"], "object");
+        assert!(tool["description"].as_str().unwrap().len() > 80);
+    }
+    let status = daemon.ok("daemon.status", json!({})).await;
+    assert_eq!(status["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(status["socket"], json!(daemon.socket()));
+    assert!(
+        status["data_file"]
+            .as_str()
+            .unwrap()
+            .ends_with("data/lookout.redb")
+    );
+    assert_eq!(status["tasks"]["active"], 0);
+    assert!(status["message"].as_str().unwrap().starts_with("lookout "));
+    let refused = daemon.err("daemon.status", json!({"verbose": true})).await;
+    assert_eq!(refused.code, codes::INVALID_PARAMS);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_without_an_id_reach_a_waiting_client() {
+    let daemon = TestDaemon::start().await;
+    let mut client = daemon.client().await;
+    let error = err(
+        &mut client,
+        "task_update",
+        json!({"task_id": "t-000000", "message": "x"}),
+    )
+    .await;
+    assert_eq!(error.code, codes::NOT_FOUND);
+    assert!(error.hint.contains("task_list"), "{}", error.hint);
+}
