@@ -1,1 +1,138 @@
-fn main() {}
+//! Socket benchmarks for the task tools: `cargo bench --bench socket`.
+//!
+//! Boots a daemon in-process on a temp folder (a real redb file, durable commits, the real
+//! Unix socket) and prints:
+//! - the round trip of a sequential `task_update(message)`: mean, p50, p99;
+//! - durable updates per second from 16 concurrent clients, each on its own task, with
+//!   group commit on and off, measured side by side in one run.
+//!
+//! `LOOKOUT_BENCH_SECONDS` sets the length of each throughput run (default 5).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use lookout::client::Client;
+use lookout::config::{Config, ConfigSource};
+use lookout::daemon::{Daemon, DaemonOptions};
+use serde_json::{Value, json};
+
+const SEQUENTIAL_WARMUP: usize = 500;
+const SEQUENTIAL_SAMPLES: usize = 5_000;
+const CLIENTS: usize = 16;
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let seconds: u64 = std::env::var("LOOKOUT_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+        println!("lookout socket benchmark ({} cores)", std::thread::available_parallelism().map_or(0, |n| n.get()));
+
+        let (daemon, _dir) = start(true).await;
+        sequential(&daemon).await;
+        let grouped = concurrent(&daemon, Duration::from_secs(seconds)).await;
+        let status = call(&mut Client::connect(daemon.socket_path()).await.unwrap(), "daemon.status", json!({})).await;
+        daemon.shutdown().await;
+
+        let (daemon, _dir2) = start(false).await;
+        let single = concurrent(&daemon, Duration::from_secs(seconds)).await;
+        daemon.shutdown().await;
+
+        println!(
+            "{CLIENTS} clients, durable task_update/s: group commit on {grouped:.0}, off {single:.0} ({:.1}x)",
+            grouped / single
+        );
+        println!(
+            "group commit: {} writes in {} commits (largest group {})",
+            status["storage"]["writes"], status["storage"]["commits"], status["storage"]["largest_group"]
+        );
+    });
+}
+
+async fn start(group_commit: bool) -> (Daemon, tempfile::TempDir) {
+    // On the project's disk, not a tmpfs, so that fsync costs what it costs.
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tempfile::tempdir_in(base).unwrap();
+    let mut config = Config {
+        data_dir: Some(dir.path().join("data")),
+        socket_path: Some(dir.path().join("bench.sock")),
+        log_level: "warn".into(),
+        ..Config::default()
+    };
+    config.storage.group_commit = group_commit;
+    let daemon = Daemon::start(DaemonOptions::new(config, ConfigSource::Defaults))
+        .await
+        .unwrap();
+    (daemon, dir)
+}
+
+async fn call(client: &mut Client, method: &str, params: Value) -> Value {
+    client.call(method, params).await.unwrap().unwrap()
+}
+
+async fn register(client: &mut Client) -> Value {
+    let task = json!({"name": "bench", "plan": ["Build", "Push", "Deploy", "Verify"]});
+    call(client, "task_register", task).await["task_id"].clone()
+}
+
+async fn sequential(daemon: &Daemon) {
+    let mut client = Client::connect(daemon.socket_path()).await.unwrap();
+    let task_id = register(&mut client).await;
+    let mut samples = Vec::with_capacity(SEQUENTIAL_SAMPLES);
+    for n in 0..SEQUENTIAL_WARMUP + SEQUENTIAL_SAMPLES {
+        let params =
+            json!({"task_id": task_id, "message": format!("progress note {n}: still building")});
+        let started = Instant::now();
+        call(&mut client, "task_update", params).await;
+        if n >= SEQUENTIAL_WARMUP {
+            samples.push(started.elapsed());
+        }
+    }
+    samples.sort();
+    let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
+    let percentile = |p: f64| samples[((samples.len() as f64 * p) as usize).min(samples.len() - 1)];
+    println!(
+        "sequential task_update(message) round trip, {SEQUENTIAL_SAMPLES} samples: mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms",
+        ms(mean),
+        ms(percentile(0.50)),
+        ms(percentile(0.99))
+    );
+}
+
+async fn concurrent(daemon: &Daemon, length: Duration) -> f64 {
+    let done = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut clients = Vec::new();
+    for _ in 0..CLIENTS {
+        let mut client = Client::connect(daemon.socket_path()).await.unwrap();
+        let task_id = register(&mut client).await;
+        let (done, stop) = (done.clone(), stop.clone());
+        clients.push(tokio::spawn(async move {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let params = json!({"task_id": task_id, "message": format!("note {n}")});
+                call(&mut client, "task_update", params).await;
+                done.fetch_add(1, Ordering::Relaxed);
+                n += 1;
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await; // warm up
+    let before = done.load(Ordering::Relaxed);
+    let started = Instant::now();
+    tokio::time::sleep(length).await;
+    let counted = done.load(Ordering::Relaxed) - before;
+    let elapsed = started.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    for client in clients {
+        client.await.unwrap();
+    }
+    counted as f64 / elapsed.as_secs_f64()
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}

@@ -44,6 +44,30 @@ impl Tool {
     }
 }
 
+/// The README's tool reference: one row per tool, generated so it cannot drift.
+pub fn markdown_reference() -> String {
+    let mut table =
+        String::from("| tool | parameters (`?` = optional) | what it is for |\n|---|---|---|\n");
+    for tool in tools() {
+        let signature = tool.signature();
+        let params = signature
+            .trim_start_matches(tool.name)
+            .trim_start_matches('(')
+            .trim_end_matches(')');
+        let first_sentence = tool
+            .description
+            .split(". ")
+            .next()
+            .unwrap_or(tool.description)
+            .trim_end_matches('.');
+        table.push_str(&format!(
+            "| `{}` | `{params}` | {first_sentence}. |\n",
+            tool.name
+        ));
+    }
+    table
+}
+
 fn type_name(spec: &Value) -> String {
     match (spec["type"].as_str(), spec["items"]["type"].as_str()) {
         (Some("array"), Some(item)) => format!("{item}[]"),
@@ -192,6 +216,25 @@ mod tests {
                 tool.name
             );
         }
+    }
+
+    #[test]
+    fn the_readme_tool_reference_matches_the_catalogue() {
+        let readme = include_str!("../README.md");
+        let begin =
+            "<!-- tools:begin (generated from src/catalogue.rs; a test keeps it equal) -->\n";
+        let start = readme
+            .find(begin)
+            .expect("README has the tools:begin marker")
+            + begin.len();
+        let end = readme
+            .find("<!-- tools:end -->")
+            .expect("README has the tools:end marker");
+        assert_eq!(
+            &readme[start..end],
+            markdown_reference(),
+            "the README's tool table drifted from the catalogue; paste the expected table in"
+        );
     }
 
     #[test]
