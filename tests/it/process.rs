@@ -11,7 +11,8 @@ use lookout::client::Client;
 use serde_json::json;
 
 use crate::support::{
-    BINARY, DaemonProcess, deploy_task, ok, stderr_of, wait_with_timeout, write_config,
+    BINARY, DaemonProcess, all_message_contents, deploy_task, ok, stderr_of, wait_with_timeout,
+    write_config,
 };
 
 fn serve(args: &[&str]) -> Command {
@@ -231,21 +232,10 @@ async fn sigkill_during_a_burst_of_updates_loses_nothing_acknowledged() {
     let acknowledged = acknowledged.lock().unwrap().clone();
     let mut total = 0;
     for (task_id, notes) in &acknowledged {
-        let thread = ok(
-            &mut client,
-            "task_thread",
-            json!({"task_id": task_id, "limit": 1000}),
-        )
-        .await;
-        let stored: Vec<&str> = thread["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|m| m["content"].as_str())
-            .collect();
+        let stored = all_message_contents(&mut client, task_id).await;
         for note in notes {
             assert_eq!(
-                stored.iter().filter(|s| **s == note).count(),
+                stored.iter().filter(|s| *s == note).count(),
                 1,
                 "acknowledged {note:?} of {task_id} is stored once"
             );
@@ -254,4 +244,57 @@ async fn sigkill_during_a_burst_of_updates_loses_nothing_acknowledged() {
     }
     assert!(total >= 600, "the burst acknowledged {total} updates");
     let _ = daemon.terminate();
+}
+
+/// SIGTERM in the middle of a burst: the daemon finishes the requests in hand, answers them,
+/// exits 0, and every acknowledged update is stored; no client sees a torn response.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_during_a_burst_drains_in_flight_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = DaemonProcess::start(dir.path());
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let task_id = ok(&mut client, "task_register", deploy_task()).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let acknowledged: Arc<Mutex<Vec<String>>> = Arc::default();
+    let mut writers = Vec::new();
+    for writer in 0..4 {
+        let (socket, task_id, acknowledged) =
+            (daemon.socket.clone(), task_id.clone(), acknowledged.clone());
+        writers.push(tokio::spawn(async move {
+            let mut client = Client::connect(&socket).await.unwrap();
+            for n in 0.. {
+                let content = format!("writer {writer} note {n}");
+                match client
+                    .call(
+                        "task_update",
+                        json!({"task_id": task_id, "message": content}),
+                    )
+                    .await
+                {
+                    Ok(Ok(_)) => acknowledged.lock().unwrap().push(content),
+                    Ok(Err(error)) => panic!("an update failed instead of draining: {error:?}"),
+                    Err(lookout::client::ClientError::Protocol(line)) => {
+                        panic!("torn response: {line}")
+                    }
+                    Err(_) => return, // the daemon closed the connection after draining
+                }
+            }
+        }));
+    }
+    while acknowledged.lock().unwrap().len() < 200 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let status = daemon.terminate();
+    assert!(status.success(), "{status}");
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    let daemon = DaemonProcess::start(dir.path());
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let stored = all_message_contents(&mut client, &task_id).await;
+    for note in acknowledged.lock().unwrap().iter() {
+        assert!(stored.contains(note), "acknowledged {note:?} is stored");
+    }
 }

@@ -236,3 +236,27 @@ pub fn cli(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
+
+/// Every message content of a task's thread, paging back as far as it goes.
+pub async fn all_message_contents(client: &mut Client, task_id: &str) -> Vec<String> {
+    let mut contents = Vec::new();
+    let mut before: Option<u64> = None;
+    loop {
+        let mut params = serde_json::json!({"task_id": task_id, "limit": 1000});
+        if let Some(seq) = before {
+            params["before"] = seq.into();
+        }
+        let page = ok(client, "task_thread", params).await;
+        let messages = page["messages"].as_array().unwrap();
+        let mut texts: Vec<String> = messages
+            .iter()
+            .map(|m| m["content"].as_str().unwrap().to_owned())
+            .collect();
+        texts.append(&mut contents);
+        contents = texts;
+        match messages.first().and_then(|m| m["seq"].as_u64()) {
+            Some(first) if first > 1 => before = Some(first),
+            _ => return contents,
+        }
+    }
+}
