@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ractor::{Actor, ActorRef};
+use ractor::{Actor, ActorRef, RpcReplyPort};
 use storage::{StatusFilter, Store, StoreStats, TaskId, TaskRecord};
 
 use crate::clock::Clock;
@@ -98,14 +98,8 @@ impl Tree {
     }
 
     pub async fn register_task(&self, request: RegisterTask) -> Result<TaskRecord, CallError> {
-        let tasks = self.directory.tasks()?;
-        let outcome = tasks
-            .call(
-                |reply| TasksMsg::Register(request, reply),
-                Some(TASK_CALL_TIMEOUT),
-            )
-            .await;
-        from_call("task actor", TASK_CALL_TIMEOUT, outcome)
+        self.ask_tasks(|reply| TasksMsg::Register(request, reply))
+            .await
     }
 
     pub async fn update_task(
@@ -113,14 +107,8 @@ impl Tree {
         id: TaskId,
         request: UpdateTask,
     ) -> Result<TaskUpdated, CallError> {
-        let tasks = self.directory.tasks()?;
-        let outcome = tasks
-            .call(
-                |reply| TasksMsg::Forward(id, TaskMsg::Update(request, reply)),
-                Some(TASK_CALL_TIMEOUT),
-            )
-            .await;
-        from_call("task actor", TASK_CALL_TIMEOUT, outcome)
+        self.ask_tasks(|reply| TasksMsg::Forward(id, TaskMsg::Update(request, reply)))
+            .await
     }
 
     pub async fn revise_plan(
@@ -128,12 +116,20 @@ impl Tree {
         id: TaskId,
         change: PlanChange,
     ) -> Result<PlanUpdated, CallError> {
-        let tasks = self.directory.tasks()?;
-        let outcome = tasks
-            .call(
-                |reply| TasksMsg::Forward(id, TaskMsg::RevisePlan(change, reply)),
-                Some(TASK_CALL_TIMEOUT),
-            )
+        self.ask_tasks(|reply| TasksMsg::Forward(id, TaskMsg::RevisePlan(change, reply)))
+            .await
+    }
+
+    /// Sends a request built around a reply port to the Tasks supervisor and waits for the
+    /// answer of whichever actor serves it.
+    async fn ask_tasks<T: Send + 'static>(
+        &self,
+        request: impl FnOnce(RpcReplyPort<Result<T, CallError>>) -> TasksMsg,
+    ) -> Result<T, CallError> {
+        let outcome = self
+            .directory
+            .tasks()?
+            .call(request, Some(TASK_CALL_TIMEOUT))
             .await;
         from_call("task actor", TASK_CALL_TIMEOUT, outcome)
     }
