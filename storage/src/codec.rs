@@ -8,7 +8,8 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{MessageRecord, PlanRevisionRecord, TaskRecord};
+use crate::legacy::TaskRecordV1;
+use crate::model::{EventRecord, MessageRecord, PlanRevisionRecord, StuckInfo, TaskRecord};
 
 /// A record type with a versioned on-disk envelope.
 pub trait Versioned: Sized {
@@ -57,7 +58,6 @@ macro_rules! envelope_v1 {
     };
 }
 
-envelope_v1!(TaskRecord, TaskEnvelope, TaskEnvelopeRef, "task");
 envelope_v1!(
     MessageRecord,
     MessageEnvelope,
@@ -70,6 +70,46 @@ envelope_v1!(
     PlanRevisionEnvelopeRef,
     "plan revision"
 );
+envelope_v1!(EventRecord, EventEnvelope, EventEnvelopeRef, "event");
+envelope_v1!(
+    StuckInfo,
+    StuckInfoEnvelope,
+    StuckInfoEnvelopeRef,
+    "stuck index entry"
+);
+
+/// Task records: V1 (schema version 1) decodes into the current V2.
+#[derive(Deserialize)]
+pub enum TaskEnvelope {
+    V1(TaskRecordV1),
+    V2(TaskRecord),
+}
+
+/// Encodes the current format only; `Retired` holds variant index 0 (V1) so that V2 keeps
+/// index 1. It is never constructed.
+#[derive(Serialize)]
+enum TaskEnvelopeRef<'a> {
+    #[allow(dead_code)]
+    Retired,
+    V2(&'a TaskRecord),
+}
+
+impl Versioned for TaskRecord {
+    type Envelope = TaskEnvelope;
+    const KIND: &'static str = "task";
+
+    fn encode(&self) -> Vec<u8> {
+        postcard::to_stdvec(&TaskEnvelopeRef::V2(self))
+            .expect("postcard encodes plain records into a Vec without error")
+    }
+
+    fn from_envelope(envelope: TaskEnvelope) -> Self {
+        match envelope {
+            TaskEnvelope::V1(old) => old.into(),
+            TaskEnvelope::V2(record) => record,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -87,6 +127,16 @@ mod tests {
         let bytes = message.encode();
         assert_eq!(bytes[0], 0, "variant V1 is encoded as index 0");
         assert_eq!(MessageRecord::decode(&bytes).unwrap(), message);
+    }
+
+    #[test]
+    fn task_records_are_written_as_v2() {
+        let bytes = crate::tests::sample_task().encode();
+        assert_eq!(bytes[0], 1, "V2 is variant index 1");
+        assert_eq!(
+            TaskRecord::decode(&bytes).unwrap(),
+            crate::tests::sample_task()
+        );
     }
 
     #[test]

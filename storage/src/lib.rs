@@ -5,6 +5,7 @@
 
 mod codec;
 mod error;
+mod legacy;
 pub mod model;
 mod schema;
 mod store;
@@ -12,11 +13,12 @@ mod store;
 pub use codec::Versioned;
 pub use error::StorageError;
 pub use model::{
-    Author, MessageRecord, MsgType, PlanRevisionRecord, Role, Status, TaskId, TaskRecord,
-    Timestamp, WaitState,
+    Author, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, PlanRevisionRecord,
+    Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord, Timestamp,
+    WaitState,
 };
 pub use schema::{Counter, SCHEMA_VERSION};
 pub use store::{Mutation, StatusFilter, Store, StoreStats, TaskPage, WriteBatch};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -331,11 +331,122 @@ pub struct TaskRecord {
     pub last_wait_event_at: Option<Timestamp>,
     /// Seed 004 §5 anti-spam stamp.
     pub last_stuck_alert_at: Option<Timestamp>,
+    /// The task's own stuck threshold (metadata key `stuck_threshold_s`), overriding the
+    /// configured one. Added in record format V2.
+    pub stuck_threshold_s: Option<u64>,
 }
 
 impl TaskRecord {
     pub fn message_count(&self) -> u64 {
         self.last_seq
+    }
+
+    /// Whether the stuck scan should look at this task at all: active, and no wait live.
+    pub fn is_stuck_candidate(&self) -> bool {
+        self.status == Status::Active && self.active_wait_ids.is_empty()
+    }
+
+    /// What the stuck index keeps for this task.
+    pub fn stuck_info(&self) -> StuckInfo {
+        StuckInfo {
+            threshold_override_s: self.stuck_threshold_s,
+            last_alert_at: self.last_stuck_alert_at,
+        }
+    }
+}
+
+/// The value of the stuck-candidate index: enough to decide "stuck" without the record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StuckInfo {
+    pub threshold_override_s: Option<u64>,
+    pub last_alert_at: Option<Timestamp>,
+}
+
+/// An entry of the stuck-candidate index: an active task with no live wait.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StuckCandidate {
+    pub task_id: TaskId,
+    pub updated_at: Timestamp,
+    pub info: StuckInfo,
+}
+
+/// What a wake event is about. Stored by variant index: append only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EventKind {
+    WaitResolved,
+    WaitTimeout,
+    WaitError,
+    TaskStuck,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::WaitResolved => "wait_resolved",
+            Self::WaitTimeout => "wait_timeout",
+            Self::WaitError => "wait_error",
+            Self::TaskStuck => "task_stuck",
+        }
+    }
+}
+
+/// Where one sink stands with one event. Stored by variant index: append only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DeliveryOutcome {
+    /// Not delivered yet; retried at `next_attempt_at`.
+    Pending {
+        last_error: Option<String>,
+    },
+    Delivered {
+        at: Timestamp,
+    },
+    /// Gave up after the configured number of attempts.
+    Dead {
+        at: Timestamp,
+        error: String,
+    },
+    /// The sink refused it for good (e.g. HTTP 400); not retried.
+    Rejected {
+        at: Timestamp,
+        error: String,
+    },
+}
+
+impl DeliveryOutcome {
+    pub fn is_settled(&self) -> bool {
+        !matches!(self, DeliveryOutcome::Pending { .. })
+    }
+}
+
+/// One sink's delivery record for one event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SinkDelivery {
+    pub sink: String,
+    pub attempts: u32,
+    pub next_attempt_at: Timestamp,
+    pub outcome: DeliveryOutcome,
+}
+
+/// A wake event in the durable outbox, keyed by its sequence number.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventRecord {
+    pub seq: u64,
+    pub kind: EventKind,
+    pub text: String,
+    pub task_id: Option<TaskId>,
+    pub wait_id: Option<String>,
+    pub session_key: Option<String>,
+    pub created_at: Timestamp,
+    /// Per-sink delivery state, for the sinks configured when it was last attempted.
+    pub deliveries: Vec<SinkDelivery>,
+    /// Every configured sink has delivered, rejected or given up: nothing left to do.
+    pub settled: bool,
+}
+
+impl EventRecord {
+    /// The id clients see, e.g. `e-000123`.
+    pub fn id(&self) -> String {
+        format!("e-{:06}", self.seq)
     }
 }
 

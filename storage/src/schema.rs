@@ -6,6 +6,7 @@
 use redb::{ReadableTable, TableDefinition, WriteTransaction};
 
 use crate::StorageError;
+use crate::codec::Versioned;
 
 /// Counters and the schema version.
 pub(crate) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
@@ -20,23 +21,40 @@ pub(crate) const PLAN_REVISIONS: TableDefinition<(&str, u32), &[u8]> =
 /// and gives the stuck scan the active tasks ordered by last update without reading them.
 pub(crate) const TASKS_BY_STATUS: TableDefinition<(u8, u64, &str), ()> =
     TableDefinition::new("tasks_by_status");
+/// (updated_at millis, task id) → StuckInfo envelope, for active tasks with no live wait
+/// only: the stuck scan reads this and nothing else. Since schema version 2.
+pub(crate) const STUCK_CANDIDATES: TableDefinition<(u64, &str), &[u8]> =
+    TableDefinition::new("stuck_candidates");
+/// Event seq → event envelope: the durable wake outbox. Since schema version 2.
+pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+/// Seqs of events some sink still has to deliver. Since schema version 2.
+pub(crate) const EVENTS_PENDING: TableDefinition<u64, ()> = TableDefinition::new("events_pending");
 
 pub(crate) const SCHEMA_VERSION_KEY: &str = "schema_version";
 
 /// The version this build writes. Bump it together with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: u64 = 1;
+pub const SCHEMA_VERSION: u64 = 2;
 
 /// Monotonic counters kept in the meta table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Counter {
     /// Tasks ever registered: the next task id is derived from it.
     TaskSequence,
+    /// Wake events ever created: the next event seq.
+    EventSequence,
+    /// Deliveries that gave up after the last attempt, ever.
+    DeadDeliveries,
+    /// Deliveries a sink refused for good, ever.
+    RejectedDeliveries,
 }
 
 impl Counter {
     pub(crate) fn key(self) -> &'static str {
         match self {
             Counter::TaskSequence => "task_sequence",
+            Counter::EventSequence => "event_sequence",
+            Counter::DeadDeliveries => "dead_deliveries",
+            Counter::RejectedDeliveries => "rejected_deliveries",
         }
     }
 }
@@ -46,10 +64,16 @@ struct Migration {
     run: fn(&WriteTransaction) -> Result<(), StorageError>,
 }
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    to_version: 1,
-    run: create_version_1,
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        to_version: 1,
+        run: create_version_1,
+    },
+    Migration {
+        to_version: 2,
+        run: add_stuck_index_and_outbox,
+    },
+];
 
 fn create_version_1(txn: &WriteTransaction) -> Result<(), StorageError> {
     txn.open_table(META)?;
@@ -57,6 +81,27 @@ fn create_version_1(txn: &WriteTransaction) -> Result<(), StorageError> {
     txn.open_table(MESSAGES)?;
     txn.open_table(PLAN_REVISIONS)?;
     txn.open_table(TASKS_BY_STATUS)?;
+    Ok(())
+}
+
+/// Version 2: the stuck-candidate index, built from the tasks already stored, and the
+/// wake outbox.
+fn add_stuck_index_and_outbox(txn: &WriteTransaction) -> Result<(), StorageError> {
+    let tasks = txn.open_table(TASKS)?;
+    let mut candidates = txn.open_table(STUCK_CANDIDATES)?;
+    for entry in tasks.iter()? {
+        let (key, value) = entry?;
+        let task = crate::store::decode_task(key.value(), value.value())?;
+        if task.is_stuck_candidate() {
+            let info = task.stuck_info().encode();
+            candidates.insert(
+                (task.updated_at.as_millis(), task.id.as_str()),
+                info.as_slice(),
+            )?;
+        }
+    }
+    txn.open_table(EVENTS)?;
+    txn.open_table(EVENTS_PENDING)?;
     Ok(())
 }
 

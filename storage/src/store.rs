@@ -10,9 +10,13 @@ use redb::{Database, Durability, ReadableDatabase, ReadableTable, ReadableTableM
 
 use crate::StorageError;
 use crate::codec::Versioned;
-use crate::model::{MessageRecord, PlanRevisionRecord, Status, TaskId, TaskRecord, Timestamp};
+use crate::model::{
+    EventRecord, MessageRecord, PlanRevisionRecord, Status, StuckCandidate, StuckInfo, TaskId,
+    TaskRecord, Timestamp,
+};
 use crate::schema::{
-    self, Counter, MESSAGES, META, PLAN_REVISIONS, SCHEMA_VERSION_KEY, TASKS, TASKS_BY_STATUS,
+    self, Counter, EVENTS, EVENTS_PENDING, MESSAGES, META, PLAN_REVISIONS, SCHEMA_VERSION_KEY,
+    STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS,
 };
 
 /// One change to the database. A [`WriteBatch`] of them is applied all or nothing.
@@ -30,6 +34,10 @@ pub enum Mutation {
     PutPlanRevision(PlanRevisionRecord),
     /// Raise a counter to at least this value (never lowers it).
     RaiseCounter { counter: Counter, at_least: u64 },
+    /// Add to a counter.
+    AddToCounter { counter: Counter, by: u64 },
+    /// Insert or replace a wake event; keeps the pending index in step with `settled`.
+    PutEvent(EventRecord),
 }
 
 /// The mutations of one acknowledged write: applied together or not at all.
@@ -86,6 +94,10 @@ pub struct StoreStats {
     pub plan_revisions: u64,
     pub file_bytes: u64,
     pub schema_version: u64,
+    pub events: u64,
+    pub events_pending: u64,
+    pub dead_deliveries: u64,
+    pub rejected_deliveries: u64,
 }
 
 /// The database. Cheap to share behind an `Arc`; redb serialises writers itself.
@@ -146,22 +158,27 @@ impl Store {
             let mut messages = txn.open_table(MESSAGES)?;
             let mut revisions = txn.open_table(PLAN_REVISIONS)?;
             let mut meta = txn.open_table(META)?;
+            let mut candidates = txn.open_table(STUCK_CANDIDATES)?;
+            let mut events = txn.open_table(EVENTS)?;
+            let mut pending = txn.open_table(EVENTS_PENDING)?;
             for mutation in batches.iter().flat_map(|batch| &batch.mutations) {
                 match mutation {
                     Mutation::PutTask(task) => {
                         let id = task.id.as_str();
                         let previous = tasks.get(id)?.map(|guard| decode_task(id, guard.value()));
                         if let Some(previous) = previous.transpose()? {
-                            index.remove((
-                                previous.status.index_code(),
-                                previous.updated_at.as_millis(),
-                                id,
-                            ))?;
+                            let updated = previous.updated_at.as_millis();
+                            index.remove((previous.status.index_code(), updated, id))?;
+                            if previous.is_stuck_candidate() {
+                                candidates.remove((updated, id))?;
+                            }
                         }
-                        index.insert(
-                            (task.status.index_code(), task.updated_at.as_millis(), id),
-                            (),
-                        )?;
+                        let updated = task.updated_at.as_millis();
+                        index.insert((task.status.index_code(), updated, id), ())?;
+                        if task.is_stuck_candidate() {
+                            candidates
+                                .insert((updated, id), task.stuck_info().encode().as_slice())?;
+                        }
                         tasks.insert(id, task.encode().as_slice())?;
                     }
                     Mutation::AppendMessage {
@@ -185,6 +202,18 @@ impl Store {
                         let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
                         if *at_least > current {
                             meta.insert(counter.key(), *at_least)?;
+                        }
+                    }
+                    Mutation::AddToCounter { counter, by } => {
+                        let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
+                        meta.insert(counter.key(), current.saturating_add(*by))?;
+                    }
+                    Mutation::PutEvent(event) => {
+                        events.insert(event.seq, event.encode().as_slice())?;
+                        if event.settled {
+                            pending.remove(event.seq)?;
+                        } else {
+                            pending.insert(event.seq, ())?;
                         }
                     }
                 }
@@ -273,21 +302,71 @@ impl Store {
         Ok(TaskPage { tasks, more })
     }
 
-    /// Active tasks whose last update is at or before `cutoff`, oldest first, as
-    /// (last update, id) straight from the status index.
-    pub fn active_tasks_idle_since(
+    /// Active tasks without a live wait, last updated at or before `cutoff`, oldest first,
+    /// that `is_due` accepts — decided from the stuck index alone, without reading a record.
+    pub fn stuck_candidates(
         &self,
         cutoff: Timestamp,
-    ) -> Result<Vec<(Timestamp, TaskId)>, StorageError> {
+        mut is_due: impl FnMut(Timestamp, &StuckInfo) -> bool,
+    ) -> Result<Vec<StuckCandidate>, StorageError> {
         let txn = self.db.begin_read()?;
-        let index = txn.open_table(TASKS_BY_STATUS)?;
-        let code = Status::Active.index_code();
-        let mut found = Vec::new();
-        for entry in index.range((code, 0, "")..=(code, cutoff.as_millis(), "\u{10FFFF}"))? {
-            let (key, _) = entry?;
-            let (_, updated_at, id) = key.value();
-            found.push((Timestamp(updated_at), TaskId::new(id)));
+        let table = txn.open_table(STUCK_CANDIDATES)?;
+        let mut due = Vec::new();
+        for entry in table.range((0, "")..=(cutoff.as_millis(), "\u{10FFFF}"))? {
+            let (key, value) = entry?;
+            let (updated_ms, id) = key.value();
+            let info = StuckInfo::decode(value.value())
+                .map_err(|error| corrupt::<StuckInfo>(id.to_owned(), &error))?;
+            let updated_at = Timestamp(updated_ms);
+            if is_due(updated_at, &info) {
+                due.push(StuckCandidate {
+                    task_id: TaskId::new(id),
+                    updated_at,
+                    info,
+                });
+            }
         }
+        Ok(due)
+    }
+
+    /// Events some sink still has to deliver, oldest first.
+    pub fn pending_events(&self) -> Result<Vec<EventRecord>, StorageError> {
+        let txn = self.db.begin_read()?;
+        let pending = txn.open_table(EVENTS_PENDING)?;
+        let events = txn.open_table(EVENTS)?;
+        let mut found = Vec::new();
+        for entry in pending.iter()? {
+            let seq = entry?.0.value();
+            if let Some(guard) = events.get(seq)? {
+                found.push(decode_event(seq, guard.value())?);
+            }
+        }
+        Ok(found)
+    }
+
+    /// The events with these seqs (missing ones are skipped).
+    pub fn events(&self, seqs: &[u64]) -> Result<Vec<EventRecord>, StorageError> {
+        let txn = self.db.begin_read()?;
+        let events = txn.open_table(EVENTS)?;
+        let mut found = Vec::with_capacity(seqs.len());
+        for &seq in seqs {
+            if let Some(guard) = events.get(seq)? {
+                found.push(decode_event(seq, guard.value())?);
+            }
+        }
+        Ok(found)
+    }
+
+    /// The newest `limit` events, oldest first.
+    pub fn recent_events(&self, limit: usize) -> Result<Vec<EventRecord>, StorageError> {
+        let txn = self.db.begin_read()?;
+        let events = txn.open_table(EVENTS)?;
+        let mut found = Vec::new();
+        for entry in events.iter()?.rev().take(limit) {
+            let (key, value) = entry?;
+            found.push(decode_event(key.value(), value.value())?);
+        }
+        found.reverse();
         Ok(found)
     }
 
@@ -317,12 +396,23 @@ impl Store {
             .map(|guard| guard.value())
             .unwrap_or(0);
         let file_bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        let meta = txn.open_table(META)?;
+        let counter = |counter: Counter| -> Result<u64, StorageError> {
+            Ok(meta
+                .get(counter.key())?
+                .map(|guard| guard.value())
+                .unwrap_or(0))
+        };
         Ok(StoreStats {
             tasks_by_status,
             messages,
             plan_revisions,
             file_bytes,
             schema_version,
+            events: txn.open_table(EVENTS)?.len()?,
+            events_pending: txn.open_table(EVENTS_PENDING)?.len()?,
+            dead_deliveries: counter(Counter::DeadDeliveries)?,
+            rejected_deliveries: counter(Counter::RejectedDeliveries)?,
         })
     }
 
@@ -337,7 +427,12 @@ impl Store {
     }
 }
 
-fn decode_task(id: &str, bytes: &[u8]) -> Result<TaskRecord, StorageError> {
+fn decode_event(seq: u64, bytes: &[u8]) -> Result<EventRecord, StorageError> {
+    EventRecord::decode(bytes)
+        .map_err(|error| corrupt::<EventRecord>(format!("e-{seq:06}"), &error))
+}
+
+pub(crate) fn decode_task(id: &str, bytes: &[u8]) -> Result<TaskRecord, StorageError> {
     TaskRecord::decode(bytes).map_err(|error| corrupt::<TaskRecord>(id.to_owned(), &error))
 }
 

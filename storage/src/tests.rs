@@ -5,6 +5,11 @@ use std::path::{Path, PathBuf};
 
 use crate::*;
 
+/// A task as the codec tests use it.
+pub(crate) fn sample_task() -> TaskRecord {
+    task(1, Status::Active, 1_771_000_100)
+}
+
 fn task(sequence: u64, status: Status, updated_at_secs: u64) -> TaskRecord {
     TaskRecord {
         id: TaskId::from_sequence(sequence),
@@ -24,6 +29,7 @@ fn task(sequence: u64, status: Status, updated_at_secs: u64) -> TaskRecord {
         last_wait_state: None,
         last_wait_event_at: None,
         last_stuck_alert_at: None,
+        stuck_threshold_s: None,
     }
 }
 
@@ -151,12 +157,17 @@ fn status_index_follows_every_put() {
     assert!(all.more);
 
     let idle = store
-        .active_tasks_idle_since(Timestamp::from_secs(250))
+        .stuck_candidates(Timestamp::from_secs(250), |_, _| true)
         .unwrap();
-    assert_eq!(idle, vec![(Timestamp::from_secs(200), b.id)]);
+    assert_eq!(
+        idle.iter()
+            .map(|c| (c.updated_at, c.task_id.clone()))
+            .collect::<Vec<_>>(),
+        [(Timestamp::from_secs(200), b.id)]
+    );
     assert!(
         store
-            .active_tasks_idle_since(Timestamp::from_secs(150))
+            .stuck_candidates(Timestamp::from_secs(150), |_, _| true)
             .unwrap()
             .is_empty()
     );
@@ -245,12 +256,12 @@ fn a_file_from_a_newer_lookout_is_refused() {
     );
 }
 
-fn fixture_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/schema-v1.redb")
+fn fixture(version: u64) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/schema-v{version}.redb"))
 }
 
-/// The records the committed fixture holds, written by schema version 1.
-fn fixture_batch() -> WriteBatch {
+/// The records of the schema version 1 fixture, as they decode today.
+fn fixture_v1_batch() -> WriteBatch {
     let mut record = task(1, Status::Active, 1_771_002_900);
     record.last_seq = 2;
     record.plan_revisions = 1;
@@ -287,29 +298,59 @@ fn fixture_batch() -> WriteBatch {
     ])
 }
 
-/// Opens a copy of the committed fixture (made by schema version 1) through `Store::open`,
-/// which runs every migration from that version, and checks every record decodes as written.
-/// `LOOKOUT_WRITE_FIXTURE=1 cargo test -p storage fixture` rewrites the fixture.
-#[test]
-fn fixture_from_schema_version_1_opens_and_decodes() {
-    if std::env::var_os("LOOKOUT_WRITE_FIXTURE").is_some() {
-        let _ = std::fs::remove_file(fixture_path());
-        let store = Store::open(&fixture_path()).unwrap();
-        store.apply(&[fixture_batch()]).unwrap();
-        drop(store);
-        // Compacted so the committed file stays small.
-        redb::Database::open(fixture_path())
-            .unwrap()
-            .compact()
-            .unwrap();
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let copy = dir.path().join("lookout.redb");
-    std::fs::copy(fixture_path(), &copy)
-        .expect("the fixture storage/fixtures/schema-v1.redb exists");
-    let mut store = Store::open(&copy).unwrap();
-    assert!(store.check_integrity().unwrap());
-    let expected = fixture_batch();
+/// The records of the schema version 2 fixture: a stuck candidate with its own threshold,
+/// and the outbox with one settled and one pending event.
+fn fixture_v2_batch() -> WriteBatch {
+    let mut idle = task(3, Status::Active, 1_771_003_000);
+    idle.metadata_json = r#"{"stuck_threshold_s":30}"#.into();
+    idle.stuck_threshold_s = Some(30);
+    idle.last_stuck_alert_at = Some(Timestamp::from_secs(1_771_003_100));
+    let delivery = |outcome| SinkDelivery {
+        sink: "openclaw".into(),
+        attempts: 1,
+        next_attempt_at: Timestamp::from_secs(1_771_003_101),
+        outcome,
+    };
+    let event = |seq, outcome: DeliveryOutcome| EventRecord {
+        seq,
+        kind: EventKind::TaskStuck,
+        text: "[task_stuck_resume] {}".into(),
+        task_id: Some(idle.id.clone()),
+        wait_id: None,
+        session_key: Some("agent:main:main".into()),
+        created_at: Timestamp::from_secs(1_771_003_100),
+        settled: outcome.is_settled(),
+        deliveries: vec![delivery(outcome)],
+    };
+    let mut fixture = fixture_v1_batch();
+    fixture.mutations.extend([
+        Mutation::PutEvent(event(
+            1,
+            DeliveryOutcome::Delivered {
+                at: Timestamp::from_secs(1_771_003_101),
+            },
+        )),
+        Mutation::PutEvent(event(
+            2,
+            DeliveryOutcome::Pending {
+                last_error: Some("exit status 1".into()),
+            },
+        )),
+        Mutation::PutTask(idle),
+        Mutation::RaiseCounter {
+            counter: Counter::EventSequence,
+            at_least: 2,
+        },
+        Mutation::AddToCounter {
+            counter: Counter::DeadDeliveries,
+            by: 3,
+        },
+    ]);
+    fixture
+}
+
+/// Asserts that every record of `expected` reads back from `store` as written.
+fn assert_holds(store: &Store, expected: &WriteBatch) {
     for mutation in &expected.mutations {
         match mutation {
             Mutation::PutTask(record) => {
@@ -330,9 +371,246 @@ fn fixture_from_schema_version_1_opens_and_decodes() {
                 );
             }
             Mutation::RaiseCounter { counter, at_least } => {
-                assert_eq!(store.counter(*counter).unwrap(), *at_least);
+                assert_eq!(store.counter(*counter).unwrap(), *at_least)
+            }
+            Mutation::AddToCounter { counter, by } => {
+                assert_eq!(store.counter(*counter).unwrap(), *by)
+            }
+            Mutation::PutEvent(event) => {
+                assert_eq!(store.events(&[event.seq]).unwrap(), vec![event.clone()])
             }
         }
     }
+}
+
+/// Opens a copy of `fixtures/schema-v<version>.redb` through `Store::open` (which runs every
+/// migration from that version) and checks its integrity.
+fn open_fixture_copy(version: u64) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("lookout.redb");
+    std::fs::copy(fixture(version), &copy).expect("the fixture file is committed");
+    let mut store = Store::open(&copy).unwrap();
+    assert!(store.check_integrity().unwrap());
     assert_eq!(store.stats().unwrap().schema_version, SCHEMA_VERSION);
+    (dir, store)
+}
+
+/// The file schema version 1 wrote (frozen; never regenerated) migrates to the current
+/// version and every record decodes, V1 task records included.
+#[test]
+fn fixture_from_schema_version_1_migrates_and_decodes() {
+    let (_dir, store) = open_fixture_copy(1);
+    assert_holds(&store, &fixture_v1_batch());
+    // Its only active task has a live wait, so the migrated stuck index is empty.
+    assert!(
+        store
+            .stuck_candidates(Timestamp(u64::MAX / 2), |_, _| true)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(store.pending_events().unwrap().is_empty());
+}
+
+/// The file schema version 2 wrote. `LOOKOUT_WRITE_FIXTURE=2 cargo test -p storage fixture`
+/// rewrites it (only ever for the current version; older fixtures stay as they were made).
+#[test]
+fn fixture_from_schema_version_2_opens_and_decodes() {
+    if std::env::var("LOOKOUT_WRITE_FIXTURE").as_deref() == Ok("2") {
+        assert_eq!(
+            SCHEMA_VERSION, 2,
+            "write a fixture only for the current schema version"
+        );
+        let _ = std::fs::remove_file(fixture(2));
+        let store = Store::open(&fixture(2)).unwrap();
+        store.apply(&[fixture_v2_batch()]).unwrap();
+        drop(store);
+        // Compacted so the committed file stays small.
+        redb::Database::open(fixture(2)).unwrap().compact().unwrap();
+    }
+    let (_dir, store) = open_fixture_copy(2);
+    assert_holds(&store, &fixture_v2_batch());
+    let candidates = store
+        .stuck_candidates(Timestamp(u64::MAX / 2), |_, _| true)
+        .unwrap();
+    assert_eq!(candidates.len(), 1);
+    assert_eq!(candidates[0].info.threshold_override_s, Some(30));
+    assert_eq!(
+        store
+            .pending_events()
+            .unwrap()
+            .iter()
+            .map(|e| e.seq)
+            .collect::<Vec<_>>(),
+        [2]
+    );
+}
+
+/// A hand-made version 1 file with an idle active task: the version 2 migration builds the
+/// stuck index from it, reading the per-task threshold out of the V1 metadata.
+#[test]
+fn the_version_2_migration_builds_the_stuck_index_from_v1_records() {
+    #[derive(serde::Serialize)]
+    enum V1Envelope<'a> {
+        V1(&'a V1Record),
+    }
+    #[derive(serde::Serialize)]
+    struct V1Record {
+        id: TaskId,
+        name: String,
+        status: Status,
+        plan: Vec<String>,
+        completed_steps: BTreeSet<u32>,
+        current_step: Option<u32>,
+        metadata_json: String,
+        session_key: Option<String>,
+        agent_id: Option<String>,
+        created_at: Timestamp,
+        updated_at: Timestamp,
+        last_seq: u64,
+        plan_revisions: u32,
+        active_wait_ids: Vec<String>,
+        last_wait_state: Option<WaitState>,
+        last_wait_event_at: Option<Timestamp>,
+        last_stuck_alert_at: Option<Timestamp>,
+    }
+    let old = V1Record {
+        id: TaskId::new("t-oldone"),
+        name: "old".into(),
+        status: Status::Active,
+        plan: vec!["a".into()],
+        completed_steps: BTreeSet::new(),
+        current_step: None,
+        metadata_json: r#"{"stuck_threshold_s":45,"repo":"x"}"#.into(),
+        session_key: None,
+        agent_id: None,
+        created_at: Timestamp::from_secs(10),
+        updated_at: Timestamp::from_secs(20),
+        last_seq: 0,
+        plan_revisions: 0,
+        active_wait_ids: vec![],
+        last_wait_state: None,
+        last_wait_event_at: None,
+        last_stuck_alert_at: None,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lookout.redb");
+    {
+        let db = redb::Database::create(&path).unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.open_table(crate::schema::META)
+            .unwrap()
+            .insert("schema_version", 1)
+            .unwrap();
+        let bytes = postcard::to_stdvec(&V1Envelope::V1(&old)).unwrap();
+        txn.open_table(crate::schema::TASKS)
+            .unwrap()
+            .insert("t-oldone", bytes.as_slice())
+            .unwrap();
+        txn.open_table(crate::schema::TASKS_BY_STATUS)
+            .unwrap()
+            .insert((0, 20_000, "t-oldone"), ())
+            .unwrap();
+        txn.commit().unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let candidates = store
+        .stuck_candidates(Timestamp::from_secs(1000), |_, _| true)
+        .unwrap();
+    assert_eq!(candidates.len(), 1);
+    assert_eq!(candidates[0].task_id.as_str(), "t-oldone");
+    assert_eq!(candidates[0].info.threshold_override_s, Some(45));
+    assert_eq!(
+        store
+            .task(&TaskId::new("t-oldone"))
+            .unwrap()
+            .unwrap()
+            .stuck_threshold_s,
+        Some(45)
+    );
+}
+
+#[test]
+fn the_stuck_index_holds_active_tasks_without_waits_only() {
+    let (_dir, store) = temp_store();
+    let mut waiting = task(1, Status::Active, 100);
+    waiting.active_wait_ids = vec!["w-1".into()];
+    let mut idle = task(2, Status::Active, 200);
+    idle.stuck_threshold_s = Some(5);
+    let paused = task(3, Status::Paused, 50);
+    store
+        .apply(&[batch(vec![
+            Mutation::PutTask(waiting.clone()),
+            Mutation::PutTask(idle.clone()),
+            Mutation::PutTask(paused),
+        ])])
+        .unwrap();
+    let all = |store: &Store| {
+        store
+            .stuck_candidates(Timestamp::from_secs(10_000), |_, _| true)
+            .unwrap()
+    };
+    assert_eq!(
+        all(&store)
+            .iter()
+            .map(|c| c.task_id.clone())
+            .collect::<Vec<_>>(),
+        [idle.id.clone()]
+    );
+    assert_eq!(all(&store)[0].info.threshold_override_s, Some(5));
+
+    // The wait ends: the task becomes a candidate; an update moves its index entry.
+    waiting.active_wait_ids.clear();
+    waiting.updated_at = Timestamp::from_secs(300);
+    idle.last_stuck_alert_at = Some(Timestamp::from_secs(250));
+    store
+        .apply(&[batch(vec![
+            Mutation::PutTask(waiting.clone()),
+            Mutation::PutTask(idle.clone()),
+        ])])
+        .unwrap();
+    let found = all(&store);
+    assert_eq!(
+        found.iter().map(|c| c.task_id.clone()).collect::<Vec<_>>(),
+        [idle.id.clone(), waiting.id.clone()]
+    );
+    assert_eq!(found[0].info.last_alert_at, Some(Timestamp::from_secs(250)));
+    // The filter sees each entry's last update and info.
+    let only_overridden = store
+        .stuck_candidates(Timestamp::from_secs(10_000), |_, info| {
+            info.threshold_override_s.is_some()
+        })
+        .unwrap();
+    assert_eq!(only_overridden.len(), 1);
+}
+
+#[test]
+fn the_outbox_tracks_pending_events() {
+    let (_dir, store) = temp_store();
+    let event = |seq, settled| EventRecord {
+        seq,
+        kind: EventKind::WaitResolved,
+        text: format!("event {seq}"),
+        task_id: None,
+        wait_id: Some("w-1".into()),
+        session_key: None,
+        created_at: Timestamp::from_secs(seq),
+        deliveries: vec![],
+        settled,
+    };
+    store
+        .apply(&[batch(vec![
+            Mutation::PutEvent(event(1, false)),
+            Mutation::PutEvent(event(2, false)),
+        ])])
+        .unwrap();
+    assert_eq!(store.pending_events().unwrap().len(), 2);
+    store
+        .apply(&[batch(vec![Mutation::PutEvent(event(1, true))])])
+        .unwrap();
+    assert_eq!(store.pending_events().unwrap(), vec![event(2, false)]);
+    assert_eq!(store.recent_events(10).unwrap().len(), 2);
+    assert_eq!(store.events(&[1, 7]).unwrap(), vec![event(1, true)]);
+    let stats = store.stats().unwrap();
+    assert_eq!((stats.events, stats.events_pending), (2, 1));
+    assert_eq!(event(7, false).id(), "e-000007");
 }

@@ -320,6 +320,7 @@ mod tests {
             last_wait_state: None,
             last_wait_event_at: None,
             last_stuck_alert_at: None,
+            stuck_threshold_s: None,
         }
     }
 
