@@ -571,7 +571,7 @@ fn the_stuck_index_holds_active_tasks_without_waits_only() {
     let found = all(&store);
     assert_eq!(
         found.iter().map(|c| c.task_id.clone()).collect::<Vec<_>>(),
-        [idle.id.clone(), waiting.id]
+        [idle.id, waiting.id]
     );
     assert_eq!(found[0].info.last_alert_at, Some(Timestamp::from_secs(250)));
     // The filter sees each entry's last update and info.
