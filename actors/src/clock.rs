@@ -1,20 +1,45 @@
-//! Time: the `Clock` seam, its two implementations, and the Clock actor.
+//! Time: the `Clock` seam, its two implementations, the timer registry and the Clock actor
+//! that drives it.
 //!
 //! Nothing else in lookout reads the system time. Actors hold the tree's `Arc<dyn Clock>`
-//! and ask it for `now()`; tests and the harness plug in a [`ManualClock`] and move time
-//! by hand, so every timestamp a test sees is exact.
+//! and ask it for `now()`. Deadlines go into [`Timers`] (deadline → action, keyed by name so
+//! rescheduling replaces); the Clock actor fires every due timer on each tick. With the
+//! system clock it ticks by itself; with a [`ManualClock`] nothing fires until a test calls
+//! `Tree::tick`, which also waits for the fired actions to finish, so tests are exact.
+//!
+//! The timer table is shared data, not actor state: a restarted Clock actor drives the same
+//! timers. Owners persist the deadlines that must survive the process (wait timeouts, retry
+//! times) in their own records and re-arm them when they start.
 
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use storage::Timestamp;
 
+use crate::faults::{ActorKind, Faults};
+
+/// A boxed future, for actions and seams that must be object-safe.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// The tick of the system clock: the resolution of every deadline.
+pub const TICK_PERIOD: Duration = Duration::from_millis(200);
+/// How long a waited-for tick lets the fired actions run before answering anyway.
+pub const TICK_ACTIONS_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// The source of "now". `Send + Sync` so one instance serves the whole tree.
 pub trait Clock: Debug + Send + Sync + 'static {
     fn now(&self) -> Timestamp;
+
+    /// Whether time moves by itself (the Clock actor then ticks on its own).
+    fn moves_by_itself(&self) -> bool {
+        true
+    }
 }
 
 /// Wall-clock time.
@@ -59,31 +84,172 @@ impl Clock for ManualClock {
     fn now(&self) -> Timestamp {
         Timestamp::from_millis(self.now_millis.load(Ordering::SeqCst))
     }
+
+    fn moves_by_itself(&self) -> bool {
+        false
+    }
 }
 
-/// The Clock actor: the tree's owner of time. Answers `Now` for actors that prefer a
-/// message to a shared handle.
+type OnceAction = Box<dyn FnOnce() -> BoxFuture<()> + Send>;
+type RepeatAction = Arc<dyn Fn() -> BoxFuture<()> + Send + Sync>;
+
+enum Action {
+    Once(OnceAction),
+    Every(Duration, RepeatAction),
+}
+
+#[derive(Default)]
+struct TimerTable {
+    /// (deadline, insertion order) → (key, action).
+    due: BTreeMap<(Timestamp, u64), (String, Action)>,
+    by_key: HashMap<String, (Timestamp, u64)>,
+    order: u64,
+}
+
+impl TimerTable {
+    fn insert(&mut self, key: String, at: Timestamp, action: Action) {
+        self.remove(&key);
+        self.order += 1;
+        let slot = (at, self.order);
+        self.by_key.insert(key.clone(), slot);
+        self.due.insert(slot, (key, action));
+    }
+
+    fn remove(&mut self, key: &str) {
+        if let Some(slot) = self.by_key.remove(key) {
+            self.due.remove(&slot);
+        }
+    }
+}
+
+/// The timer registry: named deadlines and what to do at each.
+#[derive(Clone, Default)]
+pub struct Timers {
+    table: Arc<Mutex<TimerTable>>,
+}
+
+impl Timers {
+    fn table(&self) -> std::sync::MutexGuard<'_, TimerTable> {
+        self.table
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `action` once at `at` (at the first tick from then on), replacing any timer named
+    /// `key`. A deadline already past fires at the next tick.
+    pub fn at<F, Fut>(&self, key: impl Into<String>, at: Timestamp, action: F)
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let action: OnceAction = Box::new(move || Box::pin(action()));
+        self.table().insert(key.into(), at, Action::Once(action));
+    }
+
+    /// Runs `action` every `period`, first at `first`, replacing any timer named `key`.
+    pub fn every<F, Fut>(
+        &self,
+        key: impl Into<String>,
+        first: Timestamp,
+        period: Duration,
+        action: F,
+    ) where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let action: RepeatAction = Arc::new(move || Box::pin(action()));
+        self.table().insert(
+            key.into(),
+            first,
+            Action::Every(period.max(TICK_PERIOD), action),
+        );
+    }
+
+    pub fn cancel(&self, key: &str) {
+        self.table().remove(key);
+    }
+
+    /// When the timer named `key` fires next.
+    pub fn deadline(&self, key: &str) -> Option<Timestamp> {
+        self.table().by_key.get(key).map(|(at, _)| *at)
+    }
+
+    pub fn len(&self) -> usize {
+        self.table().by_key.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Takes every timer due at `now`, re-arming the repeating ones, and returns their
+    /// actions' futures.
+    fn take_due(&self, now: Timestamp) -> Vec<BoxFuture<()>> {
+        let mut table = self.table();
+        let mut fired = Vec::new();
+        while let Some(entry) = table.due.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let ((at, _), (key, action)) = entry.remove_entry();
+            table.by_key.remove(&key);
+            match action {
+                Action::Once(action) => fired.push(action()),
+                Action::Every(period, action) => {
+                    fired.push(action());
+                    let mut next = at.saturating_add_millis(period.as_millis() as u64);
+                    if next <= now {
+                        // Fell behind (the daemon was busy or asleep): skip, don't burst.
+                        next = now.saturating_add_millis(period.as_millis() as u64);
+                    }
+                    table.insert(key, next, Action::Every(period, action));
+                }
+            }
+        }
+        fired
+    }
+}
+
+/// The Clock actor: drives the timer registry with one tick.
 pub struct ClockActor;
+
+pub struct ClockArgs {
+    pub clock: Arc<dyn Clock>,
+    pub timers: Timers,
+    pub faults: Faults,
+}
 
 pub struct ClockState {
     clock: Arc<dyn Clock>,
+    timers: Timers,
+    faults: Faults,
 }
 
 pub enum ClockMsg {
     Now(RpcReplyPort<Timestamp>),
+    /// Fire every due timer. With a reply port, answer (with the number fired) once their
+    /// actions have finished.
+    Tick(Option<RpcReplyPort<usize>>),
 }
 
 impl Actor for ClockActor {
     type Msg = ClockMsg;
     type State = ClockState;
-    type Arguments = Arc<dyn Clock>;
+    type Arguments = ClockArgs;
 
     async fn pre_start(
         &self,
-        _myself: ActorRef<ClockMsg>,
-        clock: Arc<dyn Clock>,
+        myself: ActorRef<ClockMsg>,
+        args: ClockArgs,
     ) -> Result<ClockState, ActorProcessingErr> {
-        Ok(ClockState { clock })
+        if args.clock.moves_by_itself() {
+            myself.send_interval(TICK_PERIOD, || ClockMsg::Tick(None));
+        }
+        Ok(ClockState {
+            clock: args.clock,
+            timers: args.timers,
+            faults: args.faults,
+        })
     }
 
     async fn handle(
@@ -92,9 +258,26 @@ impl Actor for ClockActor {
         msg: ClockMsg,
         state: &mut ClockState,
     ) -> Result<(), ActorProcessingErr> {
+        state.faults.check(ActorKind::Clock);
         match msg {
             ClockMsg::Now(reply) => {
                 let _ = reply.send(state.clock.now());
+            }
+            ClockMsg::Tick(reply) => {
+                let fired = state.timers.take_due(state.clock.now());
+                let count = fired.len();
+                let running: Vec<_> = fired.into_iter().map(tokio::spawn).collect();
+                if let Some(reply) = reply {
+                    tokio::spawn(async move {
+                        let all = async {
+                            for action in running {
+                                let _ = action.await;
+                            }
+                        };
+                        let _ = tokio::time::timeout(TICK_ACTIONS_TIMEOUT, all).await;
+                        let _ = reply.send(count);
+                    });
+                }
             }
         }
         Ok(())
@@ -103,6 +286,8 @@ impl Actor for ClockActor {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicUsize;
+
     use super::*;
 
     #[test]
@@ -119,5 +304,61 @@ mod tests {
     #[test]
     fn system_clock_is_after_2025() {
         assert!(SystemClock.now() > Timestamp::from_secs(1_735_689_600));
+    }
+
+    fn counter_action(
+        counter: &Arc<AtomicUsize>,
+    ) -> impl Fn() -> BoxFuture<()> + Send + Sync + 'static {
+        let counter = counter.clone();
+        move || {
+            let counter = counter.clone();
+            Box::pin(async move {
+                counter.fetch_add(1, Ordering::SeqCst);
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn due_timers_fire_in_deadline_order_and_keys_replace() {
+        let timers = Timers::default();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        for (key, at) in [("b", 20), ("a", 10), ("c", 30), ("b", 15)] {
+            let log = log.clone();
+            timers.at(key, Timestamp::from_secs(at), move || async move {
+                log.lock().unwrap().push(format!("{key}@{at}"));
+            });
+        }
+        assert_eq!(timers.len(), 3, "the second \"b\" replaced the first");
+        for action in timers.take_due(Timestamp::from_secs(20)) {
+            action.await;
+        }
+        assert_eq!(*log.lock().unwrap(), ["a@10", "b@15"]);
+        assert_eq!(timers.deadline("c"), Some(Timestamp::from_secs(30)));
+        timers.cancel("c");
+        assert!(timers.take_due(Timestamp::from_secs(100)).is_empty());
+        assert!(timers.is_empty());
+    }
+
+    #[tokio::test]
+    async fn repeating_timers_rearm_and_skip_missed_periods() {
+        let timers = Timers::default();
+        let count = Arc::new(AtomicUsize::new(0));
+        timers.every(
+            "scan",
+            Timestamp::from_secs(60),
+            Duration::from_secs(60),
+            counter_action(&count),
+        );
+        assert!(timers.take_due(Timestamp::from_secs(59)).is_empty());
+        for action in timers.take_due(Timestamp::from_secs(60)) {
+            action.await;
+        }
+        assert_eq!(timers.deadline("scan"), Some(Timestamp::from_secs(120)));
+        // Asleep for ten periods: one firing, then back on the period from now.
+        for action in timers.take_due(Timestamp::from_secs(700)) {
+            action.await;
+        }
+        assert_eq!(count.load(Ordering::SeqCst), 2);
+        assert_eq!(timers.deadline("scan"), Some(Timestamp::from_secs(760)));
     }
 }

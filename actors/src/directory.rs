@@ -2,20 +2,27 @@
 //!
 //! A restarted actor has a new `ActorRef`; the Root writes it here, and everyone (the
 //! other actors and the socket edge) looks peers up here per request instead of keeping a
-//! ref that may have gone stale. Also carries what every actor shares: the clock, the
-//! fault switches and the tree's health.
+//! ref that may have gone stale. It also carries what the whole tree shares and what must
+//! outlive any one actor: the clock and the timer registry, the fault switches, the event
+//! sequence, the live event broadcast and the tree's health.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use ractor::ActorRef;
 use storage::Timestamp;
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
-use crate::clock::{Clock, ClockMsg};
+use crate::clock::{Clock, ClockMsg, Timers};
 use crate::error::CallError;
 use crate::faults::Faults;
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
+use crate::wake::WakeMsg;
+use crate::wake::event::WakeEvent;
+
+/// Events a slow subscriber may fall behind by before it misses some.
+pub const SUBSCRIBER_BACKLOG: usize = 1024;
 
 /// Whether the tree is serving. Failed means the root gave up and the daemon must exit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,14 +36,19 @@ pub enum Health {
 pub struct Directory {
     peers: Arc<RwLock<Peers>>,
     clock: Arc<dyn Clock>,
+    timers: Timers,
     faults: Faults,
     health: Arc<watch::Sender<Health>>,
+    events: broadcast::Sender<WakeEvent>,
+    /// The seq of the newest event allocated.
+    event_sequence: Arc<AtomicU64>,
 }
 
 #[derive(Default)]
 struct Peers {
     registry: Option<ActorRef<RegistryMsg>>,
     clock: Option<ActorRef<ClockMsg>>,
+    wake: Option<ActorRef<WakeMsg>>,
     tasks: Option<ActorRef<TasksMsg>>,
 }
 
@@ -45,17 +57,22 @@ struct Peers {
 pub(crate) enum Slot {
     Registry(Option<ActorRef<RegistryMsg>>),
     Clock(Option<ActorRef<ClockMsg>>),
+    Wake(Option<ActorRef<WakeMsg>>),
     Tasks(Option<ActorRef<TasksMsg>>),
 }
 
 impl Directory {
     pub(crate) fn new(clock: Arc<dyn Clock>, faults: Faults) -> Self {
         let (health, _) = watch::channel(Health::Starting);
+        let (events, _) = broadcast::channel(SUBSCRIBER_BACKLOG);
         Self {
             peers: Arc::default(),
             clock,
+            timers: Timers::default(),
             faults,
             health: Arc::new(health),
+            events,
+            event_sequence: Arc::default(),
         }
     }
 
@@ -67,8 +84,27 @@ impl Directory {
         &self.clock
     }
 
+    pub fn timers(&self) -> &Timers {
+        &self.timers
+    }
+
     pub fn faults(&self) -> &Faults {
         &self.faults
+    }
+
+    /// Live wake events, for subscribers.
+    pub fn events(&self) -> &broadcast::Sender<WakeEvent> {
+        &self.events
+    }
+
+    /// A fresh event seq. Gaps (a write that failed) are fine; reuse never happens.
+    pub fn next_event_seq(&self) -> u64 {
+        self.event_sequence.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Continues the event sequence after the newest stored event.
+    pub(crate) fn resume_event_sequence(&self, newest: u64) {
+        self.event_sequence.fetch_max(newest, Ordering::SeqCst);
     }
 
     pub fn registry(&self) -> Result<ActorRef<RegistryMsg>, CallError> {
@@ -77,6 +113,10 @@ impl Directory {
 
     pub fn clock_actor(&self) -> Result<ActorRef<ClockMsg>, CallError> {
         self.read(|peers| peers.clock.clone(), "clock")
+    }
+
+    pub fn wake(&self) -> Result<ActorRef<WakeMsg>, CallError> {
+        self.read(|peers| peers.wake.clone(), "wake actor")
     }
 
     pub fn tasks(&self) -> Result<ActorRef<TasksMsg>, CallError> {
@@ -98,6 +138,7 @@ impl Directory {
         match slot {
             Slot::Registry(actor) => peers.registry = actor,
             Slot::Clock(actor) => peers.clock = actor,
+            Slot::Wake(actor) => peers.wake = actor,
             Slot::Tasks(actor) => peers.tasks = actor,
         }
     }

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 pub enum ActorKind {
     Registry,
     Clock,
+    Wake,
     Tasks,
     Task,
 }
@@ -22,6 +23,7 @@ impl ActorKind {
         match self {
             ActorKind::Registry => "registry",
             ActorKind::Clock => "clock",
+            ActorKind::Wake => "wake actor",
             ActorKind::Tasks => "tasks supervisor",
             ActorKind::Task => "task actor",
         }

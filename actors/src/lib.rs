@@ -12,11 +12,14 @@ pub mod clock;
 pub mod directory;
 pub mod error;
 pub mod faults;
+pub mod http;
 pub mod policy;
+pub mod process;
 pub mod registry;
 pub mod root;
 pub mod tasks;
 pub mod tree;
+pub mod wake;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use directory::{Directory, Health};

@@ -7,13 +7,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SupervisionEvent};
-use storage::Store;
+use storage::{Counter, Store};
 
-use crate::clock::ClockActor;
+use crate::clock::{ClockActor, ClockArgs};
 use crate::directory::{Directory, Health, Slot};
 use crate::policy::{Decision, RestartHistory, RestartPolicy};
-use crate::registry::{RegistryActor, RegistryArgs};
+use crate::registry::{self, RegistryActor, RegistryArgs};
+use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::{TasksArgs, TasksSupervisor};
+use crate::wake::{WakeActor, WakeArgs, WakeSettings};
 
 /// How long the root waits for its children to stop at shutdown.
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -23,16 +25,18 @@ pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 pub enum Child {
     Clock,
     Registry,
+    Wake,
     Tasks,
 }
 
 impl Child {
-    const START_ORDER: [Child; 3] = [Child::Clock, Child::Registry, Child::Tasks];
+    const START_ORDER: [Child; 4] = [Child::Clock, Child::Registry, Child::Wake, Child::Tasks];
 
     fn name(self) -> &'static str {
         match self {
             Child::Clock => "clock",
             Child::Registry => "registry",
+            Child::Wake => "wake actor",
             Child::Tasks => "tasks supervisor",
         }
     }
@@ -54,6 +58,8 @@ pub struct RootArgs {
     pub policy: RestartPolicy,
     /// For TaskActors under the Tasks supervisor.
     pub task_policy: RestartPolicy,
+    pub stuck: StuckPolicy,
+    pub wake: WakeSettings,
 }
 
 pub struct RootState {
@@ -169,8 +175,12 @@ async fn start_child(
     let supervisor = myself.get_cell();
     let cell = match child {
         Child::Clock => {
-            let clock = directory.clock().clone();
-            let (actor, _) = Actor::spawn_linked(None, ClockActor, clock, supervisor).await?;
+            let args = ClockArgs {
+                clock: directory.clock().clone(),
+                timers: directory.timers().clone(),
+                faults: directory.faults().clone(),
+            };
+            let (actor, _) = Actor::spawn_linked(None, ClockActor, args, supervisor).await?;
             directory.set(Slot::Clock(Some(actor.clone())));
             actor.get_cell()
         }
@@ -182,12 +192,27 @@ async fn start_child(
             };
             let (actor, _) = Actor::spawn_linked(None, RegistryActor, args, supervisor).await?;
             directory.set(Slot::Registry(Some(actor.clone())));
+            let newest_event = registry::read(&actor, |store: &Store| {
+                store.counter(Counter::EventSequence)
+            })
+            .await?;
+            directory.resume_event_sequence(newest_event);
+            actor.get_cell()
+        }
+        Child::Wake => {
+            let args = WakeArgs {
+                directory: directory.clone(),
+                settings: state.args.wake.clone(),
+            };
+            let (actor, _) = Actor::spawn_linked(None, WakeActor, args, supervisor).await?;
+            directory.set(Slot::Wake(Some(actor.clone())));
             actor.get_cell()
         }
         Child::Tasks => {
             let args = TasksArgs {
                 directory: directory.clone(),
                 policy: state.args.task_policy.clone(),
+                stuck: state.args.stuck.clone(),
             };
             let (actor, _) = Actor::spawn_linked(None, TasksSupervisor, args, supervisor).await?;
             directory.set(Slot::Tasks(Some(actor.clone())));
@@ -204,6 +229,7 @@ fn on_child_down(myself: &ActorRef<RootMsg>, state: &mut RootState, child: Child
     directory.set(match child {
         Child::Clock => Slot::Clock(None),
         Child::Registry => Slot::Registry(None),
+        Child::Wake => Slot::Wake(None),
         Child::Tasks => Slot::Tasks(None),
     });
     let history = state.histories.entry(child).or_default();

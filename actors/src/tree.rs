@@ -9,23 +9,32 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorRef, RpcReplyPort};
-use storage::{StatusFilter, Store, StoreStats, TaskId, TaskRecord};
+use storage::{EventRecord, StatusFilter, Store, StoreStats, TaskId, TaskRecord};
+use tokio::sync::broadcast;
 
-use crate::clock::Clock;
+use crate::clock::{Clock, ClockMsg, TICK_ACTIONS_TIMEOUT};
 use crate::directory::{Directory, Health};
 use crate::error::{CallError, from_call};
 use crate::faults::Faults;
 use crate::policy::RestartPolicy;
+use crate::process::{ProcessSpawner, Spawner};
 use crate::registry::{self, RegistryStats};
 use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
 use crate::tasks::actor::not_found;
+use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskListing, TaskUpdated, ThreadPage, UpdateTask,
 };
-use crate::tasks::{TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
+use crate::tasks::{SCAN_TIMEOUT, ScanReport, TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
+use crate::wake::event::WakeEvent;
+use crate::wake::sinks::{SinkSpec, build_sinks};
+use crate::wake::{WakeMsg, WakeSettings, WakeStats};
 
 /// How long status calls wait for each actor.
 const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long `settle` keeps ticking before it gives up, and how often it looks.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(60);
+const SETTLE_POLL: Duration = Duration::from_millis(2);
 
 pub struct TreeArgs {
     pub store: Arc<Store>,
@@ -34,6 +43,13 @@ pub struct TreeArgs {
     pub faults: Faults,
     pub policy: RestartPolicy,
     pub task_policy: RestartPolicy,
+    pub stuck: StuckPolicy,
+    /// Where wake events go (built when the tree starts).
+    pub sinks: Vec<SinkSpec>,
+    /// Attempts per event and sink before it is recorded as dead.
+    pub max_delivery_attempts: u32,
+    /// How command sinks start programs.
+    pub spawner: Arc<dyn Spawner>,
 }
 
 impl TreeArgs {
@@ -49,6 +65,10 @@ impl TreeArgs {
                 max_restarts: 20,
                 ..RestartPolicy::default()
             },
+            stuck: StuckPolicy::default(),
+            sinks: Vec::new(),
+            max_delivery_attempts: WakeSettings::default().max_attempts,
+            spawner: Arc::new(ProcessSpawner),
         }
     }
 }
@@ -60,6 +80,7 @@ pub struct TreeStatus {
     pub registry: RegistryStats,
     pub tasks: TasksStats,
     pub restarts: HashMap<&'static str, u64>,
+    pub wake: WakeStats,
     pub health: Health,
 }
 
@@ -71,12 +92,18 @@ pub struct Tree {
 impl Tree {
     pub async fn start(args: TreeArgs) -> Result<Tree, CallError> {
         let directory = Directory::new(args.clock, args.faults);
+        let wake = WakeSettings {
+            sinks: build_sinks(args.sinks, &args.spawner)?,
+            max_attempts: args.max_delivery_attempts.max(1),
+        };
         let root_args = RootArgs {
             directory: directory.clone(),
             store: args.store,
             group_commit: args.group_commit,
             policy: args.policy,
             task_policy: args.task_policy,
+            stuck: args.stuck,
+            wake,
         };
         let (root, _) = Actor::spawn(None, RootActor, root_args)
             .await
@@ -192,13 +219,81 @@ impl Tree {
             .call(RootMsg::Restarts, Some(STATUS_TIMEOUT))
             .await;
         let restarts = from_call("root", STATUS_TIMEOUT, restarts_outcome.map(|r| r.map(Ok)))?;
+        let wake_outcome = self
+            .directory
+            .wake()?
+            .call(WakeMsg::Stats, Some(STATUS_TIMEOUT))
+            .await;
+        let wake = from_call(
+            "wake actor",
+            STATUS_TIMEOUT,
+            wake_outcome.map(|r| r.map(Ok)),
+        )?;
         Ok(TreeStatus {
             store,
             registry,
             tasks,
             restarts,
+            wake,
             health: self.directory.health(),
         })
+    }
+
+    /// Fires every due timer and waits for what they set off (alerts committed, deliveries
+    /// attempted and recorded). The way tests on a ManualClock move the daemon along.
+    pub async fn tick(&self) -> Result<usize, CallError> {
+        let clock = self.directory.clock_actor()?;
+        let outcome = clock
+            .call(
+                |reply| ClockMsg::Tick(Some(reply)),
+                Some(TICK_ACTIONS_TIMEOUT),
+            )
+            .await;
+        from_call("clock", TICK_ACTIONS_TIMEOUT, outcome.map(|r| r.map(Ok)))
+    }
+
+    /// Ticks until the tree is quiet: no timer due and no delivery attempt in flight. What a
+    /// test on a ManualClock calls after moving time, so every effect of the move is done.
+    pub async fn settle(&self) -> Result<(), CallError> {
+        let deadline = tokio::time::Instant::now() + SETTLE_TIMEOUT;
+        loop {
+            let fired = self.tick().await?;
+            let wake = self
+                .directory
+                .wake()?
+                .call(WakeMsg::Stats, Some(STATUS_TIMEOUT))
+                .await;
+            let wake = from_call("wake actor", STATUS_TIMEOUT, wake.map(|r| r.map(Ok)))?;
+            if fired == 0 && wake.in_flight == 0 {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(CallError::timed_out("tree to settle", SETTLE_TIMEOUT));
+            }
+            tokio::time::sleep(SETTLE_POLL).await;
+        }
+    }
+
+    /// Runs the stuck scan now, whatever the timer says, and waits for its alerts.
+    pub async fn scan_stuck(&self) -> Result<ScanReport, CallError> {
+        let tasks = self.directory.tasks()?;
+        let outcome = tasks
+            .call(|reply| TasksMsg::ScanStuck(Some(reply)), Some(SCAN_TIMEOUT))
+            .await;
+        from_call("tasks supervisor", SCAN_TIMEOUT, outcome.map(|r| r.map(Ok)))
+    }
+
+    /// Every new wake event, live, from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<WakeEvent> {
+        self.directory.events().subscribe()
+    }
+
+    /// The newest `limit` events of the outbox, with their delivery state, oldest first.
+    pub async fn recent_events(&self, limit: usize) -> Result<Vec<EventRecord>, CallError> {
+        registry::read(&self.directory.registry()?, move |store: &Store| {
+            store.recent_events(limit)
+        })
+        .await
     }
 
     /// Resolves when the root gives up (the daemon must then exit non-zero).

@@ -3,10 +3,16 @@
 //! durable. The record is loaded from storage on the first request, which is also how a
 //! restarted TaskActor recovers.
 
+use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
+use futures::FutureExt;
+
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use storage::{Counter, MsgType, Mutation, Store, TaskId, TaskRecord, WriteBatch};
+use storage::{
+    Counter, EventKind, EventRecord, MessageRecord, MsgType, Mutation, Role, Store, TaskId,
+    TaskRecord, WriteBatch,
+};
 
 use crate::directory::Directory;
 use crate::error::CallError;
@@ -15,10 +21,13 @@ use crate::registry;
 use crate::tasks::TasksMsg;
 use crate::tasks::relevance::most_relevant;
 use crate::tasks::report;
+use crate::tasks::resume;
+use crate::tasks::stuck::{self, StuckPolicy};
 use crate::tasks::transition::{self, Transition, progress_of};
 use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskReport, TaskUpdated, UpdateTask,
 };
+use crate::wake;
 
 /// How long a caller waits for a task request, storage included.
 pub const TASK_CALL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -28,6 +37,8 @@ const QUERY_SEARCH_DEPTH: usize = 500;
 const QUERY_RELEVANT_MESSAGES: usize = 3;
 /// Recent messages the summary scans for blockers.
 const SUMMARY_LOOKBACK: usize = 20;
+/// Thread messages read to build a resume packet (it keeps the last few meaningful ones).
+const RESUME_LOOKBACK: usize = 50;
 
 pub enum TaskMsg {
     /// Create the task this actor was spawned for; `sequence` is its number among all tasks.
@@ -38,6 +49,8 @@ pub enum TaskMsg {
     ),
     Update(UpdateTask, RpcReplyPort<Result<TaskUpdated, CallError>>),
     RevisePlan(PlanChange, RpcReplyPort<Result<PlanUpdated, CallError>>),
+    /// Alert if the task is stuck under `StuckPolicy`; replies with the alert's event seq.
+    CheckStuck(StuckPolicy, RpcReplyPort<Result<Option<u64>, CallError>>),
 }
 
 pub struct TaskActor;
@@ -77,44 +90,20 @@ impl Actor for TaskActor {
         msg: TaskMsg,
         state: &mut TaskState,
     ) -> Result<(), ActorProcessingErr> {
-        state.directory.faults().check(ActorKind::Task);
-        match msg {
-            TaskMsg::Create(request, sequence, reply) => {
-                let outcome = create(state, request, sequence).await;
-                if outcome.is_err() {
-                    retire(&myself, state);
-                }
-                let _ = reply.send(outcome);
-            }
-            TaskMsg::Update(request, reply) => {
-                let outcome = match load(&myself, state).await {
-                    Ok(current) => apply_update(state, &current, request).await,
-                    Err(error) => Err(error),
-                };
-                let _ = reply.send(outcome);
-            }
-            TaskMsg::RevisePlan(change, reply) => {
-                let request = UpdateTask {
-                    plan: Some(change),
-                    ..UpdateTask::default()
-                };
-                let outcome = match load(&myself, state).await {
-                    Ok(current) => {
-                        apply_update(state, &current, request)
-                            .await
-                            .map(|updated| PlanUpdated {
-                                revised: updated
-                                    .effects
-                                    .revision
-                                    .clone()
-                                    .expect("an update with a plan revises it"),
-                                task: updated.task,
-                                progress: updated.progress,
-                            })
-                    }
-                    Err(error) => Err(error),
-                };
-                let _ = reply.send(outcome);
+        // A panic is caught here rather than killing the actor: requests already queued in
+        // its mailbox would die with it. Its caller still gets an error (the reply port is
+        // dropped while unwinding), the cached record is dropped so the next request reloads
+        // the task from storage (a restart in place), and the supervisor counts the failure
+        // against its intensity limit.
+        let handled = AssertUnwindSafe(handle_message(&myself, msg, state))
+            .catch_unwind()
+            .await;
+        if let Err(panic) = handled {
+            let reason = panic_text(panic.as_ref());
+            tracing::error!(task = %state.id, %reason, "task actor panicked; reloading the task from storage");
+            state.record = None;
+            if let Ok(tasks) = state.directory.tasks() {
+                let _ = tasks.cast(TasksMsg::TaskPanicked(state.id.clone(), reason));
             }
         }
         if state
@@ -126,6 +115,65 @@ impl Actor for TaskActor {
         }
         Ok(())
     }
+}
+
+async fn handle_message(myself: &ActorRef<TaskMsg>, msg: TaskMsg, state: &mut TaskState) {
+    state.directory.faults().check(ActorKind::Task);
+    match msg {
+        TaskMsg::Create(request, sequence, reply) => {
+            let outcome = create(state, request, sequence).await;
+            if outcome.is_err() {
+                retire(myself, state);
+            }
+            let _ = reply.send(outcome);
+        }
+        TaskMsg::Update(request, reply) => {
+            let outcome = match load(myself, state).await {
+                Ok(current) => apply_update(state, &current, request).await,
+                Err(error) => Err(error),
+            };
+            let _ = reply.send(outcome);
+        }
+        TaskMsg::RevisePlan(change, reply) => {
+            let request = UpdateTask {
+                plan: Some(change),
+                ..UpdateTask::default()
+            };
+            let outcome = match load(myself, state).await {
+                Ok(current) => {
+                    apply_update(state, &current, request)
+                        .await
+                        .map(|updated| PlanUpdated {
+                            revised: updated
+                                .effects
+                                .revision
+                                .clone()
+                                .expect("an update with a plan revises it"),
+                            task: updated.task,
+                            progress: updated.progress,
+                        })
+                }
+                Err(error) => Err(error),
+            };
+            let _ = reply.send(outcome);
+        }
+        TaskMsg::CheckStuck(policy, reply) => {
+            let outcome = match load(myself, state).await {
+                Ok(current) => alert_if_stuck(state, &current, &policy).await,
+                Err(error) => Err(error),
+            };
+            let _ = reply.send(outcome);
+        }
+    }
+}
+
+/// The message a panic carried.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|text| (*text).to_owned()))
+        .unwrap_or_else(|| "a panic without a message".to_owned())
 }
 
 async fn create(
@@ -249,6 +297,77 @@ async fn build_report(
         progress,
         task: record.clone(),
     })
+}
+
+/// Seed 004 §5–§6: re-checks the rule against the authoritative record and, when the task is
+/// stuck, commits the cooldown stamp, a `stuck` thread message and the outbox event with the
+/// resume packet in one transaction. `updated_at` is left alone: an alert is not activity.
+async fn alert_if_stuck(
+    state: &mut TaskState,
+    current: &TaskRecord,
+    policy: &StuckPolicy,
+) -> Result<Option<u64>, CallError> {
+    let now = state.directory.now();
+    if !current.is_stuck_candidate()
+        || !policy.is_due(now, current.updated_at, &current.stuck_info())
+    {
+        return Ok(None);
+    }
+    let reason = stuck::reason(now, current.updated_at);
+    let id = current.id.clone();
+    let thread = match state.directory.registry() {
+        Ok(registry) => {
+            registry::read(&registry, move |store: &Store| {
+                store.thread(&id, None, RESUME_LOOKBACK)
+            })
+            .await
+        }
+        Err(error) => Err(error),
+    };
+    let text = match thread {
+        Ok(thread) => resume::wake_text(current, &thread, &reason, policy.max_packet_bytes),
+        Err(error) => {
+            tracing::warn!(task = %current.id, %error, "cannot read the thread; sending the minimal resume packet");
+            resume::minimal_wake_text(current, &reason)
+        }
+    };
+    let seq = state.directory.next_event_seq();
+    let mut record = current.clone();
+    record.last_stuck_alert_at = Some(now);
+    record.last_seq += 1;
+    let mut batch = WriteBatch::new();
+    batch
+        .push(Mutation::PutTask(record.clone()))
+        .push(Mutation::AppendMessage {
+            task_id: record.id.clone(),
+            seq: record.last_seq,
+            message: MessageRecord {
+                role: Role::System,
+                msg_type: MsgType::Stuck,
+                content: format!("Task appears stuck: {reason}"),
+                created_at: now,
+            },
+        })
+        .push(Mutation::PutEvent(EventRecord {
+            seq,
+            kind: EventKind::TaskStuck,
+            text,
+            task_id: Some(record.id.clone()),
+            wait_id: None,
+            session_key: record.session_key.clone(),
+            created_at: now,
+            deliveries: Vec::new(),
+            settled: false,
+        }))
+        .push(Mutation::RaiseCounter {
+            counter: Counter::EventSequence,
+            at_least: seq,
+        });
+    registry::write(&state.directory.registry()?, batch).await?;
+    tracing::info!(task = %record.id, event = seq, %reason, "task appears stuck; waking the agent");
+    state.record = Some(record);
+    wake::notify(&state.directory, vec![seq]);
+    Ok(Some(seq))
 }
 
 /// Asks the supervisor to drain and stop this actor: the task is terminal or missing.

@@ -5,12 +5,17 @@
 //! supervisor drains it, and requests that arrive meanwhile wait in a buffer until it has
 //! stopped, so two actors never own one task. A TaskActor that panics is dropped; its
 //! callers get an error, and the next request starts a fresh actor from storage.
+//!
+//! Every `[stuck] scan_interval_s` the supervisor scans the stuck-candidate index and asks
+//! the actor of each task that looks stuck to check and alert (seed 004 §5).
 
 pub mod actor;
 pub mod plan;
 pub mod progress;
 pub mod relevance;
 pub mod report;
+pub mod resume;
+pub mod stuck;
 pub mod transition;
 pub mod types;
 
@@ -18,7 +23,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use storage::{Counter, Store, TaskId, TaskRecord};
+use storage::{Counter, Store, TaskId, TaskRecord, Timestamp};
 
 pub use actor::{TASK_CALL_TIMEOUT, TaskMsg};
 use actor::{TaskActor, TaskArgs};
@@ -28,7 +33,15 @@ use crate::error::CallError;
 use crate::faults::ActorKind;
 use crate::policy::{Decision, RestartHistory, RestartPolicy};
 use crate::registry;
+use stuck::{MIN_THRESHOLD, StuckPolicy};
 use types::RegisterTask;
+
+/// The stuck scan's name in the timer registry.
+const STUCK_SCAN_TIMER: &str = "stuck-scan";
+/// How long a scan may take, alerts included, before its caller stops waiting.
+pub const SCAN_TIMEOUT: Duration = Duration::from_secs(120);
+/// Alerts one scan raises at most; the rest wait for the next scan.
+const MAX_ALERTS_PER_SCAN: usize = 1000;
 
 pub enum TasksMsg {
     Register(RegisterTask, RpcReplyPort<Result<TaskRecord, CallError>>),
@@ -36,13 +49,33 @@ pub enum TasksMsg {
     Forward(TaskId, TaskMsg),
     /// From a TaskActor whose task turned terminal or does not exist.
     Retire(TaskId, ActorId),
+    /// From a TaskActor that caught a panic and reloads its task from storage.
+    TaskPanicked(TaskId, String),
     Stats(RpcReplyPort<TasksStats>),
+    /// Run the stuck scan now; with a reply port, answer once every alert is committed.
+    ScanStuck(Option<RpcReplyPort<ScanReport>>),
+    /// From a finished scan.
+    ScanFinished(ScanReport),
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TasksStats {
     pub live_task_actors: usize,
     pub task_actor_failures: u64,
+    pub stuck_scans: u64,
+    pub stuck_alerts: u64,
+    pub last_scan: Option<ScanReport>,
+}
+
+/// What one stuck scan found and did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScanReport {
+    pub at: Timestamp,
+    /// Tasks the index said were due.
+    pub candidates: usize,
+    /// Event seqs of the alerts raised.
+    pub alerts: Vec<u64>,
+    pub duration_ms: u64,
 }
 
 pub struct TasksSupervisor;
@@ -51,6 +84,7 @@ pub struct TasksArgs {
     pub directory: Directory,
     /// Intensity limit for TaskActor panics; past it the supervisor itself fails.
     pub policy: RestartPolicy,
+    pub stuck: StuckPolicy,
 }
 
 pub struct TasksState {
@@ -63,6 +97,10 @@ pub struct TasksState {
     /// Tasks whose actor is draining, with the requests that arrived meanwhile.
     retiring: HashMap<TaskId, (ActorId, Vec<TaskMsg>)>,
     failures: u64,
+    stuck: StuckPolicy,
+    scans: u64,
+    alerts: u64,
+    last_scan: Option<ScanReport>,
 }
 
 /// How long the supervisor waits for the task counter when it starts.
@@ -95,7 +133,40 @@ impl Actor for TasksSupervisor {
             task_of_actor: HashMap::new(),
             retiring: HashMap::new(),
             failures: 0,
+            stuck: args.stuck,
+            scans: 0,
+            alerts: 0,
+            last_scan: None,
         })
+    }
+
+    async fn post_start(
+        &self,
+        _myself: ActorRef<TasksMsg>,
+        state: &mut TasksState,
+    ) -> Result<(), ActorProcessingErr> {
+        if state.stuck.enabled {
+            let directory = state.directory.clone();
+            let first = directory
+                .now()
+                .saturating_add_millis(state.stuck.scan_interval.as_millis() as u64);
+            directory.clone().timers().every(
+                STUCK_SCAN_TIMER,
+                first,
+                state.stuck.scan_interval,
+                move || {
+                    let directory = directory.clone();
+                    async move {
+                        if let Ok(tasks) = directory.tasks() {
+                            let _ = tasks
+                                .call(|reply| TasksMsg::ScanStuck(Some(reply)), Some(SCAN_TIMEOUT))
+                                .await;
+                        }
+                    }
+                },
+            );
+        }
+        Ok(())
     }
 
     async fn handle(
@@ -133,7 +204,27 @@ impl Actor for TasksSupervisor {
                 let _ = reply.send(TasksStats {
                     live_task_actors: state.children.len() + state.retiring.len(),
                     task_actor_failures: state.failures,
+                    stuck_scans: state.scans,
+                    stuck_alerts: state.alerts,
+                    last_scan: state.last_scan.clone(),
                 });
+            }
+            TasksMsg::ScanStuck(reply) => {
+                tokio::spawn(scan_stuck(
+                    myself.clone(),
+                    state.directory.clone(),
+                    state.stuck.clone(),
+                    reply,
+                ));
+            }
+            TasksMsg::TaskPanicked(id, reason) => {
+                tracing::warn!(task = %id, %reason, "counting a task actor panic against the restart intensity");
+                count_failure(state)?;
+            }
+            TasksMsg::ScanFinished(report) => {
+                state.scans += 1;
+                state.alerts += report.alerts.len() as u64;
+                state.last_scan = Some(report);
             }
         }
         Ok(())
@@ -152,22 +243,29 @@ impl Actor for TasksSupervisor {
             SupervisionEvent::ActorFailed(cell, error) => {
                 let id = state.task_of_actor.get(&cell.get_id()).cloned();
                 tracing::error!(task = ?id, %error, "task actor failed; it restarts from storage on the next request");
-                state.failures += 1;
-                let decision = state
-                    .policy
-                    .on_failure(&mut state.history, state.directory.now().as_millis());
                 child_gone(&myself, state, cell.get_id()).await;
-                if let Decision::GiveUp { failures, window } = decision {
-                    return Err(format!(
-                        "{failures} task actor failures within {}s; giving up",
-                        window.as_secs()
-                    )
-                    .into());
-                }
+                count_failure(state)?;
             }
             SupervisionEvent::ActorStarted(_) | SupervisionEvent::ProcessGroupChanged(_) => {}
         }
         Ok(())
+    }
+}
+
+/// Counts a TaskActor failure; past the intensity limit the supervisor gives up (the Root
+/// then restarts it, and the task actors with it).
+fn count_failure(state: &mut TasksState) -> Result<(), ActorProcessingErr> {
+    state.failures += 1;
+    match state
+        .policy
+        .on_failure(&mut state.history, state.directory.now().as_millis())
+    {
+        Decision::GiveUp { failures, window } => Err(format!(
+            "{failures} task actor failures within {}s; giving up",
+            window.as_secs()
+        )
+        .into()),
+        Decision::Restart { .. } => Ok(()),
     }
 }
 
@@ -253,5 +351,75 @@ fn fail_request(msg: TaskMsg, error: CallError) {
         TaskMsg::RevisePlan(_, reply) => {
             let _ = reply.send(Err(error));
         }
+        TaskMsg::CheckStuck(_, reply) => {
+            let _ = reply.send(Err(error));
+        }
+    }
+}
+
+/// One stuck scan: reads the due candidates from the index (no task records), then asks
+/// each one's actor to check and alert, one after the other. Runs beside the supervisor, so
+/// requests keep flowing meanwhile.
+async fn scan_stuck(
+    tasks: ActorRef<TasksMsg>,
+    directory: Directory,
+    policy: StuckPolicy,
+    reply: Option<RpcReplyPort<ScanReport>>,
+) {
+    let now = directory.now();
+    let cutoff = Timestamp::from_millis(
+        now.as_millis()
+            .saturating_sub(MIN_THRESHOLD.as_millis() as u64),
+    );
+    let due_policy = policy.clone();
+    let candidates = match directory.registry() {
+        Ok(registry) => {
+            registry::read(&registry, move |store: &Store| {
+                store.stuck_candidates(cutoff, |updated_at, info| {
+                    due_policy.is_due(now, updated_at, info)
+                })
+            })
+            .await
+        }
+        Err(error) => Err(error),
+    };
+    let mut report = ScanReport {
+        at: now,
+        ..ScanReport::default()
+    };
+    match candidates {
+        Ok(candidates) => {
+            report.candidates = candidates.len();
+            for candidate in candidates.into_iter().take(MAX_ALERTS_PER_SCAN) {
+                let policy = policy.clone();
+                let outcome = tasks
+                    .call(
+                        |reply| {
+                            TasksMsg::Forward(
+                                candidate.task_id.clone(),
+                                TaskMsg::CheckStuck(policy, reply),
+                            )
+                        },
+                        Some(TASK_CALL_TIMEOUT),
+                    )
+                    .await;
+                match outcome {
+                    Ok(ractor::rpc::CallResult::Success(Ok(Some(seq)))) => report.alerts.push(seq),
+                    Ok(ractor::rpc::CallResult::Success(Ok(None))) => {}
+                    Ok(ractor::rpc::CallResult::Success(Err(error))) => {
+                        tracing::warn!(task = %candidate.task_id, %error, "stuck check failed; the next scan retries");
+                    }
+                    _ => {
+                        tracing::warn!(task = %candidate.task_id, "stuck check got no answer; the next scan retries")
+                    }
+                }
+            }
+        }
+        Err(error) => tracing::error!(%error, "the stuck scan cannot read the index"),
+    }
+    report.duration_ms = directory.now().millis_since(now);
+    let _ = tasks.cast(TasksMsg::ScanFinished(report.clone()));
+    if let Some(reply) = reply {
+        let _ = reply.send(report);
     }
 }

@@ -44,7 +44,7 @@ pub fn register(id: TaskId, request: RegisterTask, now: Timestamp) -> Transition
         last_wait_state: None,
         last_wait_event_at: None,
         last_stuck_alert_at: None,
-        stuck_threshold_s: None,
+        stuck_threshold_s: request.metadata.stuck_threshold_s(),
     };
     let note = system_message(MsgType::Lifecycle, report::registration_note(&record), now);
     record.last_seq = 1;

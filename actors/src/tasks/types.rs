@@ -97,13 +97,23 @@ impl Plan {
     }
 }
 
-/// The caller's metadata: a JSON object of at most [`MAX_METADATA_BYTES`], kept as text.
+/// The metadata key by which a task sets its own stuck threshold (seconds, at least 1).
+pub const STUCK_THRESHOLD_KEY: &str = "stuck_threshold_s";
+
+/// The caller's metadata: a JSON object of at most [`MAX_METADATA_BYTES`], kept as text,
+/// and the per-task stuck threshold read out of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Metadata(String);
+pub struct Metadata {
+    json: String,
+    stuck_threshold_s: Option<u64>,
+}
 
 impl Metadata {
     pub fn empty() -> Self {
-        Self("{}".to_owned())
+        Self {
+            json: "{}".to_owned(),
+            stuck_threshold_s: None,
+        }
     }
 
     pub fn new(value: &serde_json::Value) -> Result<Self, CallError> {
@@ -123,11 +133,29 @@ impl Metadata {
                 ),
             ));
         }
-        Ok(Self(text))
+        let stuck_threshold_s = match value.get(STUCK_THRESHOLD_KEY) {
+            None => None,
+            Some(seconds) => Some(seconds.as_u64().filter(|s| *s >= 1).ok_or_else(|| {
+                CallError::invalid(
+                    format!("metadata.{STUCK_THRESHOLD_KEY} is {seconds}"),
+                    format!(
+                        "{STUCK_THRESHOLD_KEY} is this task's stuck threshold: a whole number of seconds, at least 1"
+                    ),
+                )
+            })?),
+        };
+        Ok(Self {
+            json: text,
+            stuck_threshold_s,
+        })
     }
 
     pub fn as_json(&self) -> &str {
-        &self.0
+        &self.json
+    }
+
+    pub fn stuck_threshold_s(&self) -> Option<u64> {
+        self.stuck_threshold_s
     }
 }
 

@@ -1,90 +1,14 @@
-//! Actor-level tests: the whole tree on a real redb file and a ManualClock.
+//! The tree's requests, restarts and retirements.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::{MsgType, Status, StatusFilter, Store, TaskId, Timestamp};
+use storage::{MsgType, Status, StatusFilter, TaskId};
 
-use crate::tasks::types::{Metadata, Plan, PlanChange, RegisterTask, TaskName, UpdateTask};
-use crate::{ActorKind, ErrorKind, Health, ManualClock, RestartPolicy, Tree, TreeArgs};
-
-const START: &str = "2026-02-13T17:00:00Z";
-
-struct Fixture {
-    _dir: tempfile::TempDir,
-    clock: Arc<ManualClock>,
-    tree: Tree,
-}
-
-async fn boot_with(policy: RestartPolicy, group_commit: bool) -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(&dir.path().join("lookout.redb")).unwrap());
-    let clock = ManualClock::new(Timestamp::parse_rfc3339(START).unwrap());
-    let mut args = TreeArgs::new(store, clock.clone());
-    args.policy = policy.clone();
-    args.task_policy = policy;
-    args.group_commit = group_commit;
-    let tree = Tree::start(args).await.unwrap();
-    Fixture {
-        _dir: dir,
-        clock,
-        tree,
-    }
-}
-
-async fn boot() -> Fixture {
-    let quick = RestartPolicy {
-        initial_backoff: Duration::from_millis(1),
-        ..RestartPolicy::default()
-    };
-    boot_with(quick, true).await
-}
-
-fn deploy_request() -> RegisterTask {
-    RegisterTask {
-        name: TaskName::new("Deploy coursefolio to production").unwrap(),
-        plan: Plan::new(
-            &[
-                "Build Docker image",
-                "Push to registry",
-                "SSH into server",
-                "Pull and run",
-                "Verify",
-            ]
-            .map(String::from),
-        )
-        .unwrap(),
-        metadata: Metadata::new(&serde_json::json!({"repo": "coursefolio"})).unwrap(),
-        session_key: Some("agent:main:main".into()),
-        agent_id: None,
-    }
-}
-
-fn note(text: &str) -> UpdateTask {
-    UpdateTask {
-        message: Some(text.into()),
-        ..UpdateTask::default()
-    }
-}
-
-fn query(text: &str) -> UpdateTask {
-    UpdateTask {
-        query: Some(text.into()),
-        ..UpdateTask::default()
-    }
-}
-
-/// Polls `check` until it holds (the tree restarts actors asynchronously).
-async fn eventually<F: AsyncFn() -> bool>(what: &str, check: F) {
-    for _ in 0..500 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("timed out waiting for: {what}");
-}
+use super::{START, boot, boot_with, deploy_request, eventually, note, query};
+use crate::tasks::types::{Plan, PlanChange, UpdateTask};
+use crate::{ActorKind, ErrorKind, Health, RestartPolicy};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn register_update_and_query_use_the_clock_and_the_store() {
@@ -380,4 +304,37 @@ async fn plan_revisions_are_stored_and_keep_unchanged_marks() {
             "Plan revised: the release needs a schema migration"
         )
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_panics_past_the_intensity_limit_restart_the_tasks_supervisor() {
+    let fixture = super::Fixture::start(|args| {
+        args.task_policy = RestartPolicy {
+            max_restarts: 1,
+            ..RestartPolicy::default()
+        };
+    })
+    .await;
+    let tree = &fixture.tree;
+    let id = tree.register_task(deploy_request()).await.unwrap().id;
+    for _ in 0..2 {
+        tree.faults().panic_next(ActorKind::Task);
+        assert_eq!(
+            tree.update_task(id.clone(), note("boom"))
+                .await
+                .unwrap_err()
+                .kind,
+            ErrorKind::Internal
+        );
+    }
+    eventually("the supervisor was restarted", async || {
+        tree.status()
+            .await
+            .is_ok_and(|status| status.restarts.get("tasks supervisor") == Some(&1))
+    })
+    .await;
+    eventually("the task is served again", async || {
+        tree.update_task(id.clone(), note("back")).await.is_ok()
+    })
+    .await;
 }

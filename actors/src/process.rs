@@ -1,0 +1,188 @@
+//! Running other programs: the `Spawner` seam and its production implementation.
+//!
+//! The only module of lookout that starts processes. Programs run directly with an argv
+//! array, never through a shell, so no text an agent writes can become a command.
+
+use std::fmt::Debug;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::clock::BoxFuture;
+
+/// Keep at most this much of a program's stderr for error messages.
+const STDERR_TAIL_BYTES: usize = 2048;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunRequest {
+    pub program: String,
+    pub args: Vec<String>,
+    /// Written to the program's stdin, which is then closed.
+    pub stdin: Vec<u8>,
+    /// The program is killed when it runs longer.
+    pub timeout: Duration,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// The exit code; `None` when a signal ended it (or it was killed for the timeout).
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// The end of what it wrote to stderr, lossily decoded.
+    pub stderr_tail: String,
+}
+
+impl RunOutcome {
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out
+    }
+
+    /// "exit status 3: <stderr>" or "killed after 10s": why a run did not succeed.
+    pub fn failure(&self, timeout: Duration) -> String {
+        let status = match (self.timed_out, self.exit_code) {
+            (true, _) => format!("killed after {}s without finishing", timeout.as_secs()),
+            (false, Some(code)) => format!("exit status {code}"),
+            (false, None) => "ended by a signal".to_owned(),
+        };
+        let stderr = self.stderr_tail.trim();
+        if stderr.is_empty() {
+            status
+        } else {
+            format!("{status}: {stderr}")
+        }
+    }
+}
+
+/// Starts programs. Tests and the harness can script it.
+pub trait Spawner: Debug + Send + Sync + 'static {
+    /// Runs `request` to completion (or its timeout).
+    fn run(&self, request: RunRequest) -> BoxFuture<std::io::Result<RunOutcome>>;
+}
+
+/// Real processes through tokio.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ProcessSpawner;
+
+impl Spawner for ProcessSpawner {
+    fn run(&self, request: RunRequest) -> BoxFuture<std::io::Result<RunOutcome>> {
+        Box::pin(run_process(request))
+    }
+}
+
+async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
+    let mut child = tokio::process::Command::new(&request.program)
+        .args(&request.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let mut stdin = child.stdin.take();
+    let input = request.stdin;
+    let feed = async move {
+        if let Some(stdin) = stdin.as_mut() {
+            // A program that does not read its stdin closes the pipe; that is its choice.
+            let _ = stdin.write_all(&input).await;
+            let _ = stdin.shutdown().await;
+        }
+    };
+    let mut stderr = child.stderr.take();
+    let drain = async move {
+        let mut captured = Vec::new();
+        if let Some(stderr) = stderr.as_mut() {
+            let _ = stderr.read_to_end(&mut captured).await;
+        }
+        captured
+    };
+    let finished = tokio::time::timeout(request.timeout, async {
+        let ((), captured, status) = tokio::join!(feed, drain, child.wait());
+        (captured, status)
+    })
+    .await;
+    match finished {
+        Ok((captured, status)) => Ok(RunOutcome {
+            exit_code: status?.code(),
+            timed_out: false,
+            stderr_tail: tail(&captured),
+        }),
+        Err(_) => {
+            let _ = child.kill().await;
+            Ok(RunOutcome {
+                exit_code: None,
+                timed_out: true,
+                stderr_tail: String::new(),
+            })
+        }
+    }
+}
+
+fn tail(bytes: &[u8]) -> String {
+    let start = bytes.len().saturating_sub(STDERR_TAIL_BYTES);
+    String::from_utf8_lossy(&bytes[start..]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(program: &str, args: &[&str], stdin: &str) -> RunRequest {
+        RunRequest {
+            program: program.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            stdin: stdin.as_bytes().to_vec(),
+            timeout: Duration::from_secs(10),
+        }
+    }
+
+    #[tokio::test]
+    async fn runs_with_stdin_and_reports_exit_and_stderr() {
+        let outcome = ProcessSpawner
+            .run(request(
+                "sh",
+                &["-c", "read line; echo \"got $line\" >&2; exit 3"],
+                "hello\n",
+            ))
+            .await
+            .unwrap();
+        assert_eq!(outcome.exit_code, Some(3));
+        assert_eq!(
+            outcome.failure(Duration::from_secs(1)),
+            "exit status 3: got hello"
+        );
+        assert!(
+            ProcessSpawner
+                .run(request("true", &[], ""))
+                .await
+                .unwrap()
+                .succeeded()
+        );
+    }
+
+    #[tokio::test]
+    async fn arguments_are_never_interpreted_by_a_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("pwned");
+        let hostile = format!("; touch {} #", marker.display());
+        let outcome = ProcessSpawner
+            .run(request("echo", &[&hostile], ""))
+            .await
+            .unwrap();
+        assert!(outcome.succeeded());
+        assert!(!marker.exists());
+    }
+
+    #[tokio::test]
+    async fn a_program_that_hangs_is_killed_at_the_timeout() {
+        let mut slow = request("sleep", &["30"], "");
+        slow.timeout = Duration::from_millis(200);
+        let outcome = ProcessSpawner.run(slow).await.unwrap();
+        assert!(outcome.timed_out && !outcome.succeeded());
+        assert!(
+            ProcessSpawner
+                .run(request("/nonexistent/program", &[], ""))
+                .await
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,109 @@
+//! Actor-level tests: the whole tree on a real redb file and a ManualClock.
+
+mod stuck;
+mod tree;
+mod wake;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use storage::{Store, Timestamp};
+
+use crate::tasks::types::{Metadata, Plan, RegisterTask, TaskName, UpdateTask};
+use crate::{ManualClock, RestartPolicy, Tree, TreeArgs};
+
+const START: &str = "2026-02-13T17:00:00Z";
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    clock: Arc<ManualClock>,
+    tree: Tree,
+}
+
+impl Fixture {
+    /// The tree on a temp redb file and a ManualClock at [`START`], with quick restarts;
+    /// `adjust` changes whatever else the test needs.
+    async fn start(adjust: impl FnOnce(&mut TreeArgs)) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(&dir.path().join("lookout.redb")).unwrap());
+        let clock = ManualClock::new(Timestamp::parse_rfc3339(START).unwrap());
+        let mut args = TreeArgs::new(store, clock.clone());
+        let quick = RestartPolicy {
+            initial_backoff: Duration::from_millis(1),
+            ..RestartPolicy::default()
+        };
+        args.policy = quick.clone();
+        args.task_policy = quick;
+        adjust(&mut args);
+        let tree = Tree::start(args).await.unwrap();
+        Fixture {
+            _dir: dir,
+            clock,
+            tree,
+        }
+    }
+
+    /// Moves time forward and fires what fell due, waiting for all its effects.
+    async fn advance(&self, by: Duration) {
+        self.clock.advance(by);
+        self.tree.settle().await.unwrap();
+    }
+}
+
+async fn boot_with(policy: RestartPolicy, group_commit: bool) -> Fixture {
+    Fixture::start(|args| {
+        args.policy = policy.clone();
+        args.task_policy = policy;
+        args.group_commit = group_commit;
+    })
+    .await
+}
+
+async fn boot() -> Fixture {
+    Fixture::start(|_| {}).await
+}
+
+fn deploy_request() -> RegisterTask {
+    RegisterTask {
+        name: TaskName::new("Deploy coursefolio to production").unwrap(),
+        plan: Plan::new(
+            &[
+                "Build Docker image",
+                "Push to registry",
+                "SSH into server",
+                "Pull and run",
+                "Verify",
+            ]
+            .map(String::from),
+        )
+        .unwrap(),
+        metadata: Metadata::new(&serde_json::json!({"repo": "coursefolio"})).unwrap(),
+        session_key: Some("agent:main:main".into()),
+        agent_id: None,
+    }
+}
+
+fn note(text: &str) -> UpdateTask {
+    UpdateTask {
+        message: Some(text.into()),
+        ..UpdateTask::default()
+    }
+}
+
+fn query(text: &str) -> UpdateTask {
+    UpdateTask {
+        query: Some(text.into()),
+        ..UpdateTask::default()
+    }
+}
+
+/// Polls `check` until it holds (the tree restarts actors asynchronously).
+async fn eventually<F: AsyncFn() -> bool>(what: &str, check: F) {
+    for _ in 0..500 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("timed out waiting for: {what}");
+}
