@@ -16,7 +16,7 @@ use crate::directory::{Directory, Health};
 use crate::error::{CallError, from_call};
 use crate::faults::Faults;
 use crate::policy::RestartPolicy;
-use crate::registry::{self, RegistryStats};
+use crate::registry::{self, RegistryMsg, RegistryStats};
 use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
 use crate::tasks::actor::not_found;
 use crate::tasks::types::{
@@ -26,6 +26,8 @@ use crate::tasks::{TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
 
 /// How long status calls wait for each actor.
 const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a liveness ping waits for each actor it asks.
+pub const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub struct TreeArgs {
     pub store: Arc<Store>,
@@ -199,6 +201,40 @@ impl Tree {
             restarts,
             health: self.directory.health(),
         })
+    }
+
+    /// A liveness round trip through the tree: the Registry and the Tasks supervisor each
+    /// answer a cheap question through their mailboxes. A dead, restarting or wedged actor
+    /// fails it (a wedged one by timing out), so the systemd watchdog is petted only while
+    /// the tree really serves.
+    pub async fn ping(&self) -> Result<(), CallError> {
+        if let Health::Failed(reason) = self.directory.health() {
+            return Err(CallError::unavailable(
+                format!("the actor tree gave up: {reason}"),
+                "the daemon is exiting; its service manager restarts it",
+            ));
+        }
+        let registry_outcome = self
+            .directory
+            .registry()?
+            .call(RegistryMsg::Stats, Some(PING_TIMEOUT))
+            .await;
+        from_call(
+            "registry",
+            PING_TIMEOUT,
+            registry_outcome.map(|r| r.map(Ok)),
+        )?;
+        let tasks_outcome = self
+            .directory
+            .tasks()?
+            .call(TasksMsg::Stats, Some(PING_TIMEOUT))
+            .await;
+        from_call(
+            "tasks supervisor",
+            PING_TIMEOUT,
+            tasks_outcome.map(|r| r.map(Ok)),
+        )?;
+        Ok(())
     }
 
     /// Resolves when the root gives up (the daemon must then exit non-zero).
