@@ -2,7 +2,8 @@
 //! a signal or a fatal tree failure, then shut down in order.
 //!
 //! `Daemon::start` is also how the integration tests, the benchmarks and (later) the
-//! harness boot a daemon in-process on a temp folder.
+//! harness boot a daemon in-process on a temp folder. `run` adds what only the real process
+//! has: signals, exit codes and the systemd notifications and watchdog.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,6 +21,7 @@ use crate::config::{Config, ConfigSource};
 use crate::methods::{DaemonInfo, Methods};
 use crate::paths;
 use crate::server::{self, ServerOptions};
+use crate::systemd::ServiceManager;
 
 /// Exit code when the actor tree gave up (systemd's `Restart=on-failure` restarts us).
 pub const EXIT_TREE_FAILED: u8 = 70;
@@ -31,6 +33,9 @@ pub struct DaemonOptions {
     pub config_source: ConfigSource,
     pub clock: Arc<dyn Clock>,
     pub faults: Faults,
+    /// A listening socket handed over by systemd socket activation: served instead of
+    /// binding `socket_path`, and left in place on shutdown (systemd owns it).
+    pub inherited_listener: Option<std::os::unix::net::UnixListener>,
 }
 
 impl DaemonOptions {
@@ -40,6 +45,7 @@ impl DaemonOptions {
             config_source,
             clock: Arc::new(SystemClock),
             faults: Faults::default(),
+            inherited_listener: None,
         }
     }
 }
@@ -54,10 +60,11 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    pub async fn start(options: DaemonOptions) -> anyhow::Result<Daemon> {
+    pub async fn start(mut options: DaemonOptions) -> anyhow::Result<Daemon> {
+        let inherited_listener = options.inherited_listener.take();
         let config = &options.config;
         let data_file = paths::data_file(config);
-        let socket_path = paths::socket_path(config);
+        let mut socket_path = paths::socket_path(config);
         let open_path = data_file.clone();
         let store = tokio::task::spawn_blocking(move || Store::open(&open_path))
             .await
@@ -69,7 +76,17 @@ impl Daemon {
         tree_args.faults = options.faults;
         let tree = Arc::new(Tree::start(tree_args).await?);
 
-        let listener = match server::bind(&socket_path, config.socket_path.is_none()) {
+        let activated = inherited_listener.is_some();
+        let bound = match inherited_listener {
+            Some(listener) => adopt(listener).map(|(listener, path)| {
+                if let Some(path) = path {
+                    socket_path = path;
+                }
+                listener
+            }),
+            None => server::bind(&socket_path, config.socket_path.is_none()),
+        };
+        let listener = match bound {
             Ok(listener) => listener,
             Err(error) => {
                 tree.shutdown().await;
@@ -90,6 +107,7 @@ impl Daemon {
             socket_path: socket_path.clone(),
             max_request_bytes: config.max_request_bytes,
             owner_uid: paths::current_uid(),
+            remove_socket_on_exit: !activated,
         };
         let server = tokio::spawn(server::serve(
             listener,
@@ -101,6 +119,7 @@ impl Daemon {
             socket = %socket_path.display(),
             data = %data_file.display(),
             config = %options.config_source,
+            socket_activation = activated,
             "lookout {} listening",
             env!("CARGO_PKG_VERSION")
         );
@@ -146,12 +165,34 @@ impl Daemon {
     }
 }
 
+/// Serves on a listener systemd passed; returns it with the path it listens on.
+fn adopt(
+    listener: std::os::unix::net::UnixListener,
+) -> anyhow::Result<(tokio::net::UnixListener, Option<PathBuf>)> {
+    let path = listener
+        .local_addr()
+        .ok()
+        .and_then(|address| address.as_pathname().map(Path::to_path_buf));
+    listener
+        .set_nonblocking(true)
+        .context("cannot make the socket systemd passed non-blocking")?;
+    let listener = tokio::net::UnixListener::from_std(listener)
+        .context("cannot serve on the socket systemd passed")?;
+    Ok((listener, path))
+}
+
 /// `lookout serve`: runs until SIGTERM or SIGINT (exit 0) or until the tree gives up
-/// (exit [`EXIT_TREE_FAILED`]).
-pub async fn run(options: DaemonOptions) -> anyhow::Result<ExitCode> {
+/// (exit [`EXIT_TREE_FAILED`]). Under systemd it says `READY=1` once the socket listens,
+/// pets the watchdog after each actor-tree ping, and says `STOPPING=1` when it shuts down.
+pub async fn run(
+    options: DaemonOptions,
+    service_manager: ServiceManager,
+) -> anyhow::Result<ExitCode> {
     let mut terminate = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
     let daemon = Daemon::start(options).await?;
+    service_manager.ready(&format!("serving on {}", daemon.socket_path().display()));
+    let watchdog = service_manager.spawn_watchdog(daemon.tree().clone());
     let exit = tokio::select! {
         _ = terminate.recv() => {
             tracing::info!("SIGTERM: shutting down");
@@ -166,6 +207,10 @@ pub async fn run(options: DaemonOptions) -> anyhow::Result<ExitCode> {
             ExitCode::from(EXIT_TREE_FAILED)
         }
     };
+    service_manager.stopping("shutting down: draining connections");
+    if let Some(watchdog) = watchdog {
+        watchdog.abort();
+    }
     daemon.shutdown().await;
     tracing::info!("stopped");
     Ok(exit)

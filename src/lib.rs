@@ -2,7 +2,8 @@
 //! waits for them.
 //!
 //! This crate is the process edge: the CLI, the config, the JSON-RPC protocol over the Unix
-//! socket and the tool catalogue. It owns sockets, reads environment variables and config
+//! socket, the tool catalogue and its exports (MCP, function tools), systemd and the agent
+//! runtime hooks. It owns sockets, reads environment variables and config
 //! files; the actor tree (`actors`) and the storage (`storage`) do neither.
 
 pub mod catalogue;
@@ -10,10 +11,14 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod daemon;
+pub mod export;
+pub mod hooks;
 pub mod jsonrpc;
 pub mod logging;
+pub mod mcp;
 pub mod methods;
 pub mod params;
 pub mod paths;
 pub mod server;
+pub mod systemd;
 pub mod wire;

@@ -1,4 +1,4 @@
-//! Where things live on disk: the data file, the socket, the config file.
+//! Where things live on disk: the data file, the socket, the config file, the user units.
 //!
 //! Follows the XDG base directories, with the fallbacks the design fixes. The only module
 //! that reads `HOME` and the `XDG_*` variables.
@@ -55,9 +55,17 @@ pub fn default_socket_path() -> PathBuf {
     }
 }
 
+fn config_home() -> Option<PathBuf> {
+    env_path("XDG_CONFIG_HOME").or_else(|| home().map(|h| h.join(".config")))
+}
+
 /// `$XDG_CONFIG_HOME/lookout/config.toml` (or under `~/.config`).
 pub fn default_config_file() -> Option<PathBuf> {
-    env_path("XDG_CONFIG_HOME")
-        .or_else(|| home().map(|h| h.join(".config")))
-        .map(|folder| folder.join("lookout").join("config.toml"))
+    config_home().map(|folder| folder.join("lookout").join("config.toml"))
+}
+
+/// Where systemd looks for the user's own units: `$XDG_CONFIG_HOME/systemd/user` (or under
+/// `~/.config`).
+pub fn systemd_user_unit_dir() -> Option<PathBuf> {
+    config_home().map(|folder| folder.join("systemd").join("user"))
 }

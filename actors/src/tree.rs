@@ -18,7 +18,7 @@ use crate::error::{CallError, from_call};
 use crate::faults::Faults;
 use crate::policy::RestartPolicy;
 use crate::process::{ProcessSpawner, Spawner};
-use crate::registry::{self, RegistryStats};
+use crate::registry::{self, RegistryMsg, RegistryStats};
 use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
 use crate::tasks::actor::not_found;
 use crate::tasks::stuck::StuckPolicy;
@@ -35,6 +35,8 @@ const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long `settle` keeps ticking before it gives up, and how often it looks.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(60);
 const SETTLE_POLL: Duration = Duration::from_millis(2);
+/// How long a liveness ping waits for each actor it asks.
+pub const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub struct TreeArgs {
     pub store: Arc<Store>,
@@ -294,6 +296,46 @@ impl Tree {
             store.recent_events(limit)
         })
         .await
+    }
+
+    /// A liveness round trip through the tree: the Registry, the Tasks supervisor and the
+    /// Wake actor each answer a cheap question through their mailboxes. A dead, restarting or wedged actor
+    /// fails it (a wedged one by timing out), so the systemd watchdog is petted only while
+    /// the tree really serves.
+    pub async fn ping(&self) -> Result<(), CallError> {
+        if let Health::Failed(reason) = self.directory.health() {
+            return Err(CallError::unavailable(
+                format!("the actor tree gave up: {reason}"),
+                "the daemon is exiting; its service manager restarts it",
+            ));
+        }
+        let registry_outcome = self
+            .directory
+            .registry()?
+            .call(RegistryMsg::Stats, Some(PING_TIMEOUT))
+            .await;
+        from_call(
+            "registry",
+            PING_TIMEOUT,
+            registry_outcome.map(|r| r.map(Ok)),
+        )?;
+        let tasks_outcome = self
+            .directory
+            .tasks()?
+            .call(TasksMsg::Stats, Some(PING_TIMEOUT))
+            .await;
+        from_call(
+            "tasks supervisor",
+            PING_TIMEOUT,
+            tasks_outcome.map(|r| r.map(Ok)),
+        )?;
+        let wake_outcome = self
+            .directory
+            .wake()?
+            .call(WakeMsg::Stats, Some(PING_TIMEOUT))
+            .await;
+        from_call("wake actor", PING_TIMEOUT, wake_outcome.map(|r| r.map(Ok)))?;
+        Ok(())
     }
 
     /// Resolves when the root gives up (the daemon must then exit non-zero).

@@ -1,7 +1,9 @@
-//! The `lookout` command line: `serve` runs the daemon; everything else is a client of its
-//! socket.
+//! The `lookout` command line: `serve` runs the daemon, `mcp` bridges MCP clients to it,
+//! `service` installs it as a systemd user service, `tools` prints the catalogue for other
+//! APIs; everything else is a client of its socket.
 
 mod render;
+mod service;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,10 +14,15 @@ use serde_json::{Map, Value, json};
 use crate::client::{Client, ClientError};
 use crate::config::{Config, ConfigSource};
 use crate::daemon::{self, DaemonOptions};
-use crate::{logging, paths};
+use crate::export::{self, FunctionCall, ToolFormat};
+use crate::jsonrpc::{RpcError, codes};
+use crate::systemd::{ServiceManager, activation};
+use crate::{catalogue, hooks, logging, mcp, paths};
 
 /// Exit code when the daemon answered with an error.
 const EXIT_CALL_FAILED: u8 = 1;
+/// Exit code for a usage error.
+const EXIT_USAGE: u8 = 2;
 /// Exit code when no daemon could be reached.
 const EXIT_NO_DAEMON: u8 = 3;
 
@@ -47,14 +54,64 @@ enum Command {
     /// Register, update and inspect tasks
     #[command(subcommand)]
     Task(TaskCommand),
-    /// Call any method with JSON params, e.g. `lookout call task_list '{"status":"all"}'`
+    /// Call any method with JSON params, e.g. `lookout call task_list '{"status":"all"}'`,
+    /// or run a model's tool call with --function-call
     Call {
-        method: String,
+        #[arg(required_unless_present = "function_call")]
+        method: Option<String>,
         /// Params as a JSON object (default: {})
         params: Option<String>,
+        /// A Responses `function_call` item, a Chat Completions `tool_calls[]` entry or an
+        /// Anthropic `tool_use` block (`-` reads it from stdin); prints the matching output item
+        #[arg(long, value_name = "JSON", conflicts_with_all = ["method", "params"])]
+        function_call: Option<String>,
     },
     /// Show the daemon's status
     Status,
+    /// Print the tool catalogue as another API's tool definitions
+    Tools {
+        #[arg(long, value_enum)]
+        format: ToolFormat,
+    },
+    /// Serve the tools over MCP on stdin/stdout, forwarding each call to the daemon
+    Mcp,
+    /// Install, remove or inspect the systemd user service
+    #[command(subcommand)]
+    Service(ServiceCommand),
+    /// Hooks for agent runtimes
+    #[command(subcommand)]
+    Hook(HookCommand),
+}
+
+#[derive(Subcommand)]
+enum ServiceCommand {
+    /// Write lookout.service to $XDG_CONFIG_HOME/systemd/user/ with this binary's path
+    Install {
+        /// Also run `systemctl --user daemon-reload` and `enable --now`
+        #[arg(long)]
+        now: bool,
+        /// Also install lookout.socket, so systemd starts the daemon on the first connection
+        #[arg(long)]
+        socket_activation: bool,
+    },
+    /// Remove the unit files (with --now, disable and stop the service first)
+    Uninstall {
+        #[arg(long)]
+        now: bool,
+    },
+    /// Show whether the unit is installed, what systemd says of it, and whether the daemon answers
+    Status,
+}
+
+#[derive(Subcommand)]
+enum HookCommand {
+    /// Claude Code SessionStart hook: print the active tasks' summaries for a compacted session
+    SessionStart {
+        /// Print at most this many bytes
+        #[arg(long, default_value_t = hooks::DEFAULT_MAX_BYTES as u32,
+              value_parser = clap::value_parser!(u32).range(hooks::MIN_MAX_BYTES as i64..=1_048_576))]
+        max_bytes: u32,
+    },
 }
 
 #[derive(Subcommand)]
@@ -120,6 +177,15 @@ enum TaskCommand {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A socket passed by systemd is taken now, while the process has one thread: taking it
+    // edits the environment.
+    let inherited_listener = match cli.command {
+        Command::Serve => match activation::take_inherited_listener() {
+            Ok(listener) => listener,
+            Err(error) => return fail(&format!("{error:#}"), EXIT_CALL_FAILED),
+        },
+        _ => None,
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -130,14 +196,14 @@ pub fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run(cli))
+    runtime.block_on(run(cli, inherited_listener))
 }
 
-async fn run(cli: Cli) -> ExitCode {
+async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListener>) -> ExitCode {
     let loaded = Config::discover(cli.config.as_deref());
     if let Command::Serve = cli.command {
         return match loaded {
-            Ok((config, source)) => serve(config, source, cli.socket).await,
+            Ok((config, source)) => serve(config, source, cli.socket, inherited_listener).await,
             Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
         };
     }
@@ -149,9 +215,34 @@ async fn run(cli: Cli) -> ExitCode {
         .socket
         .clone()
         .unwrap_or_else(|| paths::socket_path(&config));
-    let (method, params, renderer) = match request_for(cli.command) {
+    let command = match cli.command {
+        Command::Tools { format } => {
+            println!("{}", pretty(&export::tool_definitions(format)));
+            return ExitCode::SUCCESS;
+        }
+        Command::Mcp => {
+            return match mcp::serve_stdio(socket).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
+            };
+        }
+        Command::Service(command) => return service::run(command, &socket).await,
+        Command::Hook(HookCommand::SessionStart { max_bytes }) => {
+            print!(
+                "{}",
+                hooks::session_start(&socket, max_bytes as usize).await
+            );
+            return ExitCode::SUCCESS;
+        }
+        Command::Call {
+            function_call: Some(item),
+            ..
+        } => return function_call(&socket, &item).await,
+        other => other,
+    };
+    let (method, params, renderer) = match request_for(command) {
         Ok(request) => request,
-        Err(message) => return fail(&message, 2),
+        Err(message) => return fail(&message, EXIT_USAGE),
     };
     call(
         &socket,
@@ -162,12 +253,19 @@ async fn run(cli: Cli) -> ExitCode {
     .await
 }
 
-async fn serve(mut config: Config, source: ConfigSource, socket: Option<PathBuf>) -> ExitCode {
+async fn serve(
+    mut config: Config,
+    source: ConfigSource,
+    socket: Option<PathBuf>,
+    inherited_listener: Option<std::os::unix::net::UnixListener>,
+) -> ExitCode {
     logging::init(&config.log_level);
     if socket.is_some() {
         config.socket_path = socket;
     }
-    match daemon::run(DaemonOptions::new(config, source)).await {
+    let mut options = DaemonOptions::new(config, source);
+    options.inherited_listener = inherited_listener;
+    match daemon::run(options, ServiceManager::from_env()).await {
         Ok(code) => code,
         Err(error) => {
             tracing::error!("{error:#}");
@@ -182,17 +280,30 @@ type Renderer = fn(&Value) -> String;
 fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
     let message_only: Renderer = |result| result["message"].as_str().unwrap_or("").to_owned();
     Ok(match command {
-        Command::Serve => unreachable!("serve is handled before"),
+        Command::Serve
+        | Command::Tools { .. }
+        | Command::Mcp
+        | Command::Service(_)
+        | Command::Hook(_)
+        | Command::Call {
+            function_call: Some(_),
+            ..
+        } => unreachable!("handled before: not a plain method call"),
         Command::Status => ("daemon.status".into(), json!({}), render::status),
-        Command::Call { method, params } => {
+        Command::Call {
+            method: Some(method),
+            params,
+            function_call: None,
+        } => {
             let params = match params {
                 Some(text) => serde_json::from_str(&text)
                     .map_err(|e| format!("params are not valid JSON: {e}"))?,
                 None => json!({}),
             };
-            let pretty: Renderer =
-                |result| serde_json::to_string_pretty(result).unwrap_or_default();
-            (method, params, pretty)
+            (method, params, pretty as Renderer)
+        }
+        Command::Call { method: None, .. } => {
+            return Err("name a METHOD, or pass --function-call JSON".into());
         }
         Command::Task(TaskCommand::Register {
             name,
@@ -283,10 +394,7 @@ async fn call(socket: &Path, method: &str, params: Value, renderer: Option<Rende
         Ok(Ok(result)) => {
             match renderer {
                 Some(render) => println!("{}", render(&result)),
-                None => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&result).unwrap_or_default()
-                ),
+                None => println!("{}", pretty(&result)),
             }
             ExitCode::SUCCESS
         }
@@ -299,7 +407,171 @@ async fn call(socket: &Path, method: &str, params: Value, renderer: Option<Rende
     }
 }
 
+/// `lookout call --function-call`: runs a model's tool call and prints the item that answers
+/// it in the same API. stdout always carries that item (with the error as its output when
+/// the call failed), so a runtime can hand it straight back to the model; the exit code says
+/// whether the call succeeded (0), failed (1) or found no daemon (3).
+async fn function_call(socket: &Path, item: &str) -> ExitCode {
+    let text = if item == "-" {
+        let mut text = String::new();
+        if let Err(error) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+            return fail(
+                &format!("cannot read the tool call from stdin: {error}"),
+                EXIT_USAGE,
+            );
+        }
+        text
+    } else {
+        item.to_owned()
+    };
+    let call = match serde_json::from_str(&text)
+        .map_err(|error| format!("--function-call is not valid JSON: {error}"))
+        .and_then(|value| FunctionCall::parse(&value).map_err(|error| error.to_string()))
+    {
+        Ok(call) => call,
+        Err(message) => return fail(&message, EXIT_USAGE),
+    };
+    let (outcome, exit) = if catalogue::find(&call.name).is_none() {
+        let known: Vec<&str> = catalogue::tools().iter().map(|tool| tool.name).collect();
+        let error = RpcError::new(
+            codes::METHOD_NOT_FOUND,
+            format!("unknown tool '{}'", call.name),
+            format!("call one of {}", known.join(", ")),
+        );
+        (Err(error), EXIT_CALL_FAILED)
+    } else {
+        let arguments = Value::Object(call.arguments.clone());
+        let reply = async {
+            let mut client = Client::connect(socket).await?;
+            client.call(&call.name, arguments).await
+        }
+        .await;
+        match reply {
+            Ok(Ok(result)) => (Ok(result), 0),
+            Ok(Err(error)) => (Err(error), EXIT_CALL_FAILED),
+            Err(error) => {
+                let exit = match error {
+                    ClientError::NoDaemon { .. } => EXIT_NO_DAEMON,
+                    _ => EXIT_CALL_FAILED,
+                };
+                let error = RpcError::new(
+                    codes::UNAVAILABLE,
+                    error.to_string(),
+                    "start the daemon (`lookout serve`) and retry the call",
+                );
+                (Err(error), exit)
+            }
+        }
+    };
+    println!("{}", call.output(&outcome));
+    if let Err(error) = &outcome {
+        eprintln!("error: {}\nhint: {}", error.message, error.hint);
+    }
+    ExitCode::from(exit)
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
 fn fail(message: &str, code: u8) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The argv an example config runs, as `lookout …` arguments.
+    fn lookout_args(command: &str, args: &[Value]) -> Vec<String> {
+        assert_eq!(
+            command.split_whitespace().next(),
+            Some("lookout"),
+            "{command}"
+        );
+        let mut argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+        argv.extend(args.iter().map(|arg| arg.as_str().unwrap().to_owned()));
+        argv
+    }
+
+    #[test]
+    fn the_contrib_examples_run_real_commands() {
+        let mcp_json: Value =
+            serde_json::from_str(include_str!("../../contrib/claude-code/.mcp.json")).unwrap();
+        let server = &mcp_json["mcpServers"]["lookout"];
+        let argv = lookout_args(
+            server["command"].as_str().unwrap(),
+            server["args"].as_array().unwrap(),
+        );
+        assert!(matches!(
+            Cli::try_parse_from(&argv).unwrap().command,
+            Command::Mcp
+        ));
+
+        let settings: Value =
+            serde_json::from_str(include_str!("../../contrib/claude-code/settings.json")).unwrap();
+        let session_start = &settings["hooks"]["SessionStart"][0];
+        assert_eq!(session_start["matcher"], "compact");
+        let argv = lookout_args(session_start["hooks"][0]["command"].as_str().unwrap(), &[]);
+        assert!(matches!(
+            Cli::try_parse_from(&argv).unwrap().command,
+            Command::Hook(HookCommand::SessionStart { .. })
+        ));
+
+        let skill = include_str!("../../contrib/openclaw/SKILL.md");
+        let registration = skill
+            .lines()
+            .find_map(|line| line.strip_prefix("openclaw mcp set lookout '"))
+            .expect("the skill shows the MCP registration");
+        let server: Value = serde_json::from_str(registration.trim_end_matches('\'')).unwrap();
+        let argv = lookout_args(
+            server["command"].as_str().unwrap(),
+            server["args"].as_array().unwrap(),
+        );
+        assert!(matches!(
+            Cli::try_parse_from(&argv).unwrap().command,
+            Command::Mcp
+        ));
+    }
+
+    #[test]
+    fn the_docs_name_only_tools_that_exist() {
+        let parameters: Vec<String> = catalogue::tools()
+            .iter()
+            .flat_map(|tool| {
+                let schema = (tool.input_schema)();
+                let names: Vec<String> = schema["properties"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .cloned()
+                    .collect();
+                names
+            })
+            .collect();
+        for (file, text) in [
+            (
+                "contrib/openclaw/SKILL.md",
+                include_str!("../../contrib/openclaw/SKILL.md"),
+            ),
+            (
+                "contrib/claude-code/README.md",
+                include_str!("../../contrib/claude-code/README.md"),
+            ),
+        ] {
+            for word in text.split('`').skip(1).step_by(2) {
+                let name = word.split(['(', ' ']).next().unwrap_or(word);
+                let looks_like_a_tool = ["task_", "wait_", "smart_", "term_", "memory_"]
+                    .iter()
+                    .any(|prefix| name.starts_with(prefix));
+                if looks_like_a_tool && !parameters.iter().any(|p| p == name) {
+                    assert!(
+                        catalogue::find(name).is_some(),
+                        "{file} names `{name}`, which is not a tool"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -89,9 +89,12 @@ pub struct ServerOptions {
     pub socket_path: PathBuf,
     pub max_request_bytes: usize,
     pub owner_uid: u32,
+    /// False when systemd owns the socket (socket activation): it must outlive us.
+    pub remove_socket_on_exit: bool,
 }
 
-/// Accepts connections until `shutdown` turns true, then drains them and removes the socket.
+/// Accepts connections until `shutdown` turns true, then drains them and removes the socket
+/// (unless systemd owns it).
 pub async fn serve(
     listener: UnixListener,
     methods: Arc<Methods>,
@@ -117,7 +120,9 @@ pub async fn serve(
         }
     }
     drop(listener);
-    let _ = std::fs::remove_file(&options.socket_path);
+    if options.remove_socket_on_exit {
+        let _ = std::fs::remove_file(&options.socket_path);
+    }
     let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
         while connections.join_next().await.is_some() {}
     })

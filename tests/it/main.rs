@@ -2,7 +2,11 @@
 //! daemon (in-process or the real binary) on its own temp folder and socket.
 
 mod cli;
+mod function_tools;
+mod hooks;
+mod mcp;
 mod process;
 mod protocol;
 mod support;
+mod systemd;
 mod tasks;

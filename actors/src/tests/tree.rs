@@ -338,3 +338,27 @@ async fn task_panics_past_the_intensity_limit_restart_the_tasks_supervisor() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ping_answers_while_serving_and_fails_when_an_actor_is_down() {
+    let fixture = boot().await;
+    let tree = &fixture.tree;
+    tree.ping().await.unwrap();
+
+    // The ping itself reaches the Tasks supervisor, which dies handling it.
+    tree.faults().panic_next(ActorKind::Tasks);
+    let error = tree.ping().await.unwrap_err();
+    assert!(error.message.contains("tasks supervisor"), "{error}");
+    eventually("the tasks supervisor is back", async || {
+        tree.ping().await.is_ok()
+    })
+    .await;
+
+    tree.faults().panic_next(ActorKind::Registry);
+    let error = tree.ping().await.unwrap_err();
+    assert!(error.message.contains("registry"), "{error}");
+    eventually("the registry is back", async || tree.ping().await.is_ok()).await;
+
+    tree.shutdown().await;
+    assert!(tree.ping().await.is_err(), "a stopped tree fails the ping");
+}

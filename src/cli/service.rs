@@ -1,0 +1,239 @@
+//! `lookout service install | uninstall | status`: the systemd user service.
+//!
+//! Writes the units from `contrib/systemd/` into the user's unit folder with this binary's
+//! absolute path, prints the `systemctl --user` commands that follow, and with `--now` runs
+//! them itself when `systemctl` is on PATH. The only place the CLI runs another program.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::Context;
+use serde_json::json;
+
+use super::{EXIT_CALL_FAILED, EXIT_NO_DAEMON, ServiceCommand};
+use crate::client::Client;
+use crate::paths;
+use crate::systemd::unit::{self, SERVICE_FILE_NAME, SOCKET_FILE_NAME, Written};
+
+pub(super) async fn run(command: ServiceCommand, socket: &Path) -> ExitCode {
+    let outcome = match command {
+        ServiceCommand::Install {
+            now,
+            socket_activation,
+        } => install(now, socket_activation),
+        ServiceCommand::Uninstall { now } => uninstall(now),
+        ServiceCommand::Status => return status(socket).await,
+    };
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(EXIT_CALL_FAILED),
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(EXIT_CALL_FAILED)
+        }
+    }
+}
+
+fn unit_folder() -> anyhow::Result<PathBuf> {
+    paths::systemd_user_unit_dir().context(
+        "neither XDG_CONFIG_HOME nor HOME is set, so there is no user unit folder; set one of them",
+    )
+}
+
+/// Writes the units; returns whether every `systemctl` command it ran succeeded.
+fn install(now: bool, socket_activation: bool) -> anyhow::Result<bool> {
+    let binary = std::env::current_exe()
+        .and_then(|path| path.canonicalize())
+        .context("cannot find the path of this lookout binary")?;
+    let folder = unit_folder()?;
+    for written in unit::install(&folder, &binary, socket_activation)? {
+        let verb = match written {
+            Written::Created(_) => "Wrote",
+            Written::Updated(_) => "Updated",
+            Written::Unchanged(_) => "Unchanged:",
+        };
+        println!("{verb} {}", written.path().display());
+    }
+    println!("  ExecStart={} serve", binary.display());
+    let enable_unit = if socket_activation {
+        SOCKET_FILE_NAME
+    } else {
+        SERVICE_FILE_NAME
+    };
+    let commands: [&[&str]; 2] = [
+        &["--user", "daemon-reload"],
+        &["--user", "enable", "--now", enable_unit],
+    ];
+    let all_ran = if now {
+        run_systemctl(&commands)
+    } else {
+        println!("\nStart it now and at every login:");
+        print_commands(&commands);
+        true
+    };
+    println!(
+        "\nWatching windows or the screen needs your X display; give it to the user manager with:\n  \
+         systemctl --user import-environment DISPLAY XAUTHORITY\n\
+         then restart the service. Logs: journalctl --user -u lookout -f"
+    );
+    Ok(all_ran)
+}
+
+fn uninstall(now: bool) -> anyhow::Result<bool> {
+    let folder = unit_folder()?;
+    let present: Vec<String> = unit::installed(&folder)
+        .iter()
+        .filter_map(|path| path.file_name()?.to_str().map(str::to_owned))
+        .collect();
+    let mut all_ran = true;
+    if now && !present.is_empty() {
+        let mut disable = vec!["--user", "disable", "--now"];
+        disable.extend(present.iter().map(String::as_str));
+        all_ran &= run_systemctl(&[&disable]);
+    }
+    let removed = unit::uninstall(&folder)?;
+    if removed.is_empty() {
+        println!("No lookout units in {}.", folder.display());
+    }
+    for path in &removed {
+        println!("Removed {}", path.display());
+    }
+    let reload: [&[&str]; 1] = [&["--user", "daemon-reload"]];
+    if now {
+        all_ran &= run_systemctl(&reload);
+    } else if !removed.is_empty() {
+        println!("\nIf the service is running, stop it and let systemd forget the units:");
+        print_commands(&[
+            &["--user", "stop", "lookout.socket", "lookout.service"],
+            reload[0],
+        ]);
+    }
+    Ok(all_ran)
+}
+
+async fn status(socket: &Path) -> ExitCode {
+    match unit_folder() {
+        Ok(folder) => {
+            let service = folder.join(SERVICE_FILE_NAME);
+            match std::fs::read_to_string(&service) {
+                Ok(text) => {
+                    let program = unit::exec_start_program(&text).unwrap_or_default();
+                    let this_binary = std::env::current_exe()
+                        .and_then(|path| path.canonicalize())
+                        .is_ok_and(|path| path == Path::new(&program));
+                    let whose = if this_binary {
+                        "this binary"
+                    } else {
+                        "not this binary; `lookout service install` points it here"
+                    };
+                    println!("unit:    {} (runs {program}: {whose})", service.display());
+                }
+                Err(_) => println!(
+                    "unit:    not installed in {} (`lookout service install` writes it)",
+                    folder.display()
+                ),
+            }
+            let socket_unit = folder.join(SOCKET_FILE_NAME);
+            if socket_unit.exists() {
+                println!("         socket activation: {}", socket_unit.display());
+            }
+        }
+        Err(error) => println!("unit:    {error:#}"),
+    }
+    match find_on_path("systemctl") {
+        Some(systemctl) => {
+            for (question, unit) in [
+                ("is-enabled", SERVICE_FILE_NAME),
+                ("is-active", SERVICE_FILE_NAME),
+            ] {
+                let answer = Command::new(&systemctl)
+                    .args(["--user", question, unit])
+                    .output()
+                    .map(|output| {
+                        let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+                        if said.is_empty() {
+                            String::from_utf8_lossy(&output.stderr).trim().to_owned()
+                        } else {
+                            said
+                        }
+                    })
+                    .unwrap_or_else(|error| format!("cannot run systemctl: {error}"));
+                println!("systemd: {question} {unit}: {answer}");
+            }
+        }
+        None => println!("systemd: systemctl is not on PATH"),
+    }
+    let answer = async {
+        let mut client = Client::connect(socket).await?;
+        client.call("daemon.status", json!({})).await
+    }
+    .await;
+    match answer {
+        Ok(Ok(status)) => {
+            println!(
+                "daemon:  lookout {} serving on {} (pid {}, up {}s)",
+                status["version"].as_str().unwrap_or("?"),
+                status["socket"].as_str().unwrap_or("?"),
+                status["pid"],
+                status["uptime_s"]
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(Err(error)) => {
+            println!(
+                "daemon:  answered with an error: {} ({})",
+                error.message, error.hint
+            );
+            ExitCode::from(EXIT_CALL_FAILED)
+        }
+        Err(error) => {
+            println!("daemon:  {error}");
+            ExitCode::from(EXIT_NO_DAEMON)
+        }
+    }
+}
+
+fn print_commands(commands: &[&[&str]]) {
+    for args in commands {
+        println!("  systemctl {}", args.join(" "));
+    }
+}
+
+/// Runs each `systemctl` command in order, stopping at the first failure; false if one
+/// failed or systemctl is not on PATH.
+fn run_systemctl(commands: &[&[&str]]) -> bool {
+    let Some(systemctl) = find_on_path("systemctl") else {
+        println!(
+            "\nsystemctl is not on PATH, so nothing was started; where systemd runs your session, run:"
+        );
+        print_commands(commands);
+        return false;
+    };
+    for args in commands {
+        println!("$ systemctl {}", args.join(" "));
+        match Command::new(&systemctl).args(*args).status() {
+            Ok(status) if status.success() => {}
+            Ok(status) => {
+                eprintln!("error: `systemctl {}` failed ({status})", args.join(" "));
+                return false;
+            }
+            Err(error) => {
+                eprintln!("error: cannot run {}: {error}", systemctl.display());
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The first executable file called `program` in a PATH folder.
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let folders = std::env::var_os("PATH")?;
+    std::env::split_paths(&folders)
+        .map(|folder| folder.join(program))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        })
+}

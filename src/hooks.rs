@@ -1,0 +1,215 @@
+//! Agent-runtime hooks. `lookout hook session-start` is Claude Code's `SessionStart` hook
+//! (matcher `compact`): it prints where each active task stands, bounded to a few KiB, and
+//! Claude Code adds that to the freshly compacted context so the agent knows where it was.
+//!
+//! It never fails the session: without a daemon it prints one line saying so.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::client::{Client, ClientError};
+
+/// The default bound on what the hook prints.
+pub const DEFAULT_MAX_BYTES: usize = 4096;
+/// The smallest bound accepted: the header, one shortened task and the footer fit in it.
+pub const MIN_MAX_BYTES: usize = 512;
+/// One task's block is cut to this, so one huge plan cannot crowd out the other tasks.
+const MAX_TASK_BYTES: usize = 1024;
+/// Most active tasks listed before the budget is spent anyway.
+const TASKS_LISTED: usize = 100;
+/// Room kept for the "…and N more" line.
+const FOOTER_RESERVE: usize = 120;
+
+const HEADER: &str = "[lookout] Your active tasks, from lookout's task memory. Continue where \
+    each stands: report progress with task_update, and call task_update with a query for details.";
+
+/// The context text for a session start, at most `max_bytes` long, ending in a newline.
+pub async fn session_start(socket: &Path, max_bytes: usize) -> String {
+    let max_bytes = max_bytes.max(MIN_MAX_BYTES);
+    let mut text = match read_tasks(socket, max_bytes).await {
+        Ok(text) => text,
+        Err(error) => cut(
+            &format!("[lookout] Task memory is unavailable: {error}"),
+            max_bytes - 1,
+        ),
+    };
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+async fn read_tasks(socket: &Path, max_bytes: usize) -> Result<String, ClientError> {
+    let mut client = Client::connect(socket).await?;
+    let listing = match client
+        .call(
+            "task_list",
+            json!({"status": "active", "limit": TASKS_LISTED}),
+        )
+        .await?
+    {
+        Ok(listing) => listing,
+        Err(error) => {
+            return Ok(cut(
+                &format!(
+                    "[lookout] Cannot list your tasks: {} ({})",
+                    error.message, error.hint
+                ),
+                max_bytes - 1,
+            ));
+        }
+    };
+    let tasks = listing["tasks"].as_array().cloned().unwrap_or_default();
+    if tasks.is_empty() {
+        return Ok(
+            "[lookout] No active tasks. Register multi-step work with task_register.".into(),
+        );
+    }
+    let mut context = BoundedContext::new(max_bytes);
+    for (shown, task) in tasks.iter().enumerate() {
+        let task_id = task["task_id"].as_str().unwrap_or_default();
+        let answer = client
+            .call(
+                "task_update",
+                json!({"task_id": task_id, "query": "where am I on this task?"}),
+            )
+            .await?;
+        let block = task_block(task, answer.as_ref().ok());
+        if !context.push(&block) {
+            return Ok(context.finish(tasks.len() - shown));
+        }
+    }
+    Ok(context.finish(0))
+}
+
+/// `t-7k2m9q "Deploy" (40%)`, the summary and the next step.
+fn task_block(task: &Value, answer: Option<&Value>) -> String {
+    let mut block = format!(
+        "{} \"{}\" ({}% done)",
+        task["task_id"].as_str().unwrap_or("?"),
+        task["name"].as_str().unwrap_or(""),
+        task["progress_pct"].as_u64().unwrap_or(0)
+    );
+    match answer {
+        Some(answer) => {
+            for line in [&answer["summary"], &answer["message"]] {
+                if let Some(text) = line.as_str().filter(|text| !text.is_empty()) {
+                    block.push('\n');
+                    block.push_str(text);
+                }
+            }
+        }
+        None => block.push_str("\n(could not read its summary; ask task_update with a query)"),
+    }
+    block
+}
+
+/// Text built block by block that never grows past its bound.
+pub struct BoundedContext {
+    text: String,
+    max_bytes: usize,
+}
+
+impl BoundedContext {
+    pub fn new(max_bytes: usize) -> Self {
+        let max_bytes = max_bytes.max(MIN_MAX_BYTES);
+        Self {
+            text: cut(HEADER, max_bytes - FOOTER_RESERVE),
+            max_bytes,
+        }
+    }
+
+    /// Adds a task's block (cut to its own bound); false when it no longer fits.
+    pub fn push(&mut self, block: &str) -> bool {
+        let room = self.max_bytes - FOOTER_RESERVE - self.text.len();
+        let block = cut(block, MAX_TASK_BYTES.min(room.saturating_sub(2)));
+        // A block cut to almost nothing helps nobody: better the footer's pointer to task_list.
+        if block.len() < 64 || self.text.len() + 2 + block.len() > self.max_bytes - FOOTER_RESERVE {
+            return false;
+        }
+        self.text.push_str("\n\n");
+        self.text.push_str(&block);
+        true
+    }
+
+    /// The text, with a line about the `left_out` tasks that did not fit.
+    pub fn finish(mut self, left_out: usize) -> String {
+        if left_out > 0 {
+            let plural = if left_out == 1 { "task" } else { "tasks" };
+            self.text.push_str(&format!(
+                "\n\n…and {left_out} more active {plural}: call task_list to see them."
+            ));
+        }
+        self.text.push('\n');
+        self.text
+    }
+}
+
+/// `text` cut to at most `max_bytes` on a character boundary, ending in "…" when cut.
+fn cut(text: &str, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return text.to_owned();
+    }
+    let ellipsis = "…";
+    let mut end = max_bytes.saturating_sub(ellipsis.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{ellipsis}", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn long_block(index: usize) -> String {
+        format!(
+            "t-{index:06} \"Migrate the ✓ database {index}\" (40% done)\n{}",
+            "Completed steps 1-2 (Build é image, Push to registry). ".repeat(40)
+        )
+    }
+
+    #[test]
+    fn the_context_never_exceeds_its_bound_and_says_what_it_left_out() {
+        for max_bytes in [MIN_MAX_BYTES, 1000, DEFAULT_MAX_BYTES, 10_000] {
+            let mut context = BoundedContext::new(max_bytes);
+            let total = 50;
+            let mut shown = 0;
+            while shown < total && context.push(&long_block(shown)) {
+                shown += 1;
+            }
+            assert!(shown >= 1, "at least one task fits in {max_bytes} bytes");
+            assert!(shown < total);
+            let text = context.finish(total - shown);
+            assert!(text.len() <= max_bytes, "{} > {max_bytes}", text.len());
+            assert!(
+                text.contains(&format!(
+                    "…and {} more active tasks: call task_list",
+                    total - shown
+                )),
+                "{text}"
+            );
+            assert!(text.starts_with("[lookout] Your active tasks"));
+        }
+    }
+
+    #[test]
+    fn short_blocks_are_kept_whole() {
+        let mut context = BoundedContext::new(DEFAULT_MAX_BYTES);
+        let block = "t-1 \"Deploy\" (40% done)\nCompleted step 1 (Build). Currently on step 2 (Push).\nNext: step 2, Push.";
+        assert!(context.push(block));
+        let text = context.finish(0);
+        assert!(text.ends_with(&format!("\n\n{block}\n")), "{text}");
+        assert!(!text.contains("more active"));
+    }
+
+    #[test]
+    fn cutting_respects_character_boundaries() {
+        let text = "✓✓✓✓";
+        let short = cut(text, 7);
+        assert!(short.len() <= 7, "{short}");
+        assert_eq!(short, "✓…");
+        assert_eq!(cut("abc", 3), "abc");
+    }
+}

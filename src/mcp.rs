@@ -1,0 +1,138 @@
+//! `lookout mcp`: a stdio MCP server for Claude Code, OpenClaw and other MCP clients.
+//!
+//! Its tools are exactly the catalogue (`catalogue.rs`: the names, descriptions and JSON
+//! Schemas `tools.list` serves); each call is forwarded to the daemon over its socket, one
+//! connection per call, so a restarted daemon is picked up without restarting this bridge.
+//! It never starts a daemon itself. stdout is the MCP transport: logs go to stderr only.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use crate::catalogue;
+use crate::client::Client;
+use crate::export::error_payload;
+use crate::jsonrpc::RpcError;
+
+/// What the MCP client is told about this server when it connects.
+const INSTRUCTIONS: &str = "lookout keeps a durable memory of your long tasks. Register multi-step \
+    work with task_register, report each step with task_update as you finish it, set the status \
+    when you are done, and after a context compaction call task_update with a query such as \
+    \"where am I?\" to get your place back.";
+
+/// The MCP server: the catalogue's tools, forwarded to the daemon on `socket`.
+pub struct McpBridge {
+    socket: PathBuf,
+}
+
+impl McpBridge {
+    pub fn new(socket: PathBuf) -> Self {
+        Self { socket }
+    }
+
+    /// Runs one tool call against the daemon and turns the outcome into an MCP result:
+    /// the daemon's JSON result, or a tool error carrying its message and hint.
+    pub async fn forward(&self, name: &str, arguments: Value) -> CallToolResult {
+        let outcome = async {
+            let mut client = Client::connect(&self.socket).await?;
+            client.call(name, arguments).await
+        }
+        .await;
+        match outcome {
+            Ok(Ok(result)) => CallToolResult::structured(result),
+            Ok(Err(error)) => tool_error(&error),
+            Err(client_error) => {
+                tracing::warn!(error = %client_error, tool = name, "cannot reach the daemon");
+                let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+                    "error: {client_error}"
+                ))]);
+                result.structured_content =
+                    Some(serde_json::json!({"error": {"message": client_error.to_string()}}));
+                result
+            }
+        }
+    }
+}
+
+/// A daemon error as an MCP tool error (`isError: true`): the text says what went wrong and
+/// how to fix the call; the structured content keeps the code, message and hint apart.
+fn tool_error(error: &RpcError) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+        "error: {}\nhint: {}",
+        error.message, error.hint
+    ))]);
+    result.structured_content = Some(error_payload(error));
+    result
+}
+
+/// The catalogue as MCP tools.
+pub fn tools() -> Vec<Tool> {
+    catalogue::tools()
+        .iter()
+        .map(|tool| {
+            let schema = match (tool.input_schema)() {
+                Value::Object(schema) => schema,
+                other => unreachable!("the catalogue's schemas are objects, not {other}"),
+            };
+            Tool::new(tool.name, tool.description, schema)
+        })
+        .collect()
+}
+
+impl ServerHandler for McpBridge {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("lookout", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if catalogue::find(&request.name).is_none() {
+            let known: Vec<&str> = catalogue::tools().iter().map(|t| t.name).collect();
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool '{}'; the tools are {}",
+                    request.name,
+                    known.join(", ")
+                ),
+                None,
+            ));
+        }
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        Ok(self.forward(&request.name, arguments).await.into())
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin.
+pub async fn serve_stdio(socket: PathBuf) -> anyhow::Result<()> {
+    tracing::info!(socket = %socket.display(), "lookout MCP server on stdio");
+    let running = McpBridge::new(socket)
+        .serve(rmcp::transport::stdio())
+        .await
+        .context("the MCP client did not complete the initialize handshake")?;
+    let reason = running
+        .waiting()
+        .await
+        .context("the MCP server task failed")?;
+    tracing::info!(?reason, "MCP client disconnected");
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! `lookout hook session-start`, Claude Code's SessionStart hook, against a daemon.
+
+use serde_json::json;
+
+use crate::support::{TestDaemon, cli};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_start_prints_the_active_tasks_bounded() {
+    let daemon = TestDaemon::start().await;
+    let socket = daemon.socket();
+    let socket = socket.to_str().unwrap();
+    let (code, out, _) = cli(&["--socket", socket, "hook", "session-start"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("[lookout] No active tasks."), "{out}");
+
+    let long_step = "Rebuild the search index for every tenant, then verify the counts ".repeat(6);
+    for index in 0..40 {
+        daemon
+            .ok(
+                "task_register",
+                json!({"name": format!("Migration {index}"), "plan": [long_step, "Verify", "Announce"]}),
+            )
+            .await;
+    }
+    let finished = daemon
+        .ok(
+            "task_register",
+            json!({"name": "Finished already", "plan": ["Only step"]}),
+        )
+        .await;
+    daemon
+        .ok(
+            "task_update",
+            json!({"task_id": finished["task_id"], "status": "completed"}),
+        )
+        .await;
+    let deploy = daemon
+        .ok(
+            "task_register",
+            json!({"name": "Deploy coursefolio", "plan": ["Build", "Push", "Verify"]}),
+        )
+        .await;
+    let deploy_id = deploy["task_id"].as_str().unwrap();
+    daemon
+        .ok(
+            "task_update",
+            json!({"task_id": deploy_id, "message": "Step 1 done — built v1.2.3"}),
+        )
+        .await;
+
+    let (code, out, err) = cli(&["--socket", socket, "hook", "session-start"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.len() <= 4096, "{} bytes", out.len());
+    assert!(out.starts_with("[lookout] Your active tasks"), "{out}");
+    // The most recently updated task comes first, with its summary and next step.
+    let first_block = out.split("\n\n").nth(1).unwrap();
+    assert!(
+        first_block.starts_with(&format!("{deploy_id} \"Deploy coursefolio\" (33% done)\n")),
+        "{first_block}"
+    );
+    assert!(
+        first_block.contains("Currently on step 2 (Push)."),
+        "{first_block}"
+    );
+    assert!(first_block.contains("Next: step 2, Push."), "{first_block}");
+    assert!(!out.contains("Finished already"), "only active tasks");
+    assert!(
+        out.contains("more active tasks: call task_list to see them."),
+        "{out}"
+    );
+
+    let (code, small, _) = cli(&[
+        "--socket",
+        socket,
+        "hook",
+        "session-start",
+        "--max-bytes",
+        "1024",
+    ]);
+    assert_eq!(code, 0);
+    assert!(small.len() <= 1024, "{} bytes", small.len());
+    assert!(small.contains(deploy_id));
+    let (code, _, err) = cli(&[
+        "--socket",
+        socket,
+        "hook",
+        "session-start",
+        "--max-bytes",
+        "10",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn session_start_without_a_daemon_says_so_and_does_not_fail_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("nobody-home.sock");
+    let (code, out, _) = cli(&[
+        "--socket",
+        socket.to_str().unwrap(),
+        "hook",
+        "session-start",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("[lookout] Task memory is unavailable"),
+        "{out}"
+    );
+    assert!(
+        out.contains(socket.to_str().unwrap()) && out.contains("lookout serve"),
+        "{out}"
+    );
+    assert!(out.ends_with('\n'));
+}

@@ -1,0 +1,226 @@
+//! `lookout mcp` as an MCP client launches it: the real binary on stdin/stdout, against an
+//! in-process daemon.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::{BINARY, TestDaemon, deploy_task, stderr_of, wait_with_timeout};
+
+/// How long one MCP answer may take.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A running `lookout mcp` and the JSON lines it writes to stdout.
+struct McpSession {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    next_id: u64,
+}
+
+impl McpSession {
+    fn start(socket: &Path) -> McpSession {
+        let mut child = Command::new(BINARY)
+            .arg("mcp")
+            .arg("--socket")
+            .arg(socket)
+            .env("LOOKOUT_LOG", "info")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        McpSession {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response; every stdout line must be JSON-RPC.
+    fn request(&mut self, method: &str, params: &Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self.lines.recv_timeout(ANSWER_TIMEOUT).unwrap_or_else(|_| {
+                panic!("no answer to {method}: {}", stderr_of(&mut self.child))
+            });
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|_| panic!("stdout carries only JSON-RPC, got {line:?}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{message}");
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    fn initialize(&mut self) -> Value {
+        let reply = self.request(
+            "initialize",
+            &json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "lookout-tests", "version": "1"}}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        reply
+    }
+
+    fn call_tool(&mut self, name: &str, arguments: &Value) -> Value {
+        let reply = self.request("tools/call", &json!({"name": name, "arguments": arguments}));
+        reply["result"].clone()
+    }
+
+    /// Closes stdin, as a client does when it is done, and returns the exit status.
+    fn close(mut self) -> (std::process::ExitStatus, String) {
+        drop(self.stdin.take());
+        let status = wait_with_timeout(&mut self.child, ANSWER_TIMEOUT);
+        (status, stderr_of(&mut self.child))
+    }
+}
+
+fn text_of(result: &Value) -> &str {
+    assert_eq!(result["content"][0]["type"], "text", "{result}");
+    result["content"][0]["text"].as_str().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_server_serves_the_catalogue_and_forwards_calls_to_the_daemon() {
+    let daemon = TestDaemon::start().await;
+    let mut session = McpSession::start(&daemon.socket());
+
+    let initialized = session.initialize();
+    let info = &initialized["result"];
+    assert_eq!(info["serverInfo"]["name"], "lookout", "{initialized}");
+    assert!(info["capabilities"]["tools"].is_object(), "{initialized}");
+    assert!(
+        info["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("task_register")
+    );
+
+    let listed = session.request("tools/list", &json!({}));
+    let daemon_tools = daemon.ok("tools.list", json!({})).await;
+    assert_eq!(
+        listed["result"]["tools"], daemon_tools["tools"],
+        "MCP tools are exactly the daemon's tools.list"
+    );
+
+    let registered = session.call_tool("task_register", &deploy_task());
+    assert_eq!(registered["isError"], false, "{registered}");
+    let task_id = registered["structuredContent"]["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let in_text: Value = serde_json::from_str(text_of(&registered)).unwrap();
+    assert_eq!(
+        in_text, registered["structuredContent"],
+        "the text is the JSON result"
+    );
+
+    session.call_tool(
+        "task_update",
+        &json!({"task_id": task_id, "message": "Step 1 done — built and tagged v1.2.3"}),
+    );
+    let noted = session.call_tool(
+        "task_update",
+        &json!({"task_id": task_id, "message": "Step 2 done — pushed to ghcr.io/alex/coursefolio:v1.2.3"}),
+    );
+    assert_eq!(
+        noted["structuredContent"]["plan_progress"]["completed"],
+        json!([1, 2]),
+        "{noted}"
+    );
+    let answer = session.call_tool(
+        "task_update",
+        &json!({"task_id": task_id, "query": "where am I on this task?"}),
+    );
+    let answer: Value = serde_json::from_str(text_of(&answer)).unwrap();
+    assert_eq!(
+        answer["summary"],
+        "Completed steps 1-2 (Build Docker image, Push to registry). Currently on step 3 (SSH into server). \
+         Remaining: Pull and run, Verify. No active waits. No blockers noted."
+    );
+    assert_eq!(answer["message"], "Next: step 3, SSH into server.");
+
+    let failed = session.call_tool(
+        "task_update",
+        &json!({"task_id": "t-nothere", "message": "x"}),
+    );
+    assert_eq!(failed["isError"], true, "{failed}");
+    let text = text_of(&failed);
+    assert!(text.contains("no task with id 't-nothere'"), "{text}");
+    assert!(text.contains("hint: task ids look like t-7k2m9q"), "{text}");
+    assert_eq!(failed["structuredContent"]["error"]["code"], -32001);
+
+    let invalid = session.call_tool(
+        "task_update",
+        &json!({"task_id": task_id, "status": "done-ish"}),
+    );
+    assert_eq!(invalid["isError"], true);
+    assert!(
+        text_of(&invalid).contains("hint: status must be one of"),
+        "{invalid}"
+    );
+
+    let unknown = session.request(
+        "tools/call",
+        &json!({"name": "task_frobnicate", "arguments": {}}),
+    );
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("task_register")
+    );
+
+    let (status, stderr) = session.close();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(
+        stderr.contains("lookout MCP server on stdio"),
+        "logs go to stderr: {stderr}"
+    );
+}
+
+#[test]
+fn without_a_daemon_tool_calls_fail_clearly_and_none_is_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("nobody-home.sock");
+    let mut session = McpSession::start(&socket);
+    session.initialize();
+    // Listing needs no daemon: the catalogue is built in.
+    let listed = session.request("tools/list", &json!({}));
+    assert_eq!(listed["result"]["tools"][0]["name"], "task_register");
+
+    let failed = session.call_tool("task_list", &json!({}));
+    assert_eq!(failed["isError"], true, "{failed}");
+    let text = text_of(&failed);
+    assert!(text.contains(socket.to_str().unwrap()), "{text}");
+    assert!(text.contains("lookout serve"), "{text}");
+    let (status, _) = session.close();
+    assert!(status.success());
+    assert!(!socket.exists(), "the bridge never starts a daemon");
+}
