@@ -25,6 +25,8 @@ pub struct Config {
     /// `error`, `warn`, `info`, `debug` or `trace`; `LOOKOUT_LOG` overrides it.
     pub log_level: String,
     pub storage: StorageConfig,
+    pub stuck: StuckConfig,
+    pub wake: WakeConfig,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -32,6 +34,109 @@ pub struct Config {
 pub struct StorageConfig {
     /// Commit writes that queue up together in one transaction. Off only to measure it.
     pub group_commit: bool,
+}
+
+/// Seed 004 §5: when an active task with no live wait counts as stuck.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StuckConfig {
+    pub enabled: bool,
+    /// Idle seconds before a task is stuck (a task's metadata `stuck_threshold_s` overrides).
+    pub threshold_s: u64,
+    pub scan_interval_s: u64,
+    /// Seconds between two alerts for the same task.
+    pub cooldown_s: u64,
+    /// The resume packet's wake text never exceeds this many bytes.
+    pub max_packet_bytes: usize,
+}
+
+/// Durable wake delivery.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WakeConfig {
+    /// Attempts per event and sink before it is recorded as dead.
+    pub max_attempts: u32,
+    pub sinks: Vec<SinkConfig>,
+}
+
+/// One `[[wake.sinks]]` entry.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum SinkConfig {
+    Command(CommandSinkConfig),
+    Openclaw(OpenClawSinkConfig),
+    Webhook(WebhookSinkConfig),
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSinkConfig {
+    #[serde(default)]
+    pub name: Option<String>,
+    pub program: String,
+    /// Each may be, or contain, `{text}`, `{event_id}`, `{kind}`, `{task_id}`, `{wait_id}`,
+    /// `{session_key}`. Never run through a shell.
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default = "default_sink_timeout_s")]
+    pub timeout_s: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenClawSinkConfig {
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `openclaw` (older installs: `clawdbot`).
+    #[serde(default = "default_openclaw_program")]
+    pub program: String,
+    #[serde(default = "default_sink_timeout_s")]
+    pub timeout_s: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookSinkConfig {
+    #[serde(default)]
+    pub name: Option<String>,
+    pub url: String,
+    /// The environment variable holding the bearer token (never the token itself).
+    #[serde(default)]
+    pub token_env: Option<String>,
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// Send `sessionKey` in the body (an OpenClaw gateway refuses it unless its
+    /// `hooks.allowRequestSessionKey` is on).
+    #[serde(default)]
+    pub send_session_key: bool,
+    #[serde(default = "default_sink_timeout_s")]
+    pub timeout_s: u64,
+}
+
+fn default_sink_timeout_s() -> u64 {
+    10
+}
+
+fn default_openclaw_program() -> String {
+    "openclaw".to_owned()
+}
+
+impl SinkConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SinkConfig::Command(_) => "command",
+            SinkConfig::Openclaw(_) => "openclaw",
+            SinkConfig::Webhook(_) => "webhook",
+        }
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            SinkConfig::Command(sink) => sink.name.as_deref(),
+            SinkConfig::Openclaw(sink) => sink.name.as_deref(),
+            SinkConfig::Webhook(sink) => sink.name.as_deref(),
+        }
+    }
 }
 
 impl Default for Config {
@@ -42,6 +147,8 @@ impl Default for Config {
             max_request_bytes: 1024 * 1024,
             log_level: "info".to_owned(),
             storage: StorageConfig::default(),
+            stuck: StuckConfig::default(),
+            wake: WakeConfig::default(),
         }
     }
 }
@@ -51,6 +158,30 @@ impl Default for StorageConfig {
         Self { group_commit: true }
     }
 }
+
+impl Default for StuckConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            threshold_s: 300,
+            scan_interval_s: 60,
+            cooldown_s: 600,
+            max_packet_bytes: 8192,
+        }
+    }
+}
+
+impl Default for WakeConfig {
+    fn default() -> Self {
+        Self {
+            max_attempts: 20,
+            sinks: Vec::new(),
+        }
+    }
+}
+
+/// The resume packet must fit one command-line argument (see the command sinks).
+const MAX_PACKET_BYTES_LIMIT: usize = 100 * 1024;
 
 /// Where a config came from, for the start-up log line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,6 +244,39 @@ impl Config {
             "log_level = {:?} is not one of error, warn, info, debug, trace",
             self.log_level
         );
+        let stuck = &self.stuck;
+        for (key, value) in [
+            ("threshold_s", stuck.threshold_s),
+            ("scan_interval_s", stuck.scan_interval_s),
+            ("cooldown_s", stuck.cooldown_s),
+        ] {
+            anyhow::ensure!(
+                value >= 1,
+                "[stuck] {key} = {value} is too small; use at least 1 (second)"
+            );
+        }
+        anyhow::ensure!(
+            (1024..=MAX_PACKET_BYTES_LIMIT).contains(&stuck.max_packet_bytes),
+            "[stuck] max_packet_bytes = {} must be between 1024 and {MAX_PACKET_BYTES_LIMIT}",
+            stuck.max_packet_bytes
+        );
+        anyhow::ensure!(
+            self.wake.max_attempts >= 1,
+            "[wake] max_attempts must be at least 1"
+        );
+        for (index, sink) in self.wake.sinks.iter().enumerate() {
+            let timeout_s = match sink {
+                SinkConfig::Command(sink) => sink.timeout_s,
+                SinkConfig::Openclaw(sink) => sink.timeout_s,
+                SinkConfig::Webhook(sink) => sink.timeout_s,
+            };
+            anyhow::ensure!(
+                timeout_s >= 1,
+                "[[wake.sinks]] entry {} ({}) has timeout_s = 0; use at least 1",
+                index + 1,
+                sink.kind()
+            );
+        }
         Ok(())
     }
 }
@@ -137,6 +301,45 @@ mod tests {
         let nested =
             Config::parse("[storage]\ngroup_comit = false\n", Path::new("c.toml")).unwrap_err();
         assert!(format!("{nested:#}").contains("group_comit"));
+    }
+
+    #[test]
+    fn the_commented_sink_examples_are_valid_config() {
+        let uncommented: String = EXAMPLE
+            .lines()
+            .map(|line| match line.strip_prefix("# ") {
+                Some(rest)
+                    if rest.starts_with("[[wake.sinks]]")
+                        || rest.contains(" = ")
+                            && !rest.starts_with("data_dir")
+                            && !rest.starts_with("socket_path") =>
+                {
+                    rest
+                }
+                _ => line,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let config =
+            Config::parse(&uncommented, Path::new("config.example.toml (uncommented)")).unwrap();
+        let kinds: Vec<&str> = config.wake.sinks.iter().map(SinkConfig::kind).collect();
+        assert_eq!(kinds, ["openclaw", "command", "webhook"]);
+        let SinkConfig::Webhook(webhook) = &config.wake.sinks[2] else {
+            unreachable!()
+        };
+        assert_eq!(webhook.token_env.as_deref(), Some("OPENCLAW_HOOKS_TOKEN"));
+        assert!(
+            Config::parse(
+                "[[wake.sinks]]\nkind = \"carrier-pigeon\"\n",
+                Path::new("c.toml")
+            )
+            .is_err()
+        );
+        let extra = Config::parse(
+            "[[wake.sinks]]\nkind = \"command\"\nprogram = \"x\"\nshell = true\n",
+            Path::new("c.toml"),
+        );
+        assert!(format!("{:#}", extra.unwrap_err()).contains("shell"));
     }
 
     #[test]

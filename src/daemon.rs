@@ -10,6 +10,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actors::tasks::stuck::StuckPolicy;
+use actors::wake::sinks::{Sink, SinkSpec};
 use actors::{Clock, Faults, SystemClock, Tree, TreeArgs};
 use anyhow::Context;
 use storage::Store;
@@ -17,7 +19,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::config::{Config, ConfigSource};
+use crate::config::{Config, ConfigSource, StuckConfig};
 use crate::methods::{DaemonInfo, Methods};
 use crate::paths;
 use crate::server::{self, ServerOptions};
@@ -36,6 +38,8 @@ pub struct DaemonOptions {
     /// A listening socket handed over by systemd socket activation: served instead of
     /// binding `socket_path`, and left in place on shutdown (systemd owns it).
     pub inherited_listener: Option<std::os::unix::net::UnixListener>,
+    /// Sinks beyond the configured ones (tests and the harness record with these).
+    pub extra_sinks: Vec<Arc<dyn Sink>>,
 }
 
 impl DaemonOptions {
@@ -46,7 +50,19 @@ impl DaemonOptions {
             clock: Arc::new(SystemClock),
             faults: Faults::default(),
             inherited_listener: None,
+            extra_sinks: Vec::new(),
         }
+    }
+}
+
+/// The stuck policy the config describes.
+pub fn stuck_policy(config: &StuckConfig) -> StuckPolicy {
+    StuckPolicy {
+        enabled: config.enabled,
+        threshold: Duration::from_secs(config.threshold_s),
+        scan_interval: Duration::from_secs(config.scan_interval_s),
+        cooldown: Duration::from_secs(config.cooldown_s),
+        max_packet_bytes: config.max_packet_bytes,
     }
 }
 
@@ -71,9 +87,22 @@ impl Daemon {
             .context("the database open task panicked")??;
         let store = Arc::new(store);
 
+        let sinks = crate::sinks::resolve(
+            &config.wake,
+            !options.extra_sinks.is_empty(),
+            |name| std::env::var(name).ok(),
+            crate::sinks::find_on_path,
+        )?;
+        tracing::info!("{}", sinks.summary);
         let mut tree_args = TreeArgs::new(store.clone(), options.clock.clone());
         tree_args.group_commit = config.storage.group_commit;
         tree_args.faults = options.faults;
+        tree_args.stuck = stuck_policy(&config.stuck);
+        tree_args.max_delivery_attempts = config.wake.max_attempts;
+        tree_args.sinks = sinks.specs;
+        tree_args
+            .sinks
+            .extend(options.extra_sinks.drain(..).map(SinkSpec::Custom));
         let tree = Arc::new(Tree::start(tree_args).await?);
 
         let activated = inherited_listener.is_some();
@@ -100,6 +129,7 @@ impl Daemon {
             socket_path: socket_path.clone(),
             data_file: data_file.clone(),
             config_source: options.config_source.to_string(),
+            stuck: stuck_policy(&config.stuck),
         };
         let methods = Arc::new(Methods::new(tree.clone(), info));
         let (stop_server, stop_signal) = watch::channel(false);

@@ -207,6 +207,15 @@ pub fn success_response(id: &Value, result: Value) -> Value {
     Value::Object(response)
 }
 
+/// A server-to-client notification, e.g. a wake event.
+pub fn notification(method: &str, params: Value) -> Value {
+    let mut notification = Map::new();
+    notification.insert("jsonrpc".into(), Value::from("2.0"));
+    notification.insert("method".into(), Value::from(method));
+    notification.insert("params".into(), params);
+    Value::Object(notification)
+}
+
 pub fn error_response(id: &Value, error: &RpcError) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()})
 }

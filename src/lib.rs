@@ -20,5 +20,6 @@ pub mod methods;
 pub mod params;
 pub mod paths;
 pub mod server;
+pub mod sinks;
 pub mod systemd;
 pub mod wire;

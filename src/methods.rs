@@ -19,7 +19,10 @@ use crate::params::{
 use crate::wire;
 
 /// Methods that are not tools: the daemon's own.
-pub const DAEMON_METHODS: &[&str] = &["tools.list", "daemon.status"];
+pub const DAEMON_METHODS: &[&str] = &["tools.list", "daemon.status", SUBSCRIBE_METHOD];
+
+/// Streams wake events to the connection that calls it (handled by the socket server).
+pub const SUBSCRIBE_METHOD: &str = "events.subscribe";
 
 /// Facts about the running daemon for `daemon.status`.
 #[derive(Clone, Debug)]
@@ -30,6 +33,7 @@ pub struct DaemonInfo {
     pub socket_path: PathBuf,
     pub data_file: PathBuf,
     pub config_source: String,
+    pub stuck: actors::tasks::stuck::StuckPolicy,
 }
 
 pub struct Methods {
@@ -83,6 +87,10 @@ impl Methods {
                 no_params(method, &params)?;
                 self.status().await
             }
+            SUBSCRIBE_METHOD => Err(RpcError::invalid_params(
+                "events.subscribe streams events on the connection that calls it",
+                "call it on a Unix-socket connection to the daemon (e.g. `lookout events`) and keep reading that connection",
+            )),
             _ => Err(unknown_method(method)),
         }
     }
@@ -135,12 +143,45 @@ impl Methods {
                 "task_actor_failures": status.tasks.task_actor_failures,
                 "restarts": status.restarts,
             },
-            "message": format!("lookout {} serving for {uptime_s}s; {active} active tasks.", info.version),
+            "stuck": {
+                "enabled": info.stuck.enabled,
+                "threshold_s": info.stuck.threshold.as_secs(),
+                "scan_interval_s": info.stuck.scan_interval.as_secs(),
+                "cooldown_s": info.stuck.cooldown.as_secs(),
+                "scans": status.tasks.stuck_scans,
+                "alerts": status.tasks.stuck_alerts,
+                "last_scan": status.tasks.last_scan.as_ref().map(|scan| json!({
+                    "at": scan.at.to_rfc3339(),
+                    "candidates": scan.candidates,
+                    "alerts": scan.alerts.len(),
+                    "duration_ms": scan.duration_ms,
+                })),
+            },
+            "wake": {
+                "sinks": status.wake.sinks,
+                "events": status.store.events,
+                "pending": status.store.events_pending,
+                "in_flight": status.wake.in_flight,
+                "delivered_since_start": status.wake.delivered,
+                "failed_attempts_since_start": status.wake.failed_attempts,
+                "dead": status.store.dead_deliveries,
+                "rejected": status.store.rejected_deliveries,
+            },
+            "message": format!(
+                "lookout {} serving for {uptime_s}s; {active} active tasks; {} wake events pending delivery{}.",
+                info.version,
+                status.store.events_pending,
+                if status.store.dead_deliveries > 0 {
+                    format!(", {} deliveries gave up (see the daemon log)", status.store.dead_deliveries)
+                } else {
+                    String::new()
+                }
+            ),
         }))
     }
 }
 
-fn no_params(method: &str, params: &Value) -> Result<(), RpcError> {
+pub fn no_params(method: &str, params: &Value) -> Result<(), RpcError> {
     match params.as_object() {
         Some(object) if object.is_empty() => Ok(()),
         _ => Err(RpcError::invalid_params(

@@ -16,6 +16,7 @@ use crate::config::{Config, ConfigSource};
 use crate::daemon::{self, DaemonOptions};
 use crate::export::{self, FunctionCall, ToolFormat};
 use crate::jsonrpc::{RpcError, codes};
+use crate::methods::SUBSCRIBE_METHOD;
 use crate::systemd::{ServiceManager, activation};
 use crate::{catalogue, hooks, logging, mcp, paths};
 
@@ -68,6 +69,8 @@ enum Command {
     },
     /// Show the daemon's status
     Status,
+    /// Print wake events as the daemon emits them, until interrupted (`--json` for raw)
+    Events,
     /// Print the tool catalogue as another API's tool definitions
     Tools {
         #[arg(long, value_enum)]
@@ -238,6 +241,7 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
             function_call: Some(item),
             ..
         } => return function_call(&socket, &item).await,
+        Command::Events => return follow_events(&socket, cli.json).await,
         other => other,
     };
     let (method, params, renderer) = match request_for(command) {
@@ -285,6 +289,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
         | Command::Mcp
         | Command::Service(_)
         | Command::Hook(_)
+        | Command::Events
         | Command::Call {
             function_call: Some(_),
             ..
@@ -382,6 +387,46 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             ("task_thread".into(), params, render::task_thread)
         }
     })
+}
+
+/// `lookout events`: subscribes and prints every wake event until the daemon goes away or
+/// the user interrupts.
+async fn follow_events(socket: &Path, json: bool) -> ExitCode {
+    let mut client = match Client::connect(socket).await {
+        Ok(client) => client,
+        Err(error) => return fail(&error.to_string(), EXIT_NO_DAEMON),
+    };
+    match client.call(SUBSCRIBE_METHOD, json!({})).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(error)) => {
+            return fail(
+                &format!("{}\nhint: {}", error.message, error.hint),
+                EXIT_CALL_FAILED,
+            );
+        }
+        Err(error) => return fail(&error.to_string(), EXIT_CALL_FAILED),
+    }
+    if !json {
+        eprintln!(
+            "Listening for wake events on {} (Ctrl-C to stop).",
+            socket.display()
+        );
+    }
+    loop {
+        let notification = match client.read_json().await {
+            Ok(notification) => notification,
+            Err(ClientError::Closed) => {
+                eprintln!("The daemon closed the connection.");
+                return ExitCode::SUCCESS;
+            }
+            Err(error) => return fail(&error.to_string(), EXIT_CALL_FAILED),
+        };
+        if json {
+            println!("{notification}");
+        } else {
+            println!("{}", render::event(&notification));
+        }
+    }
 }
 
 async fn call(socket: &Path, method: &str, params: Value, renderer: Option<Renderer>) -> ExitCode {

@@ -124,6 +124,30 @@ pub fn task_thread(result: &Value) -> String {
     lines.join("\n")
 }
 
+/// One line per wake event: `e-000123 2026-02-13T17:16:00Z task_stuck t-7k2m9q  <text>`;
+/// other notifications (e.g. `events.lagged`) print their message.
+pub fn event(notification: &Value) -> String {
+    let params = &notification["params"];
+    if notification["method"] != "event" {
+        return format!(
+            "({}) {}",
+            text(notification, "method"),
+            text(params, "message")
+        );
+    }
+    let subject = params["task_id"]
+        .as_str()
+        .or(params["wait_id"].as_str())
+        .unwrap_or("-");
+    format!(
+        "{} {} {} {subject}  {}",
+        text(params, "id"),
+        text(params, "created_at"),
+        text(params, "kind"),
+        text(params, "text")
+    )
+}
+
 pub fn status(result: &Value) -> String {
     let storage = &result["storage"];
     let tasks = result["tasks"].as_object().cloned().unwrap_or_default();
@@ -159,8 +183,34 @@ pub fn status(result: &Value) -> String {
             storage["largest_group"],
             storage["group_commit"]
         ),
+        stuck_line(&result["stuck"]),
+        format!(
+            "wakes:    {} pending, {} dead, {} refused; sinks: {}",
+            result["wake"]["pending"],
+            result["wake"]["dead"],
+            result["wake"]["rejected"],
+            result["wake"]["sinks"]
+                .as_array()
+                .filter(|sinks| !sinks.is_empty())
+                .map(|sinks| sinks
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "))
+                .unwrap_or_else(|| "none (subscribers only)".to_owned())
+        ),
     ]
     .join("\n")
+}
+
+fn stuck_line(stuck: &Value) -> String {
+    if stuck["enabled"] != true {
+        return "stuck:    detection off".to_owned();
+    }
+    format!(
+        "stuck:    after {}s idle, scanned every {}s; {} scans, {} alerts",
+        stuck["threshold_s"], stuck["scan_interval_s"], stuck["scans"], stuck["alerts"]
+    )
 }
 
 #[cfg(test)]

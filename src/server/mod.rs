@@ -13,16 +13,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinSet;
 
 pub use framing::{Frame, LineReader};
 
 use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
-use crate::methods::Methods;
+use crate::methods::{Methods, SUBSCRIBE_METHOD};
 
 /// How long shutdown waits for connections to finish the request in hand.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -151,6 +151,7 @@ async fn connection(
     let (outbox, outbox_receiver) = mpsc::channel::<String>(OUTBOX_DEPTH);
     let writer = tokio::spawn(write_lines(write_half, outbox_receiver));
     let mut lines = LineReader::new(read_half, options.max_request_bytes);
+    let mut session = Session::new(outbox.clone());
     loop {
         let frame = tokio::select! {
             biased;
@@ -159,7 +160,7 @@ async fn connection(
         };
         let reply = match frame {
             Ok(Frame::Line(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
-            Ok(Frame::Line(line)) => handle_line(&methods, &line).await,
+            Ok(Frame::Line(line)) => handle_line(&methods, &mut session, &line).await,
             Ok(Frame::TooLong { bytes }) => Some(too_long(bytes, options.max_request_bytes)),
             Ok(Frame::Eof) | Err(_) => break,
         };
@@ -169,8 +170,65 @@ async fn connection(
             break;
         }
     }
+    drop(session);
     drop(outbox);
     let _ = writer.await;
+}
+
+/// What a connection carries between its requests: its outbox and its event subscription.
+pub struct Session {
+    outbox: mpsc::Sender<String>,
+    subscription: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Session {
+    pub fn new(outbox: mpsc::Sender<String>) -> Self {
+        Self {
+            outbox,
+            subscription: None,
+        }
+    }
+
+    /// `events.subscribe`: from now on every new wake event is pushed to this connection as
+    /// an `event` notification. Subscribing twice changes nothing.
+    fn subscribe(&mut self, methods: &Methods) -> Value {
+        if self.subscription.is_none() {
+            let mut events = methods.tree().subscribe();
+            let outbox = self.outbox.clone();
+            self.subscription = Some(tokio::spawn(async move {
+                loop {
+                    let notification = match events.recv().await {
+                        Ok(event) => jsonrpc::notification("event", event.to_json()),
+                        Err(broadcast::error::RecvError::Lagged(missed)) => jsonrpc::notification(
+                            "events.lagged",
+                            json!({
+                                "missed": missed,
+                                "message": format!("This connection fell behind and missed {missed} events; read them with lookout status or the task threads."),
+                            }),
+                        ),
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    };
+                    if outbox.send(to_line(&notification)).await.is_err() {
+                        return;
+                    }
+                }
+            }));
+        }
+        json!({
+            "subscribed": true,
+            "message": "Subscribed. Wake events arrive on this connection as JSON-RPC notifications \
+                        {\"method\":\"event\",\"params\":{id, kind, text, task_id, wait_id, session_key, created_at}} \
+                        until it closes.",
+        })
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(subscription) = self.subscription.take() {
+            subscription.abort();
+        }
+    }
 }
 
 async fn write_lines(
@@ -210,26 +268,38 @@ fn too_long(bytes: usize, limit: usize) -> String {
 }
 
 /// Handles one line: a request, a notification or a batch. `None` when nothing is owed.
-pub async fn handle_line(methods: &Methods, line: &[u8]) -> Option<String> {
+pub async fn handle_line(methods: &Methods, session: &mut Session, line: &[u8]) -> Option<String> {
     match jsonrpc::parse_line(line) {
         Err(error_response) => Some(to_line(&error_response)),
-        Ok(Incoming::Single(entry)) => handle_entry(methods, entry).await.map(|r| to_line(&r)),
+        Ok(Incoming::Single(entry)) => handle_entry(methods, session, entry)
+            .await
+            .map(|r| to_line(&r)),
         Ok(Incoming::Batch(entries)) => {
             let mut responses = Vec::new();
             for entry in entries {
-                responses.extend(handle_entry(methods, entry).await);
+                responses.extend(handle_entry(methods, session, entry).await);
             }
             (!responses.is_empty()).then(|| to_line(&Value::Array(responses)))
         }
     }
 }
 
-async fn handle_entry(methods: &Methods, entry: Result<Request, Value>) -> Option<Value> {
+async fn handle_entry(
+    methods: &Methods,
+    session: &mut Session,
+    entry: Result<Request, Value>,
+) -> Option<Value> {
     let request = match entry {
         Ok(request) => request,
         Err(error_response) => return Some(error_response),
     };
-    let outcome = methods.call(&request.method, request.params).await;
+    // The one method that belongs to the connection rather than to the tree.
+    let outcome = if request.method == SUBSCRIBE_METHOD {
+        crate::methods::no_params(SUBSCRIBE_METHOD, &request.params)
+            .map(|()| session.subscribe(methods))
+    } else {
+        methods.call(&request.method, request.params).await
+    };
     let id = request.id?;
     Some(match outcome {
         Ok(result) => jsonrpc::success_response(&id, result),

@@ -10,3 +10,4 @@ mod protocol;
 mod support;
 mod systemd;
 mod tasks;
+mod wakes;

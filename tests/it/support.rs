@@ -5,6 +5,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use actors::wake::sinks::RecordingSink;
 use actors::{Clock, ManualClock, SystemClock};
 use lookout::client::Client;
 use lookout::config::{Config, ConfigSource};
@@ -26,10 +27,12 @@ pub fn config_in(dir: &Path) -> Config {
     }
 }
 
-/// A daemon running in this process.
+/// A daemon running in this process, its wake events going to a recording sink (so no
+/// `openclaw` on the machine's PATH is ever woken by a test).
 pub struct TestDaemon {
     pub dir: tempfile::TempDir,
     pub clock: Option<Arc<ManualClock>>,
+    pub sink: Arc<RecordingSink>,
     daemon: Option<Daemon>,
 }
 
@@ -57,10 +60,13 @@ impl TestDaemon {
             Some(manual) => manual.clone() as Arc<dyn Clock>,
             None => Arc::new(SystemClock),
         };
+        let sink = RecordingSink::new("recorder");
+        options.extra_sinks.push(sink.clone());
         let daemon = Daemon::start(options).await.unwrap();
         TestDaemon {
             dir,
             clock,
+            sink,
             daemon: Some(daemon),
         }
     }
@@ -120,24 +126,50 @@ pub fn deploy_task() -> Value {
 pub struct DaemonProcess {
     pub child: Child,
     pub socket: PathBuf,
+    /// Where its stderr goes (appended across restarts on the same folder).
+    pub log: PathBuf,
 }
 
 impl DaemonProcess {
     /// Starts `lookout serve --config <dir>/config.toml` and waits until it answers.
     pub fn start(dir: &Path) -> DaemonProcess {
-        let config_file = write_config(dir, "");
+        Self::start_with(dir, "", &[])
+    }
+
+    /// The same with `extra` config lines and extra environment variables.
+    pub fn start_with(dir: &Path, extra: &str, env: &[(&str, &str)]) -> DaemonProcess {
+        let mut process = Self::spawn(dir, extra, env);
+        process.wait_until_serving();
+        process
+    }
+
+    /// Starts it without waiting (for start-up failures).
+    pub fn spawn(dir: &Path, extra: &str, env: &[(&str, &str)]) -> DaemonProcess {
+        let config_file = write_config(dir, extra);
+        let log = dir.join("daemon.log");
+        let log_file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .unwrap();
         let child = Command::new(BINARY)
             .args(["serve", "--config"])
             .arg(&config_file)
             .env("LOOKOUT_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stderr(log_file)
             .spawn()
             .unwrap();
-        let socket = dir.join("lookout.sock");
-        let mut process = DaemonProcess { child, socket };
-        process.wait_until_serving();
-        process
+        DaemonProcess {
+            child,
+            socket: dir.join("lookout.sock"),
+            log,
+        }
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
     fn wait_until_serving(&mut self) {
@@ -147,10 +179,7 @@ impl DaemonProcess {
                 return;
             }
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!(
-                    "the daemon exited early with {status}: {}",
-                    stderr_of(&mut self.child)
-                );
+                panic!("the daemon exited early with {status}: {}", self.log_text());
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -259,4 +288,135 @@ pub async fn all_message_contents(client: &mut Client, task_id: &str) -> Vec<Str
             _ => return contents,
         }
     }
+}
+
+/// Writes an executable script into `dir` and returns its path.
+pub fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// Polls `check` every 20 ms until it holds or `timeout` passes.
+pub async fn wait_until<F: AsyncFnMut() -> bool>(what: &str, timeout: Duration, mut check: F) {
+    let deadline = Instant::now() + timeout;
+    while !check().await {
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// One HTTP request as the stub received it.
+#[derive(Clone, Debug)]
+pub struct RecordedRequest {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl RecordedRequest {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// A loopback HTTP/1.1 server that records every request and answers with a set status.
+pub struct HttpStub {
+    pub url: String,
+    requests: Arc<std::sync::Mutex<Vec<RecordedRequest>>>,
+}
+
+impl HttpStub {
+    pub async fn start(status: u16) -> HttpStub {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests: Arc<std::sync::Mutex<Vec<RecordedRequest>>> = Arc::default();
+        let status = Arc::new(std::sync::atomic::AtomicU16::new(status));
+        let (recorded, answer) = (requests.clone(), status);
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let (recorded, answer) = (recorded.clone(), answer.clone());
+                tokio::spawn(async move {
+                    if let Some(request) = read_request(stream, &answer).await {
+                        recorded.lock().unwrap().push(request);
+                    }
+                });
+            }
+        });
+        HttpStub { url, requests }
+    }
+
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+async fn read_request(
+    mut stream: tokio::net::TcpStream,
+    answer: &std::sync::atomic::AtomicU16,
+) -> Option<RecordedRequest> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        let read = stream.read(&mut chunk).await.ok()?;
+        if read == 0 {
+            return None;
+        }
+        raw.extend_from_slice(&chunk[..read]);
+        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end;
+        }
+    };
+    let head = String::from_utf8_lossy(&raw[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let mut request_line = lines.next()?.split(' ');
+    let (method, path) = (
+        request_line.next()?.to_owned(),
+        request_line.next()?.to_owned(),
+    );
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, value)| value.parse().ok())
+        .unwrap_or(0);
+    let mut body = raw[head_end + 4..].to_vec();
+    while body.len() < length {
+        let read = stream.read(&mut chunk).await.ok()?;
+        if read == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..read]);
+    }
+    let status = answer.load(std::sync::atomic::Ordering::SeqCst);
+    let reply_body = if status < 300 {
+        "{\"ok\":true}"
+    } else {
+        "{\"error\":\"sessionKey is not allowed\"}"
+    };
+    let response = format!(
+        "HTTP/1.1 {status} Status\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply_body}",
+        reply_body.len()
+    );
+    let _ = stream.write_all(response.as_bytes()).await;
+    let _ = stream.shutdown().await;
+    Some(RecordedRequest {
+        method,
+        path,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    })
 }

@@ -1,0 +1,367 @@
+//! Stuck alerts and durable wake delivery end to end: real time, real sinks (a program, a
+//! loopback HTTP server, a fake `openclaw` on PATH), the real socket and the real binary.
+
+use std::time::Duration;
+
+use lookout::client::Client;
+use serde_json::{Value, json};
+
+use crate::support::{
+    DaemonProcess, HttpStub, TestDaemon, deploy_task, ok, wait_until, write_script,
+};
+
+/// Stuck after one idle second, scanned every second, alerted once per ten minutes.
+const QUICK_STUCK: &str = "[stuck]\nthreshold_s = 1\nscan_interval_s = 1\ncooldown_s = 600\n";
+const PATIENCE: Duration = Duration::from_secs(20);
+
+fn packet_of(text: &str) -> Value {
+    let json = text
+        .strip_prefix("[task_stuck_resume] ")
+        .unwrap_or_else(|| panic!("no envelope: {text}"));
+    serde_json::from_str(json).unwrap()
+}
+
+async fn status(client: &mut Client) -> Value {
+    ok(client, "daemon.status", json!({})).await
+}
+
+/// A program sink that logs its argv (one argument per line, then `---`) and its stdin,
+/// and fails until the file `deliver-ok` exists beside it.
+fn recording_program(dir: &std::path::Path) -> std::path::PathBuf {
+    write_script(
+        dir,
+        "sink.sh",
+        r#"here="$(dirname "$0")"
+[ -e "$here/deliver-ok" ] || { echo "not ready yet" >&2; exit 1; }
+for arg in "$@"; do printf '%s\n' "$arg" >> "$here/args.log"; done
+echo --- >> "$here/args.log"
+cat >> "$here/stdin.log"
+"#,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stuck_task_wakes_subscribers_and_sinks_in_real_time() {
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.stuck.threshold_s = 1;
+            config.stuck.scan_interval_s = 1;
+        },
+        None,
+    )
+    .await;
+    let mut listener = daemon.client().await;
+    let subscribed = ok(&mut listener, "events.subscribe", json!({})).await;
+    assert_eq!(subscribed["subscribed"], true);
+    let mut task = deploy_task();
+    task["session_key"] = json!("agent:main:main");
+    let task_id = daemon.ok("task_register", task).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let notification = tokio::time::timeout(PATIENCE, listener.read_json())
+        .await
+        .expect("an event within 20 s")
+        .unwrap();
+    assert_eq!(notification["method"], "event");
+    let event = &notification["params"];
+    assert_eq!(
+        (event["kind"].clone(), event["task_id"].clone()),
+        (json!("task_stuck"), json!(task_id))
+    );
+    assert_eq!(event["session_key"], "agent:main:main");
+    assert!(event["id"].as_str().unwrap().starts_with("e-"));
+    let packet = packet_of(event["text"].as_str().unwrap());
+    assert_eq!(packet["name"], "Deploy coursefolio to production");
+    assert!(
+        packet["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("no updates for")
+    );
+
+    wait_until("the recording sink got it", PATIENCE, async || {
+        daemon.sink.received().len() == 1
+    })
+    .await;
+    let thread = daemon.ok("task_thread", json!({"task_id": task_id})).await;
+    let last = thread["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["msg_type"], "stuck");
+    let mut client = daemon.client().await;
+    let status = status(&mut client).await;
+    assert_eq!(status["stuck"]["alerts"], 1);
+    assert_eq!(status["wake"]["pending"], 0);
+    assert!(status["stuck"]["scans"].as_u64().unwrap() >= 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_sink_gets_placeholders_as_single_arguments_and_the_event_on_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = recording_program(dir.path());
+    std::fs::write(dir.path().join("deliver-ok"), "").unwrap();
+    let marker = dir.path().join("pwned");
+    let config = format!(
+        "{QUICK_STUCK}[[wake.sinks]]\nkind = \"command\"\nprogram = {:?}\nargs = [\"{{kind}}\", \"id={{event_id}}\", \"{{text}}\", \"{{session_key}}\"]\n",
+        program.display().to_string()
+    );
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let mut task = deploy_task();
+    // Hostile text: it must reach the program as part of one argument, never as a command.
+    task["name"] = json!(format!("deploy; touch {} #", marker.display()));
+    ok(&mut client, "task_register", task).await;
+
+    let args_log = dir.path().join("args.log");
+    wait_until("the sink ran", PATIENCE, async || args_log.exists()).await;
+    let args = std::fs::read_to_string(&args_log).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(args[0], "task_stuck");
+    assert!(args[1].starts_with("id=e-"), "{args:?}");
+    assert!(args[2].starts_with("[task_stuck_resume] {"), "{args:?}");
+    assert_eq!(args[3], "", "no session key: an empty argument");
+    assert_eq!(args[4], "---");
+    assert!(!marker.exists(), "the task name was never run");
+    let stdin = std::fs::read_to_string(dir.path().join("stdin.log")).unwrap();
+    let event: Value = serde_json::from_str(stdin.trim()).unwrap();
+    assert_eq!(event["kind"], "task_stuck");
+    assert_eq!(
+        packet_of(event["text"].as_str().unwrap())["name"],
+        json!(format!("deploy; touch {} #", marker.display()))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_webhook_sink_posts_the_wake_body_with_the_bearer_token() {
+    let stub = HttpStub::start(200).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "{QUICK_STUCK}[[wake.sinks]]\nkind = \"webhook\"\nname = \"gateway\"\nurl = \"{}/hooks/wake\"\n\
+         token_env = \"LOOKOUT_TEST_HOOK_TOKEN\"\nheaders = {{ \"X-Source\" = \"lookout\" }}\nsend_session_key = true\n",
+        stub.url
+    );
+    let daemon = DaemonProcess::start_with(
+        dir.path(),
+        &config,
+        &[("LOOKOUT_TEST_HOOK_TOKEN", "hook-s3cret")],
+    );
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let mut task = deploy_task();
+    task["session_key"] = json!("agent:main:main");
+    let task_id = ok(&mut client, "task_register", task).await["task_id"].clone();
+
+    wait_until("the webhook was called", PATIENCE, async || {
+        !stub.requests().is_empty()
+    })
+    .await;
+    let request = &stub.requests()[0];
+    assert_eq!(
+        (request.method.as_str(), request.path.as_str()),
+        ("POST", "/hooks/wake")
+    );
+    assert_eq!(request.header("authorization"), Some("Bearer hook-s3cret"));
+    assert_eq!(request.header("x-source"), Some("lookout"));
+    assert_eq!(request.header("content-type"), Some("application/json"));
+    let body: Value = serde_json::from_str(&request.body).unwrap();
+    assert_eq!(body["mode"], "now");
+    assert_eq!(body["sessionKey"], "agent:main:main");
+    assert!(
+        body["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("[task_stuck_resume] ")
+    );
+    assert_eq!(body["event"]["task_id"], task_id);
+    assert_eq!(body["event"]["kind"], "task_stuck");
+
+    // The token is a secret: not in the status, not in the log.
+    let status = status(&mut client).await;
+    assert!(!status.to_string().contains("hook-s3cret"));
+    assert_eq!(status["wake"]["sinks"], json!(["gateway"]));
+    drop(daemon);
+    let log = std::fs::read_to_string(dir.path().join("daemon.log")).unwrap();
+    assert!(!log.contains("hook-s3cret"), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_refusal_is_recorded_and_never_retried() {
+    let stub = HttpStub::start(400).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "{QUICK_STUCK}[[wake.sinks]]\nkind = \"webhook\"\nurl = \"{}/hooks/wake\"\n",
+        stub.url
+    );
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    ok(&mut client, "task_register", deploy_task()).await;
+    wait_until("the refusal is recorded", PATIENCE, async || {
+        status(&mut client).await["wake"]["rejected"] == 1
+    })
+    .await;
+    // Retries would come after 1, 2, 4 s; three seconds of quiet show there are none.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(stub.requests().len(), 1);
+    assert_eq!(status(&mut client).await["wake"]["pending"], 0);
+}
+
+#[test]
+fn a_missing_token_variable_stops_the_daemon_at_start_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "[[wake.sinks]]\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hooks/wake\"\ntoken_env = \"LOOKOUT_UNSET_TOKEN_VARIABLE\"\n";
+    let mut daemon = DaemonProcess::spawn(dir.path(), config, &[]);
+    let status = crate::support::wait_with_timeout(&mut daemon.child, PATIENCE);
+    assert!(!status.success());
+    let log = daemon.log_text();
+    assert!(
+        log.contains("LOOKOUT_UNSET_TOKEN_VARIABLE") && log.contains("is not set"),
+        "{log}"
+    );
+}
+
+/// The event is committed, its first attempt fails, the daemon is SIGKILLed; after the
+/// restart the sink gets it exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_between_commit_and_delivery_delivers_exactly_once_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = recording_program(dir.path());
+    let config = format!(
+        "{QUICK_STUCK}[[wake.sinks]]\nkind = \"command\"\nprogram = {:?}\nargs = [\"{{event_id}}\"]\n",
+        program.display().to_string()
+    );
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    ok(&mut client, "task_register", deploy_task()).await;
+    wait_until("an attempt failed", PATIENCE, async || {
+        status(&mut client).await["wake"]["failed_attempts_since_start"].as_u64() >= Some(1)
+    })
+    .await;
+    assert_eq!(status(&mut client).await["wake"]["pending"], 1);
+    daemon.kill();
+
+    std::fs::write(dir.path().join("deliver-ok"), "").unwrap();
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    wait_until("delivered after the restart", PATIENCE, async || {
+        status(&mut client).await["wake"]["pending"] == 0
+    })
+    .await;
+    let args = std::fs::read_to_string(dir.path().join("args.log")).unwrap();
+    let delivered: Vec<&str> = args.lines().filter(|line| line.starts_with("e-")).collect();
+    assert_eq!(delivered.len(), 1, "exactly once: {args}");
+    assert_eq!(
+        status(&mut client).await["stuck"]["alerts"],
+        0,
+        "no new alert: the cooldown survived the restart"
+    );
+}
+
+/// With no sink configured and an `openclaw` on PATH, a stuck task produces exactly one
+/// `openclaw system event --text … --mode now --session-key …` call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openclaw_on_path_is_woken_once_with_the_session_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    write_script(
+        &bin,
+        "openclaw",
+        r#"here="$(dirname "$0")"
+for arg in "$@"; do printf '%s\n' "$arg" >> "$here/argv.log"; done
+echo --- >> "$here/argv.log"
+cat > /dev/null
+"#,
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let daemon = DaemonProcess::start_with(
+        dir.path(),
+        QUICK_STUCK,
+        &[("PATH", &path), ("LOOKOUT_LOG", "info")],
+    );
+    assert!(
+        daemon.log_text().contains("wake sinks: openclaw"),
+        "{}",
+        daemon.log_text()
+    );
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let mut task = deploy_task();
+    task["session_key"] = json!("agent:main:telegram:42");
+    ok(&mut client, "task_register", task).await;
+
+    let argv_log = bin.join("argv.log");
+    wait_until("openclaw was run", PATIENCE, async || argv_log.exists()).await;
+    wait_until("the delivery is recorded", PATIENCE, async || {
+        status(&mut client).await["wake"]["pending"] == 0
+    })
+    .await;
+    let argv = std::fs::read_to_string(&argv_log).unwrap();
+    let calls: Vec<Vec<&str>> = argv
+        .split("---\n")
+        .filter(|call| !call.is_empty())
+        .map(|call| call.lines().collect())
+        .collect();
+    assert_eq!(calls.len(), 1, "{argv}");
+    let call = &calls[0];
+    assert_eq!(&call[..3], ["system", "event", "--text"]);
+    assert!(call[3].starts_with("[task_stuck_resume] {"));
+    assert_eq!(
+        &call[4..],
+        ["--mode", "now", "--session-key", "agent:main:telegram:42"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lookout_events_prints_each_wake() {
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.stuck.threshold_s = 1;
+            config.stuck.scan_interval_s = 1;
+        },
+        None,
+    )
+    .await;
+    let mut events = tokio::process::Command::new(crate::support::BINARY)
+        .args(["--socket", daemon.socket().to_str().unwrap(), "events"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdout = tokio::io::BufReader::new(events.stdout.take().unwrap());
+    let mut stderr = tokio::io::BufReader::new(events.stderr.take().unwrap());
+    // It says so on stderr once it has subscribed; only then can no event be missed.
+    let mut hello = String::new();
+    tokio::time::timeout(
+        PATIENCE,
+        tokio::io::AsyncBufReadExt::read_line(&mut stderr, &mut hello),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(hello.starts_with("Listening for wake events"), "{hello}");
+    let task_id = daemon.ok("task_register", deploy_task()).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut line = String::new();
+    tokio::time::timeout(
+        PATIENCE,
+        tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut line),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(line.starts_with("e-"), "{line}");
+    assert!(
+        line.contains(&format!("task_stuck {task_id}  [task_stuck_resume] ")),
+        "{line}"
+    );
+}
