@@ -17,7 +17,7 @@ const RUNS: usize = 200;
 const NOW_S: u64 = 2_000_000_000;
 
 fn task(sequence: u64) -> TaskRecord {
-    let active = sequence % ACTIVE_EVERY == 0;
+    let active = sequence.is_multiple_of(ACTIVE_EVERY);
     // The first 1,000 active tasks have been idle an hour; the rest were updated a minute ago.
     let idle_s = if active && sequence < 1_000 * ACTIVE_EVERY {
         3_600
