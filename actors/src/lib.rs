@@ -19,6 +19,7 @@ pub mod registry;
 pub mod root;
 pub mod tasks;
 pub mod tree;
+pub mod waits;
 pub mod wake;
 
 pub use clock::{Clock, ManualClock, SystemClock};

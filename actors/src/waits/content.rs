@@ -1,0 +1,82 @@
+//! What a watcher saw: rendered text, a frame of pixels, or the target's absence.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A captured image: 8-bit BGRA (X11's native order on little-endian), row-major,
+/// `width * 4` bytes per row.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Arc<[u8]>,
+}
+
+impl Frame {
+    pub fn new(width: u32, height: u32, pixels: impl Into<Arc<[u8]>>) -> Frame {
+        let pixels = pixels.into();
+        assert_eq!(
+            pixels.len(),
+            width as usize * height as usize * 4,
+            "a BGRA frame has 4 bytes per pixel"
+        );
+        Frame {
+            width,
+            height,
+            pixels,
+        }
+    }
+
+    /// The BGRA bytes of row `y`.
+    pub fn row(&self, y: u32) -> &[u8] {
+        let stride = self.width as usize * 4;
+        &self.pixels[y as usize * stride..(y as usize + 1) * stride]
+    }
+}
+
+impl fmt::Debug for Frame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Frame({}x{})", self.width, self.height)
+    }
+}
+
+/// How a watched process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcessExit {
+    /// The exit status; `None` when a signal ended it.
+    pub code: Option<i32>,
+}
+
+impl fmt::Display for ProcessExit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.code {
+            Some(code) => write!(f, "the process exited with status {code}"),
+            None => f.write_str("the process was ended by a signal"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// A terminal screen (and recent scrollback), a tmux pane, the tail of a file; `exit` once
+    /// the watched process has ended (terminal sessions only).
+    Text {
+        text: String,
+        exit: Option<ProcessExit>,
+    },
+    Frame(Frame),
+    /// The target is not there (a closed window, a file not created yet): an observation the
+    /// judge sees, not a capture failure.
+    Absent {
+        description: String,
+    },
+}
+
+impl Content {
+    pub fn text(text: impl Into<String>) -> Content {
+        Content::Text {
+            text: text.into(),
+            exit: None,
+        }
+    }
+}

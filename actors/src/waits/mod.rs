@@ -1,0 +1,11 @@
+//! Smart waits: watching a target until a natural-language condition holds.
+//!
+//! The seams every target kind plugs into: a [`source::Source`] captures the target, a
+//! [`gate::Gate`] decides which captures are news, a [`judge::Judge`] decides whether the
+//! condition holds.
+
+pub mod content;
+pub mod gate;
+pub mod judge;
+pub mod source;
+pub mod target;

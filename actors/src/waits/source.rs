@@ -1,0 +1,41 @@
+//! The `Source` seam: one capture of a target. A Watcher calls it every poll interval; the
+//! production implementations are named for their mechanism (a file tail, `tmux
+//! capture-pane`, a daemon-owned terminal, an X11 window); tests and the harness script it.
+
+use futures::future::BoxFuture;
+
+use crate::waits::content::Content;
+
+/// Why a capture failed. Consecutive failures end the wait in `error` with this message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureError {
+    /// Says what failed and how to fix it, e.g. "tmux: can't find pane: main:9".
+    pub message: String,
+    /// Retrying cannot help (e.g. the terminal session's output was lost in a restart): the
+    /// wait ends in `error` at once.
+    pub permanent: bool,
+}
+
+impl CaptureError {
+    pub fn retryable(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            permanent: false,
+        }
+    }
+
+    pub fn permanent(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            permanent: true,
+        }
+    }
+}
+
+/// Captures a target's current content.
+pub trait Source: Send + 'static {
+    /// What is watched, in words: "tmux pane main:0.1", "window 0x4200003 (Firefox)".
+    fn describe(&self) -> String;
+
+    fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>>;
+}
