@@ -128,8 +128,8 @@ mod tests {
             a.clone(),
             b.clone(),
             b.clone(),
-            b.clone(),
-            a.clone(),
+            b,
+            a,
         ]);
         assert_eq!(
             decisions,
