@@ -9,7 +9,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::legacy::TaskRecordV1;
-use crate::model::{EventRecord, MessageRecord, PlanRevisionRecord, StuckInfo, TaskRecord};
+use crate::model::{
+    EventRecord, MessageRecord, PlanRevisionRecord, StuckInfo, TaskRecord, WaitRecord,
+};
 
 /// A record type with a versioned on-disk envelope.
 pub trait Versioned: Sized {
@@ -71,6 +73,7 @@ envelope_v1!(
     "plan revision"
 );
 envelope_v1!(EventRecord, EventEnvelope, EventEnvelopeRef, "event");
+envelope_v1!(WaitRecord, WaitEnvelope, WaitEnvelopeRef, "wait");
 envelope_v1!(
     StuckInfo,
     StuckInfoEnvelope,

@@ -15,7 +15,7 @@ pub use error::StorageError;
 pub use model::{
     Author, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, PlanRevisionRecord,
     Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord, Timestamp,
-    WaitState,
+    WaitCounters, WaitEvent, WaitHistoryEntry, WaitId, WaitRecord, WaitState,
 };
 pub use schema::{Counter, SCHEMA_VERSION};
 pub use store::{Mutation, StatusFilter, Store, StoreStats, TaskPage, WriteBatch};

@@ -370,6 +370,118 @@ pub struct StuckCandidate {
     pub info: StuckInfo,
 }
 
+/// A wait's id, e.g. `w-4hx8q2`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct WaitId(String);
+
+impl WaitId {
+    pub const PREFIX: &'static str = "w-";
+
+    pub fn new(text: impl Into<String>) -> Self {
+        Self(text.into())
+    }
+
+    /// The id of the `sequence`-th wait.
+    pub fn from_sequence(sequence: u64) -> Self {
+        Self(format!("{}{}", Self::PREFIX, scrambled_base36(sequence)))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for WaitId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a wait has been through. Stored by variant index: append only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum WaitEvent {
+    Created,
+    Judged,
+    JudgeFailed,
+    CaptureFailed,
+    Updated,
+    Revived,
+    Resolved,
+    TimedOut,
+    Failed,
+    Cancelled,
+}
+
+impl WaitEvent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Created => "created",
+            Self::Judged => "judged",
+            Self::JudgeFailed => "judge_failed",
+            Self::CaptureFailed => "capture_failed",
+            Self::Updated => "updated",
+            Self::Revived => "revived",
+            Self::Resolved => "resolved",
+            Self::TimedOut => "timeout",
+            Self::Failed => "error",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One line of a wait's history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitHistoryEntry {
+    pub at: Timestamp,
+    pub event: WaitEvent,
+    /// For `Judged`: whether the condition held.
+    pub met: Option<bool>,
+    /// The observation, error, reason or note.
+    pub detail: Option<String>,
+}
+
+/// What a wait has cost so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitCounters {
+    pub captures: u64,
+    pub skipped_by_gate: u64,
+    pub judge_calls: u64,
+    pub judge_failures: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// One smart wait as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitRecord {
+    pub id: WaitId,
+    /// The target as the agent wrote it, normalised (`pty:s-1a2b3c`, `window:0x4200003`).
+    pub target: String,
+    /// The agent's `wake_when`.
+    pub condition: String,
+    pub task_id: Option<TaskId>,
+    pub session_key: Option<String>,
+    pub state: WaitState,
+    pub created_at: Timestamp,
+    /// When the current watch began: creation, or the last restart of the clock.
+    pub started_at: Timestamp,
+    /// When the current watch times out (absolute, so it survives restarts).
+    pub deadline: Timestamp,
+    pub timeout_s: u64,
+    pub poll_interval_ms: u64,
+    pub last_observation: Option<String>,
+    pub ended_at: Option<Timestamp>,
+    pub counters: WaitCounters,
+    /// The most recent entries (bounded).
+    pub history: Vec<WaitHistoryEntry>,
+}
+
+impl WaitRecord {
+    pub fn is_live(&self) -> bool {
+        self.state == WaitState::Watching
+    }
+}
+
 /// What a wake event is about. Stored by variant index: append only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EventKind {

@@ -29,11 +29,15 @@ pub(crate) const STUCK_CANDIDATES: TableDefinition<(u64, &str), &[u8]> =
 pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 /// Seqs of events some sink still has to deliver. Since schema version 2.
 pub(crate) const EVENTS_PENDING: TableDefinition<u64, ()> = TableDefinition::new("events_pending");
+/// Wait id → wait envelope. Since schema version 3.
+pub(crate) const WAITS: TableDefinition<&str, &[u8]> = TableDefinition::new("waits");
+/// Ids of the waits still watching: what a restarted daemon resumes. Since schema version 3.
+pub(crate) const WAITS_LIVE: TableDefinition<&str, ()> = TableDefinition::new("waits_live");
 
 pub(crate) const SCHEMA_VERSION_KEY: &str = "schema_version";
 
 /// The version this build writes. Bump it together with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: u64 = 2;
+pub const SCHEMA_VERSION: u64 = 3;
 
 /// Monotonic counters kept in the meta table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +50,8 @@ pub enum Counter {
     DeadDeliveries,
     /// Deliveries a sink refused for good, ever.
     RejectedDeliveries,
+    /// Waits ever created: the next wait id is derived from it.
+    WaitSequence,
 }
 
 impl Counter {
@@ -55,6 +61,7 @@ impl Counter {
             Counter::EventSequence => "event_sequence",
             Counter::DeadDeliveries => "dead_deliveries",
             Counter::RejectedDeliveries => "rejected_deliveries",
+            Counter::WaitSequence => "wait_sequence",
         }
     }
 }
@@ -73,7 +80,18 @@ const MIGRATIONS: &[Migration] = &[
         to_version: 2,
         run: add_stuck_index_and_outbox,
     },
+    Migration {
+        to_version: 3,
+        run: add_waits,
+    },
 ];
+
+/// Version 3: smart waits.
+fn add_waits(txn: &WriteTransaction) -> Result<(), StorageError> {
+    txn.open_table(WAITS)?;
+    txn.open_table(WAITS_LIVE)?;
+    Ok(())
+}
 
 fn create_version_1(txn: &WriteTransaction) -> Result<(), StorageError> {
     txn.open_table(META)?;

@@ -12,11 +12,11 @@ use crate::StorageError;
 use crate::codec::Versioned;
 use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, Status, StuckCandidate, StuckInfo, TaskId,
-    TaskRecord, Timestamp,
+    TaskRecord, Timestamp, WaitId, WaitRecord,
 };
 use crate::schema::{
     self, Counter, EVENTS, EVENTS_PENDING, MESSAGES, META, PLAN_REVISIONS, SCHEMA_VERSION_KEY,
-    STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS,
+    STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS, WAITS, WAITS_LIVE,
 };
 
 /// One change to the database. A [`WriteBatch`] of them is applied all or nothing.
@@ -38,6 +38,8 @@ pub enum Mutation {
     AddToCounter { counter: Counter, by: u64 },
     /// Insert or replace a wake event; keeps the pending index in step with `settled`.
     PutEvent(EventRecord),
+    /// Insert or replace a wait; keeps the live index in step with its state.
+    PutWait(WaitRecord),
 }
 
 /// The mutations of one acknowledged write: applied together or not at all.
@@ -98,6 +100,8 @@ pub struct StoreStats {
     pub events_pending: u64,
     pub dead_deliveries: u64,
     pub rejected_deliveries: u64,
+    pub waits: u64,
+    pub live_waits: u64,
 }
 
 /// The database. Cheap to share behind an `Arc`; redb serialises writers itself.
@@ -161,6 +165,8 @@ impl Store {
             let mut candidates = txn.open_table(STUCK_CANDIDATES)?;
             let mut events = txn.open_table(EVENTS)?;
             let mut pending = txn.open_table(EVENTS_PENDING)?;
+            let mut waits = txn.open_table(WAITS)?;
+            let mut live_waits = txn.open_table(WAITS_LIVE)?;
             for mutation in batches.iter().flat_map(|batch| &batch.mutations) {
                 match mutation {
                     Mutation::PutTask(task) => {
@@ -214,6 +220,15 @@ impl Store {
                             pending.remove(event.seq)?;
                         } else {
                             pending.insert(event.seq, ())?;
+                        }
+                    }
+                    Mutation::PutWait(wait) => {
+                        let id = wait.id.as_str();
+                        waits.insert(id, wait.encode().as_slice())?;
+                        if wait.is_live() {
+                            live_waits.insert(id, ())?;
+                        } else {
+                            live_waits.remove(id)?;
                         }
                     }
                 }
@@ -329,6 +344,30 @@ impl Store {
         Ok(due)
     }
 
+    pub fn wait(&self, id: &WaitId) -> Result<Option<WaitRecord>, StorageError> {
+        let txn = self.db.begin_read()?;
+        let waits = txn.open_table(WAITS)?;
+        let found = waits.get(id.as_str())?;
+        found
+            .map(|guard| decode_wait(id.as_str(), guard.value()))
+            .transpose()
+    }
+
+    /// Every wait still watching (what a restarted daemon resumes).
+    pub fn live_waits(&self) -> Result<Vec<WaitRecord>, StorageError> {
+        let txn = self.db.begin_read()?;
+        let live = txn.open_table(WAITS_LIVE)?;
+        let waits = txn.open_table(WAITS)?;
+        let mut found = Vec::new();
+        for entry in live.iter()? {
+            let (key, _) = entry?;
+            if let Some(guard) = waits.get(key.value())? {
+                found.push(decode_wait(key.value(), guard.value())?);
+            }
+        }
+        Ok(found)
+    }
+
     /// Events some sink still has to deliver, oldest first.
     pub fn pending_events(&self) -> Result<Vec<EventRecord>, StorageError> {
         let txn = self.db.begin_read()?;
@@ -413,6 +452,8 @@ impl Store {
             events_pending: txn.open_table(EVENTS_PENDING)?.len()?,
             dead_deliveries: counter(Counter::DeadDeliveries)?,
             rejected_deliveries: counter(Counter::RejectedDeliveries)?,
+            waits: txn.open_table(WAITS)?.len()?,
+            live_waits: txn.open_table(WAITS_LIVE)?.len()?,
         })
     }
 
@@ -430,6 +471,10 @@ impl Store {
 fn decode_event(seq: u64, bytes: &[u8]) -> Result<EventRecord, StorageError> {
     EventRecord::decode(bytes)
         .map_err(|error| corrupt::<EventRecord>(format!("e-{seq:06}"), &error))
+}
+
+fn decode_wait(id: &str, bytes: &[u8]) -> Result<WaitRecord, StorageError> {
+    WaitRecord::decode(bytes).map_err(|error| corrupt::<WaitRecord>(id.to_owned(), &error))
 }
 
 pub(crate) fn decode_task(id: &str, bytes: &[u8]) -> Result<TaskRecord, StorageError> {

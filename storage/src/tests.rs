@@ -379,6 +379,9 @@ fn assert_holds(store: &Store, expected: &WriteBatch) {
             Mutation::PutEvent(event) => {
                 assert_eq!(store.events(&[event.seq]).unwrap(), vec![event.clone()])
             }
+            Mutation::PutWait(wait) => {
+                assert_eq!(store.wait(&wait.id).unwrap().as_ref(), Some(wait))
+            }
         }
     }
 }
@@ -411,22 +414,9 @@ fn fixture_from_schema_version_1_migrates_and_decodes() {
     assert!(store.pending_events().unwrap().is_empty());
 }
 
-/// The file schema version 2 wrote. `LOOKOUT_WRITE_FIXTURE=2 cargo test -p storage fixture`
-/// rewrites it (only ever for the current version; older fixtures stay as they were made).
+/// The file schema version 2 wrote (frozen): it migrates and every record decodes.
 #[test]
 fn fixture_from_schema_version_2_opens_and_decodes() {
-    if std::env::var("LOOKOUT_WRITE_FIXTURE").as_deref() == Ok("2") {
-        assert_eq!(
-            SCHEMA_VERSION, 2,
-            "write a fixture only for the current schema version"
-        );
-        let _ = std::fs::remove_file(fixture(2));
-        let store = Store::open(&fixture(2)).unwrap();
-        store.apply(&[fixture_v2_batch()]).unwrap();
-        drop(store);
-        // Compacted so the committed file stays small.
-        redb::Database::open(fixture(2)).unwrap().compact().unwrap();
-    }
     let (_dir, store) = open_fixture_copy(2);
     assert_holds(&store, &fixture_v2_batch());
     let candidates = store
@@ -613,4 +603,102 @@ fn the_outbox_tracks_pending_events() {
     let stats = store.stats().unwrap();
     assert_eq!((stats.events, stats.events_pending), (2, 1));
     assert_eq!(event(7, false).id(), "e-000007");
+}
+
+/// The records of the schema version 3 fixture: everything of version 2 plus a live and an
+/// ended wait.
+fn fixture_v3_batch() -> WriteBatch {
+    let wait = |sequence, state| WaitRecord {
+        id: WaitId::from_sequence(sequence),
+        target: "pty:s-1a2b3c".into(),
+        condition: "wake me when 'ALL DONE' is printed".into(),
+        task_id: Some(TaskId::from_sequence(3)),
+        session_key: Some("agent:main:main".into()),
+        state,
+        created_at: Timestamp::from_secs(1_771_004_000),
+        started_at: Timestamp::from_secs(1_771_004_000),
+        deadline: Timestamp::from_secs(1_771_004_300),
+        timeout_s: 300,
+        poll_interval_ms: 2_000,
+        last_observation: Some("step 2".into()),
+        ended_at: (state != WaitState::Watching).then(|| Timestamp::from_secs(1_771_004_100)),
+        counters: WaitCounters {
+            captures: 50,
+            skipped_by_gate: 40,
+            judge_calls: 2,
+            judge_failures: 1,
+            input_tokens: 900,
+            output_tokens: 30,
+        },
+        history: vec![WaitHistoryEntry {
+            at: Timestamp::from_secs(1_771_004_000),
+            event: WaitEvent::Created,
+            met: None,
+            detail: None,
+        }],
+    };
+    let mut fixture = fixture_v2_batch();
+    fixture.mutations.extend([
+        Mutation::PutWait(wait(1, WaitState::Watching)),
+        Mutation::PutWait(wait(2, WaitState::Resolved)),
+        Mutation::RaiseCounter {
+            counter: Counter::WaitSequence,
+            at_least: 2,
+        },
+    ]);
+    fixture
+}
+
+/// The file schema version 3 wrote. `LOOKOUT_WRITE_FIXTURE=3 cargo test -p storage fixture`
+/// rewrites it (only ever for the current version; older fixtures stay as they were made).
+#[test]
+fn fixture_from_schema_version_3_opens_and_decodes() {
+    if std::env::var("LOOKOUT_WRITE_FIXTURE").as_deref() == Ok("3") {
+        assert_eq!(
+            SCHEMA_VERSION, 3,
+            "write a fixture only for the current schema version"
+        );
+        let _ = std::fs::remove_file(fixture(3));
+        let store = Store::open(&fixture(3)).unwrap();
+        store.apply(&[fixture_v3_batch()]).unwrap();
+        drop(store);
+        redb::Database::open(fixture(3)).unwrap().compact().unwrap();
+    }
+    let (_dir, store) = open_fixture_copy(3);
+    assert_holds(&store, &fixture_v3_batch());
+    let live: Vec<String> = store
+        .live_waits()
+        .unwrap()
+        .iter()
+        .map(|w| w.id.to_string())
+        .collect();
+    assert_eq!(live, [WaitId::from_sequence(1).to_string()]);
+}
+
+#[test]
+fn the_live_wait_index_follows_the_state() {
+    let (_dir, store) = temp_store();
+    let mut batch = fixture_v3_batch();
+    batch
+        .mutations
+        .retain(|m| matches!(m, Mutation::PutWait(_)));
+    store.apply(std::slice::from_ref(&batch)).unwrap();
+    assert_eq!(store.live_waits().unwrap().len(), 1);
+    let Mutation::PutWait(mut live) = batch.mutations[0].clone() else {
+        unreachable!()
+    };
+    live.state = WaitState::Timeout;
+    store
+        .apply(&[WriteBatch {
+            mutations: vec![Mutation::PutWait(live.clone())],
+        }])
+        .unwrap();
+    assert!(store.live_waits().unwrap().is_empty());
+    assert_eq!(
+        store.wait(&live.id).unwrap().unwrap().state,
+        WaitState::Timeout
+    );
+    assert_eq!(store.wait(&WaitId::new("w-nope00")).unwrap(), None);
+    let stats = store.stats().unwrap();
+    assert_eq!((stats.waits, stats.live_waits), (2, 0));
 }
