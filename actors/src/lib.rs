@@ -13,6 +13,7 @@ pub mod directory;
 pub mod error;
 pub mod faults;
 pub mod http;
+pub mod keyed;
 pub mod policy;
 pub mod process;
 pub mod registry;

@@ -13,6 +13,8 @@ use crate::clock::BoxFuture;
 
 /// Keep at most this much of a program's stderr for error messages.
 const STDERR_TAIL_BYTES: usize = 2048;
+/// Keep at most this much of a program's stdout.
+const STDOUT_LIMIT_BYTES: usize = 1024 * 1024;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunRequest {
@@ -31,6 +33,8 @@ pub struct RunOutcome {
     pub timed_out: bool,
     /// The end of what it wrote to stderr, lossily decoded.
     pub stderr_tail: String,
+    /// What it wrote to stdout (the first MiB).
+    pub stdout: Vec<u8>,
 }
 
 impl RunOutcome {
@@ -74,7 +78,7 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
     let mut child = tokio::process::Command::new(&request.program)
         .args(&request.args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()?;
@@ -88,23 +92,41 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
         }
     };
     let mut stderr = child.stderr.take();
-    let drain = async move {
+    let drain_stderr = async move {
         let mut captured = Vec::new();
         if let Some(stderr) = stderr.as_mut() {
             let _ = stderr.read_to_end(&mut captured).await;
         }
         captured
     };
+    let mut stdout = child.stdout.take();
+    let drain_stdout = async move {
+        let mut captured = Vec::new();
+        if let Some(stdout) = stdout.as_mut() {
+            let mut chunk = vec![0u8; 8192];
+            // Read to the end (so the program never blocks on a full pipe), keep the first MiB.
+            while let Ok(read) = stdout.read(&mut chunk).await {
+                if read == 0 {
+                    break;
+                }
+                let room = STDOUT_LIMIT_BYTES.saturating_sub(captured.len());
+                captured.extend_from_slice(&chunk[..read.min(room)]);
+            }
+        }
+        captured
+    };
     let finished = tokio::time::timeout(request.timeout, async {
-        let ((), captured, status) = tokio::join!(feed, drain, child.wait());
-        (captured, status)
+        let ((), errors, output, status) =
+            tokio::join!(feed, drain_stderr, drain_stdout, child.wait());
+        (errors, output, status)
     })
     .await;
     match finished {
-        Ok((captured, status)) => Ok(RunOutcome {
+        Ok((errors, output, status)) => Ok(RunOutcome {
             exit_code: status?.code(),
             timed_out: false,
-            stderr_tail: tail(&captured),
+            stderr_tail: tail(&errors),
+            stdout: output,
         }),
         Err(_) => {
             let _ = child.kill().await;
@@ -112,6 +134,7 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
                 exit_code: None,
                 timed_out: true,
                 stderr_tail: String::new(),
+                stdout: Vec::new(),
             })
         }
     }

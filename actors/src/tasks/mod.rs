@@ -19,7 +19,6 @@ pub mod stuck;
 pub mod transition;
 pub mod types;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
@@ -31,6 +30,7 @@ use actor::{TaskActor, TaskArgs};
 use crate::directory::Directory;
 use crate::error::CallError;
 use crate::faults::ActorKind;
+use crate::keyed::{KeyedChildren, Route};
 use crate::policy::{Decision, RestartHistory, RestartPolicy};
 use crate::registry;
 use stuck::{MIN_THRESHOLD, StuckPolicy};
@@ -92,10 +92,7 @@ pub struct TasksState {
     policy: RestartPolicy,
     history: RestartHistory,
     next_sequence: u64,
-    children: HashMap<TaskId, ActorRef<TaskMsg>>,
-    task_of_actor: HashMap<ActorId, TaskId>,
-    /// Tasks whose actor is draining, with the requests that arrived meanwhile.
-    retiring: HashMap<TaskId, (ActorId, Vec<TaskMsg>)>,
+    children: KeyedChildren<TaskId, TaskMsg>,
     failures: u64,
     stuck: StuckPolicy,
     scans: u64,
@@ -129,9 +126,7 @@ impl Actor for TasksSupervisor {
             policy: args.policy,
             history: RestartHistory::default(),
             next_sequence: last + 1,
-            children: HashMap::new(),
-            task_of_actor: HashMap::new(),
-            retiring: HashMap::new(),
+            children: KeyedChildren::default(),
             failures: 0,
             stuck: args.stuck,
             scans: 0,
@@ -190,19 +185,10 @@ impl Actor for TasksSupervisor {
                 .await;
             }
             TasksMsg::Forward(id, msg) => deliver(&myself, state, id, msg).await,
-            TasksMsg::Retire(id, actor_id) => {
-                let is_current = state
-                    .children
-                    .get(&id)
-                    .is_some_and(|c| c.get_id() == actor_id);
-                if is_current && let Some(child) = state.children.remove(&id) {
-                    state.retiring.insert(id, (actor_id, Vec::new()));
-                    let _ = child.drain();
-                }
-            }
+            TasksMsg::Retire(id, actor_id) => state.children.retire(&id, actor_id),
             TasksMsg::Stats(reply) => {
                 let _ = reply.send(TasksStats {
-                    live_task_actors: state.children.len() + state.retiring.len(),
+                    live_task_actors: state.children.len(),
                     task_actor_failures: state.failures,
                     stuck_scans: state.scans,
                     stuck_alerts: state.alerts,
@@ -241,7 +227,7 @@ impl Actor for TasksSupervisor {
                 child_gone(&myself, state, cell.get_id()).await;
             }
             SupervisionEvent::ActorFailed(cell, error) => {
-                let id = state.task_of_actor.get(&cell.get_id()).cloned();
+                let id = state.children.key_of(&cell.get_id()).cloned();
                 tracing::error!(task = ?id, %error, "task actor failed; it restarts from storage on the next request");
                 child_gone(&myself, state, cell.get_id()).await;
                 count_failure(state)?;
@@ -272,21 +258,8 @@ fn count_failure(state: &mut TasksState) -> Result<(), ActorProcessingErr> {
 /// Sends `msg` to the task's actor, starting one if needed, or buffers it while the
 /// task's previous actor drains.
 async fn deliver(myself: &ActorRef<TasksMsg>, state: &mut TasksState, id: TaskId, msg: TaskMsg) {
-    if let Some((_, buffered)) = state.retiring.get_mut(&id) {
-        buffered.push(msg);
+    let Route::Spawn(msg) = state.children.route(&id, msg) else {
         return;
-    }
-    let msg = match state.children.get(&id) {
-        Some(child) => match child.cast(msg) {
-            Ok(()) => return,
-            // The actor stopped in between; start a fresh one below.
-            Err(ractor::MessagingErr::SendErr(msg)) => {
-                state.children.remove(&id);
-                msg
-            }
-            Err(_) => return,
-        },
-        None => msg,
     };
     match spawn_child(myself, state, id.clone()).await {
         Ok(child) => {
@@ -313,28 +286,16 @@ async fn spawn_child(
                 "retry the call",
             )
         })?;
-    state.task_of_actor.insert(child.get_id(), id.clone());
     state.children.insert(id, child.clone());
     Ok(child)
 }
 
 /// Forgets a stopped or failed child; if requests waited for it, starts a successor.
 async fn child_gone(myself: &ActorRef<TasksMsg>, state: &mut TasksState, actor_id: ActorId) {
-    let Some(id) = state.task_of_actor.remove(&actor_id) else {
+    let Some((id, held)) = state.children.gone(actor_id) else {
         return;
     };
-    if state
-        .children
-        .get(&id)
-        .is_some_and(|child| child.get_id() == actor_id)
-    {
-        state.children.remove(&id);
-    }
-    let waiting = match state.retiring.get(&id) {
-        Some((draining, _)) if *draining == actor_id => state.retiring.remove(&id).map(|(_, w)| w),
-        _ => None,
-    };
-    for msg in waiting.unwrap_or_default() {
+    for msg in held {
         deliver(myself, state, id.clone(), msg).await;
     }
 }

@@ -2,10 +2,16 @@
 //!
 //! The seams every target kind plugs into: a [`source::Source`] captures the target, a
 //! [`gate::Gate`] decides which captures are news, a [`judge::Judge`] decides whether the
-//! condition holds.
+//! condition holds. [`sources`] builds the production sources, [`scripted`] the stand-ins
+//! for tests and the harness; [`text_judge`] is the judging pipeline of text targets and
+//! [`texts`] the words of waits.
 
 pub mod content;
 pub mod gate;
 pub mod judge;
+pub mod scripted;
 pub mod source;
+pub mod sources;
 pub mod target;
+pub mod text_judge;
+pub mod texts;

@@ -1,0 +1,193 @@
+//! Scripted stand-ins for the seams of smart waits: a source whose content a test sets, and a
+//! judge that answers by a rule. Used by the tests and by the fault-injection harness; they
+//! go through exactly the code paths real sources and judges do.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+
+use crate::directory::Directory;
+use crate::error::CallError;
+use crate::waits::content::Content;
+use crate::waits::gate::{Gate, TextGate};
+use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
+use crate::waits::source::{CaptureError, Source};
+use crate::waits::target::Target;
+
+/// A target whose content the test controls.
+#[derive(Clone, Debug)]
+pub struct ScriptedTarget {
+    state: Arc<Mutex<ScriptState>>,
+}
+
+#[derive(Debug)]
+struct ScriptState {
+    current: Content,
+    failures: VecDeque<CaptureError>,
+    captures: u64,
+    panic_next: bool,
+}
+
+impl ScriptedTarget {
+    fn new(initial: Content) -> Self {
+        let state = ScriptState {
+            current: initial,
+            failures: VecDeque::new(),
+            captures: 0,
+            panic_next: false,
+        };
+        Self {
+            state: Arc::new(Mutex::new(state)),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ScriptState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// What the next captures see.
+    pub fn show(&self, content: Content) {
+        self.lock().current = content;
+    }
+
+    /// The next capture fails with this error (queued after earlier ones).
+    pub fn fail_next(&self, error: CaptureError) {
+        self.lock().failures.push_back(error);
+    }
+
+    /// The next capture panics (the watcher dies and is restarted).
+    pub fn panic_next(&self) {
+        self.lock().panic_next = true;
+    }
+
+    pub fn captures(&self) -> u64 {
+        self.lock().captures
+    }
+}
+
+struct ScriptedSource {
+    name: String,
+    target: ScriptedTarget,
+}
+
+impl Source for ScriptedSource {
+    fn describe(&self) -> String {
+        format!("scripted {}", self.name)
+    }
+
+    fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
+        let outcome = {
+            let mut state = self.target.lock();
+            state.captures += 1;
+            if std::mem::take(&mut state.panic_next) {
+                drop(state);
+                panic!("the scripted source of {} panics on purpose", self.name);
+            }
+            match state.failures.pop_front() {
+                Some(error) => Err(error),
+                None => Ok(state.current.clone()),
+            }
+        };
+        Box::pin(async move { outcome })
+    }
+}
+
+/// A source factory serving scripted targets by their target text (`file:/x`, `pty:s-1`…).
+#[derive(Debug, Default)]
+pub struct ScriptedSources {
+    targets: Mutex<HashMap<String, ScriptedTarget>>,
+}
+
+impl ScriptedSources {
+    /// Registers `target` (e.g. "tmux:build") with its first content; returns its handle.
+    pub fn target(&self, target: &str, initial: Content) -> ScriptedTarget {
+        let canonical = Target::parse(target)
+            .map(|t| t.to_string())
+            .unwrap_or_else(|_| target.to_owned());
+        let handle = ScriptedTarget::new(initial);
+        self.targets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(canonical, handle.clone());
+        handle
+    }
+}
+
+impl crate::waits::sources::SourceFactory for ScriptedSources {
+    fn source(
+        &self,
+        target: &Target,
+        _directory: &Directory,
+    ) -> Result<Box<dyn Source>, CallError> {
+        let name = target.to_string();
+        let handle = self
+            .targets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&name)
+            .cloned();
+        match handle {
+            Some(target) => Ok(Box::new(ScriptedSource { name, target })),
+            None => Err(CallError::not_found(
+                format!("no scripted target {name}"),
+                "register it with ScriptedSources::target before waiting on it",
+            )),
+        }
+    }
+
+    fn gate(&self, _target: &Target) -> Box<dyn Gate> {
+        Box::new(TextGate::default())
+    }
+
+    fn reports_exit(&self, _target: &Target) -> bool {
+        true
+    }
+}
+
+type Rule = dyn Fn(&JudgeRequest) -> Result<Verdict, JudgeFailure> + Send + Sync;
+
+/// A model stand-in that answers by a rule and counts its calls.
+pub struct ScriptedJudge {
+    rule: Box<Rule>,
+    calls: AtomicU64,
+}
+
+impl ScriptedJudge {
+    pub fn new(
+        rule: impl Fn(&JudgeRequest) -> Result<Verdict, JudgeFailure> + Send + Sync + 'static,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            rule: Box::new(rule),
+            calls: AtomicU64::new(0),
+        })
+    }
+
+    pub fn calls(&self) -> u64 {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+impl fmt::Debug for ScriptedJudge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScriptedJudge")
+            .field("calls", &self.calls())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Judge for ScriptedJudge {
+    fn describe(&self) -> String {
+        "scripted judge".to_owned()
+    }
+
+    fn judge(&self, request: JudgeRequest) -> BoxFuture<'static, Result<Verdict, JudgeFailure>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let answer = (self.rule)(&request);
+        Box::pin(async move { answer })
+    }
+}

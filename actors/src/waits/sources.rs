@@ -1,0 +1,299 @@
+//! The production sources of text targets, and the factory that picks a source and a gate
+//! for a target.
+//!
+//! - `file:` — the last 64 KiB of the file, read by path on every capture, so truncation and
+//!   rotation (a new file under the same name) are followed; unchanged size and mtime reuse
+//!   the last read. A file that does not exist yet is an observation, not a failure.
+//! - `tmux:` — `tmux capture-pane -p -J -S -200 -t <pane>`; a missing pane is a failure that
+//!   carries tmux's own message.
+//! - `pty:` — terminal sessions the daemon owns (their own module).
+//! - `window:`/`screen` — pixels, through the X11 capture and the pixel gate.
+
+use std::fmt::Debug;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+
+use crate::directory::Directory;
+use crate::error::CallError;
+use crate::process::{RunRequest, Spawner};
+use crate::waits::content::Content;
+use crate::waits::gate::{Gate, TextGate};
+use crate::waits::source::{CaptureError, Source};
+use crate::waits::target::Target;
+
+/// How much of a file's end is watched.
+pub const FILE_TAIL_BYTES: u64 = 64 * 1024;
+/// Scrollback lines taken from a tmux pane besides its visible screen.
+const TMUX_SCROLLBACK_LINES: u32 = 200;
+/// How long `tmux capture-pane` may take.
+const TMUX_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Builds the source and the gate for a target.
+pub trait SourceFactory: Debug + Send + Sync + 'static {
+    /// A source for `target`, or why it cannot be watched (bad pane, no X display…).
+    fn source(&self, target: &Target, directory: &Directory) -> Result<Box<dyn Source>, CallError>;
+
+    /// The gate suited to the target's content.
+    fn gate(&self, target: &Target) -> Box<dyn Gate>;
+
+    /// Whether the target's source reports the watched process's exit.
+    fn reports_exit(&self, target: &Target) -> bool {
+        matches!(target, Target::Pty(_))
+    }
+}
+
+/// The real sources.
+#[derive(Debug)]
+pub struct ProductionSources {
+    pub spawner: Arc<dyn Spawner>,
+}
+
+impl SourceFactory for ProductionSources {
+    fn source(
+        &self,
+        target: &Target,
+        _directory: &Directory,
+    ) -> Result<Box<dyn Source>, CallError> {
+        match target {
+            Target::File(path) => Ok(Box::new(FileTail::new(path.clone()))),
+            Target::Tmux(pane) => Ok(Box::new(TmuxPane {
+                pane: pane.clone(),
+                spawner: self.spawner.clone(),
+            })),
+            Target::Pty(session) => Err(CallError::unavailable(
+                format!(
+                    "terminal session targets (pty:{session}) are not supported in this build yet"
+                ),
+                "run the command in tmux and watch tmux:<pane>, or have it write a log and watch file:<path>",
+            )),
+            Target::Window(_) | Target::Screen => Err(CallError::unavailable(
+                format!("{target} targets (pixels) are not supported in this build yet"),
+                "watch text instead: a terminal (tmux:<pane>) or a log file (file:<absolute path>)",
+            )),
+        }
+    }
+
+    fn gate(&self, _target: &Target) -> Box<dyn Gate> {
+        Box::new(TextGate::default())
+    }
+}
+
+/// The tail of a file.
+#[derive(Debug)]
+pub struct FileTail {
+    path: PathBuf,
+    /// (device, inode, size, mtime ns) of the last read, and what it gave.
+    last: Option<((u64, u64, u64, i64), String)>,
+}
+
+impl FileTail {
+    pub fn new(path: PathBuf) -> Self {
+        Self { path, last: None }
+    }
+}
+
+impl Source for FileTail {
+    fn describe(&self) -> String {
+        format!("file {}", self.path.display())
+    }
+
+    fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
+        Box::pin(async move {
+            let path = self.path.clone();
+            let previous = self.last.clone();
+            let read = tokio::task::spawn_blocking(move || read_tail(&path, previous))
+                .await
+                .map_err(|error| {
+                    CaptureError::retryable(format!("reading the file failed: {error}"))
+                })?;
+            match read? {
+                Tail::Missing => {
+                    self.last = None;
+                    Ok(Content::Absent {
+                        description: format!("{} does not exist (yet)", self.path.display()),
+                    })
+                }
+                Tail::Read { stamp, text } => {
+                    self.last = Some((stamp, text.clone()));
+                    Ok(Content::text(text))
+                }
+            }
+        })
+    }
+}
+
+enum Tail {
+    Missing,
+    Read {
+        stamp: (u64, u64, u64, i64),
+        text: String,
+    },
+}
+
+fn read_tail(
+    path: &std::path::Path,
+    previous: Option<((u64, u64, u64, i64), String)>,
+) -> Result<Tail, CaptureError> {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Tail::Missing),
+        Err(error) => {
+            return Err(CaptureError::retryable(format!(
+                "cannot read {}: {error}",
+                path.display()
+            )));
+        }
+    };
+    if metadata.is_dir() {
+        return Err(CaptureError::permanent(format!(
+            "{} is a folder; watch a file in it (file:/path/to/build.log)",
+            path.display()
+        )));
+    }
+    let stamp = (
+        metadata.dev(),
+        metadata.ino(),
+        metadata.len(),
+        metadata.mtime_nsec() + metadata.mtime() * 1_000_000_000,
+    );
+    if let Some((previous_stamp, text)) = previous
+        && previous_stamp == stamp
+    {
+        return Ok(Tail::Read { stamp, text });
+    }
+    let mut file = std::fs::File::open(path).map_err(|error| {
+        CaptureError::retryable(format!("cannot open {}: {error}", path.display()))
+    })?;
+    let start = metadata.len().saturating_sub(FILE_TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).map_err(|error| {
+        CaptureError::retryable(format!("cannot read {}: {error}", path.display()))
+    })?;
+    let mut bytes = Vec::with_capacity((metadata.len() - start) as usize);
+    file.take(FILE_TAIL_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|error| {
+            CaptureError::retryable(format!("cannot read {}: {error}", path.display()))
+        })?;
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if start > 0 {
+        // Started mid-file: drop the partial first line.
+        if let Some(newline) = text.find('\n') {
+            text.drain(..=newline);
+        }
+    }
+    Ok(Tail::Read { stamp, text })
+}
+
+/// A tmux pane, captured with `tmux capture-pane`.
+#[derive(Debug)]
+struct TmuxPane {
+    pane: String,
+    spawner: Arc<dyn Spawner>,
+}
+
+impl Source for TmuxPane {
+    fn describe(&self) -> String {
+        format!("tmux pane {}", self.pane)
+    }
+
+    fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
+        let request = RunRequest {
+            program: "tmux".into(),
+            args: vec![
+                "capture-pane".into(),
+                "-p".into(),
+                "-J".into(),
+                "-S".into(),
+                format!("-{TMUX_SCROLLBACK_LINES}"),
+                "-t".into(),
+                self.pane.clone(),
+            ],
+            stdin: Vec::new(),
+            timeout: TMUX_TIMEOUT,
+        };
+        Box::pin(async move {
+            let outcome = self.spawner.run(request).await.map_err(|error| {
+                CaptureError::permanent(format!(
+                    "cannot run tmux: {error}; install tmux, or watch another target"
+                ))
+            })?;
+            if outcome.succeeded() {
+                let text = String::from_utf8_lossy(&outcome.stdout)
+                    .trim_end()
+                    .to_owned();
+                Ok(Content::text(text))
+            } else {
+                Err(CaptureError::retryable(format!(
+                    "tmux pane {}: {}",
+                    self.pane,
+                    outcome.failure(TMUX_TIMEOUT)
+                )))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn capture(source: &mut FileTail) -> Content {
+        source.capture().await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_file_tail_follows_appends_truncation_and_rotation() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("build.log");
+        let mut source = FileTail::new(path.clone());
+        assert!(
+            matches!(capture(&mut source).await, Content::Absent { description } if description.contains("does not exist"))
+        );
+
+        std::fs::write(&path, "step 1\n").unwrap();
+        assert_eq!(capture(&mut source).await, Content::text("step 1\n"));
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"step 2\n").unwrap();
+        assert_eq!(
+            capture(&mut source).await,
+            Content::text("step 1\nstep 2\n")
+        );
+
+        // Truncated, then rotated: always what the path holds now.
+        std::fs::write(&path, "fresh\n").unwrap();
+        assert_eq!(capture(&mut source).await, Content::text("fresh\n"));
+        std::fs::rename(&path, dir.path().join("build.log.1")).unwrap();
+        std::fs::write(&path, "rotated\n").unwrap();
+        assert_eq!(capture(&mut source).await, Content::text("rotated\n"));
+    }
+
+    #[tokio::test]
+    async fn only_the_last_64_kib_is_read_from_a_line_boundary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.log");
+        let lines: String = (0..20_000).map(|n| format!("line {n}\n")).collect();
+        std::fs::write(&path, &lines).unwrap();
+        let Content::Text { text, .. } = capture(&mut FileTail::new(path)).await else {
+            panic!("text")
+        };
+        assert!(text.len() <= FILE_TAIL_BYTES as usize);
+        assert!(
+            text.starts_with("line "),
+            "a whole first line: {:?}",
+            &text[..20]
+        );
+        assert!(text.ends_with("line 19999\n"));
+    }
+}

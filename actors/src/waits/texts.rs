@@ -1,0 +1,266 @@
+//! The words of smart waits: the replies, the thread messages and the wake texts.
+//!
+//! A wake text stands on its own for an agent that lost its context: what happened, to which
+//! wait, and — when the wait belongs to a task — the task and what to do next (the TaskActor
+//! adds that part, since it knows the task's next step).
+
+use storage::{EventKind, TaskRecord, WaitId};
+
+use crate::tasks::plan::PlanProgress;
+use crate::tasks::report::step_label;
+
+/// Observations are cut to this many characters inside texts.
+const OBSERVATION_CHARS: usize = 300;
+
+fn cut(text: &str) -> String {
+    crate::tasks::report::shorten(text.trim(), OBSERVATION_CHARS)
+}
+
+fn ends_sentence(text: &str) -> String {
+    let text = cut(text);
+    if text.ends_with(['.', '!', '?', '…']) {
+        text
+    } else {
+        format!("{text}.")
+    }
+}
+
+/// The `message` of a new wait: "Monitoring. I'll wake you when: …. Timeout: 300s."
+pub fn monitoring(condition: &str, timeout_s: u64, first_change_note: bool) -> String {
+    let mut text = format!(
+        "Monitoring. I'll wake you when: {}. Timeout: {timeout_s}s.",
+        condition.trim().trim_end_matches('.')
+    );
+    if first_change_note {
+        text.push_str(
+            " No model is configured, so this condition wakes you at the first change in the output; \
+             quote the exact text to wait for (e.g. 'BUILD SUCCESSFUL') to wait for it precisely.",
+        );
+    }
+    text
+}
+
+/// The `message` of `wait_update`: "Resumed. Watching for: …. New timeout: 60s."
+pub fn resumed(condition: &str, timeout_s: u64) -> String {
+    format!(
+        "Resumed. Watching for: {}. New timeout: {timeout_s}s.",
+        condition.trim().trim_end_matches('.')
+    )
+}
+
+pub fn cancelled(reason: Option<&str>) -> String {
+    match reason {
+        Some(reason) => format!("Wait cancelled. Reason: {}", ends_sentence(reason)),
+        None => "Wait cancelled.".to_owned(),
+    }
+}
+
+/// Thread messages (msg_type `wait`).
+pub fn created_note(id: &WaitId, target: &str, condition: &str, timeout_s: u64) -> String {
+    format!(
+        "Waiting ({id}) on {target} until: {}. Timeout: {timeout_s}s.",
+        condition.trim().trim_end_matches('.')
+    )
+}
+
+pub fn revived_note(id: &WaitId, target: &str, condition: &str, timeout_s: u64) -> String {
+    format!(
+        "Wait {id} revived: watching {target} until: {}. Timeout: {timeout_s}s.",
+        condition.trim().trim_end_matches('.')
+    )
+}
+
+pub fn resolved_note(id: &WaitId, elapsed_s: u64, observation: &str) -> String {
+    format!(
+        "Wait {id} resolved after {elapsed_s}s: {}",
+        cut(observation)
+    )
+}
+
+pub fn timeout_note(id: &WaitId, timeout_s: u64, last_observation: Option<&str>) -> String {
+    format!(
+        "Wait {id} timed out after {timeout_s}s. Last observation: {}",
+        cut(last_observation.unwrap_or("none"))
+    )
+}
+
+pub fn error_note(id: &WaitId, cause: &str) -> String {
+    format!("Wait {id} failed: {}", cut(cause))
+}
+
+pub fn cancelled_note(id: &WaitId, reason: Option<&str>) -> String {
+    format!(
+        "Wait {id} cancelled: {}",
+        cut(reason.unwrap_or("no reason given"))
+    )
+}
+
+/// The first part of a wake text, seed 000's wording.
+pub fn wake_head(kind: EventKind, id: &WaitId, observation_or_cause: &str, seconds: u64) -> String {
+    match kind {
+        EventKind::WaitResolved => {
+            format!(
+                "smart_wait resolved ({id}): {} Elapsed: {seconds}s.",
+                ends_sentence(observation_or_cause)
+            )
+        }
+        EventKind::WaitTimeout => format!(
+            "smart_wait timeout ({id}): Condition not met after {seconds}s. Last observation: {}",
+            ends_sentence(observation_or_cause)
+        ),
+        EventKind::WaitError | EventKind::TaskStuck => {
+            format!(
+                "smart_wait error ({id}): {}",
+                ends_sentence(observation_or_cause)
+            )
+        }
+    }
+}
+
+/// The end of a wake text for a wait that belongs to a task: the task, and what to do next.
+pub fn task_tail(
+    kind: EventKind,
+    id: &WaitId,
+    task: &TaskRecord,
+    progress: &PlanProgress,
+) -> String {
+    let on = match progress.current {
+        Some(step) => format!("the task is on {}", step_label(task, step)),
+        None => "every step of the task is marked done".to_owned(),
+    };
+    let next = match kind {
+        EventKind::WaitResolved => match progress.current {
+            Some(step) => format!("continue with {}", step_label(task, step)),
+            None => "verify the result, then mark the task completed with task_update(status: \"completed\")".to_owned(),
+        },
+        EventKind::WaitTimeout => format!(
+            "look at the target, then extend the wait with wait_update(wait_id: \"{id}\", timeout: …) or change \
+             approach; {on}"
+        ),
+        EventKind::WaitError | EventKind::TaskStuck => {
+            format!("fix what the error names, then start a new smart_wait or continue without it; {on}")
+        }
+    };
+    format!(
+        " Task {} \"{}\": {next}.",
+        task.id,
+        crate::tasks::report::shorten(&task.name, 80)
+    )
+}
+
+/// The end of a wake text for a wait with no task.
+pub fn taskless_tail(kind: EventKind, id: &WaitId) -> String {
+    match kind {
+        EventKind::WaitResolved => format!(
+            " Not what you were waiting for? wait_update(wait_id: \"{id}\", wake_when: …) sends the wait back to watching."
+        ),
+        EventKind::WaitTimeout => format!(
+            " Look at the target; wait_update(wait_id: \"{id}\", timeout: …) watches again with a new timeout."
+        ),
+        EventKind::WaitError | EventKind::TaskStuck => {
+            " Fix what the error names, then start a new smart_wait or go on without it.".to_owned()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use storage::{Status, TaskId, Timestamp};
+
+    use super::*;
+
+    fn task(done: &[u32]) -> TaskRecord {
+        TaskRecord {
+            id: TaskId::new("t-7k2m9q"),
+            name: "Deploy coursefolio to production".into(),
+            status: Status::Active,
+            plan: ["Build", "Push", "SSH", "Pull and run"]
+                .map(String::from)
+                .to_vec(),
+            completed_steps: done.iter().copied().collect::<BTreeSet<_>>(),
+            current_step: None,
+            metadata_json: "{}".into(),
+            session_key: None,
+            agent_id: None,
+            created_at: Timestamp(0),
+            updated_at: Timestamp(0),
+            last_seq: 0,
+            plan_revisions: 0,
+            active_wait_ids: vec![],
+            last_wait_state: None,
+            last_wait_event_at: None,
+            last_stuck_alert_at: None,
+            stuck_threshold_s: None,
+        }
+    }
+
+    #[test]
+    fn wake_texts_read_like_the_seed_and_stand_on_their_own() {
+        let id = WaitId::new("w-4hx8");
+        let task = task(&[1, 2, 3]);
+        let progress = PlanProgress::new(4, &task.completed_steps, None);
+        let resolved = wake_head(
+            EventKind::WaitResolved,
+            &id,
+            "Download completed — file \"report.pdf\" saved",
+            47,
+        ) + &task_tail(EventKind::WaitResolved, &id, &task, &progress);
+        assert_eq!(
+            resolved,
+            "smart_wait resolved (w-4hx8): Download completed — file \"report.pdf\" saved. Elapsed: 47s. \
+             Task t-7k2m9q \"Deploy coursefolio to production\": continue with step 4, Pull and run."
+        );
+        let timeout = wake_head(
+            EventKind::WaitTimeout,
+            &id,
+            "Download progress bar at ~85%, appears stalled",
+            300,
+        );
+        assert_eq!(
+            timeout,
+            "smart_wait timeout (w-4hx8): Condition not met after 300s. Last observation: Download progress bar at ~85%, appears stalled."
+        );
+        let error = wake_head(
+            EventKind::WaitError,
+            &id,
+            "tmux pane main:9: can't find pane",
+            12,
+        ) + &taskless_tail(EventKind::WaitError, &id);
+        assert!(
+            error.starts_with("smart_wait error (w-4hx8): tmux pane main:9: can't find pane. Fix"),
+            "{error}"
+        );
+        let timeout_tail = task_tail(EventKind::WaitTimeout, &id, &task, &progress);
+        assert!(
+            timeout_tail.contains("wait_update(wait_id: \"w-4hx8\""),
+            "{timeout_tail}"
+        );
+        assert!(
+            timeout_tail.contains("the task is on step 4, Pull and run"),
+            "{timeout_tail}"
+        );
+    }
+
+    #[test]
+    fn replies_match_the_protocol_examples() {
+        assert_eq!(
+            monitoring(
+                "the download completes or an error dialog appears",
+                120,
+                false
+            ),
+            "Monitoring. I'll wake you when: the download completes or an error dialog appears. Timeout: 120s."
+        );
+        assert_eq!(
+            resumed("the data table is fully rendered with rows visible", 60),
+            "Resumed. Watching for: the data table is fully rendered with rows visible. New timeout: 60s."
+        );
+        assert_eq!(
+            cancelled(Some("user provided the file directly")),
+            "Wait cancelled. Reason: user provided the file directly."
+        );
+        assert!(monitoring("the page looks right", 300, true).contains("No model is configured"));
+    }
+}
