@@ -18,6 +18,7 @@ use crate::error::CallError;
 use crate::faults::Faults;
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
+use crate::waits::WaitsMsg;
 use crate::wake::WakeMsg;
 use crate::wake::event::WakeEvent;
 
@@ -50,6 +51,7 @@ struct Peers {
     clock: Option<ActorRef<ClockMsg>>,
     wake: Option<ActorRef<WakeMsg>>,
     tasks: Option<ActorRef<TasksMsg>>,
+    waits: Option<ActorRef<WaitsMsg>>,
 }
 
 /// An actor slot in the directory, for the Root to fill and clear.
@@ -59,6 +61,7 @@ pub(crate) enum Slot {
     Clock(Option<ActorRef<ClockMsg>>),
     Wake(Option<ActorRef<WakeMsg>>),
     Tasks(Option<ActorRef<TasksMsg>>),
+    Waits(Option<ActorRef<WaitsMsg>>),
 }
 
 impl Directory {
@@ -123,6 +126,10 @@ impl Directory {
         self.read(|peers| peers.tasks.clone(), "tasks supervisor")
     }
 
+    pub fn waits(&self) -> Result<ActorRef<WaitsMsg>, CallError> {
+        self.read(|peers| peers.waits.clone(), "waits supervisor")
+    }
+
     fn read<T>(&self, pick: impl FnOnce(&Peers) -> Option<T>, what: &str) -> Result<T, CallError> {
         let peers = self.peers.read().unwrap_or_else(|e| e.into_inner());
         pick(&peers).ok_or_else(|| {
@@ -140,6 +147,7 @@ impl Directory {
             Slot::Clock(actor) => peers.clock = actor,
             Slot::Wake(actor) => peers.wake = actor,
             Slot::Tasks(actor) => peers.tasks = actor,
+            Slot::Waits(actor) => peers.waits = actor,
         }
     }
 

@@ -16,6 +16,9 @@ pub enum ActorKind {
     Wake,
     Tasks,
     Task,
+    Waits,
+    Wait,
+    Watcher,
 }
 
 impl ActorKind {
@@ -24,6 +27,9 @@ impl ActorKind {
             ActorKind::Registry => "registry",
             ActorKind::Clock => "clock",
             ActorKind::Wake => "wake actor",
+            ActorKind::Waits => "waits supervisor",
+            ActorKind::Wait => "wait actor",
+            ActorKind::Watcher => "watcher",
             ActorKind::Tasks => "tasks supervisor",
             ActorKind::Task => "task actor",
         }

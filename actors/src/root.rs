@@ -15,6 +15,8 @@ use crate::policy::{Decision, RestartHistory, RestartPolicy};
 use crate::registry::{self, RegistryActor, RegistryArgs};
 use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::{TasksArgs, TasksSupervisor};
+use crate::waits::WaitSettings;
+use crate::waits::supervisor::{WaitsArgs, WaitsSupervisor};
 use crate::wake::{WakeActor, WakeArgs, WakeSettings};
 
 /// How long the root waits for its children to stop at shutdown.
@@ -27,10 +29,17 @@ pub enum Child {
     Registry,
     Wake,
     Tasks,
+    Waits,
 }
 
 impl Child {
-    const START_ORDER: [Child; 4] = [Child::Clock, Child::Registry, Child::Wake, Child::Tasks];
+    const START_ORDER: [Child; 5] = [
+        Child::Clock,
+        Child::Registry,
+        Child::Wake,
+        Child::Tasks,
+        Child::Waits,
+    ];
 
     fn name(self) -> &'static str {
         match self {
@@ -38,6 +47,7 @@ impl Child {
             Child::Registry => "registry",
             Child::Wake => "wake actor",
             Child::Tasks => "tasks supervisor",
+            Child::Waits => "waits supervisor",
         }
     }
 }
@@ -60,6 +70,7 @@ pub struct RootArgs {
     pub task_policy: RestartPolicy,
     pub stuck: StuckPolicy,
     pub wake: WakeSettings,
+    pub waits: Arc<WaitSettings>,
 }
 
 pub struct RootState {
@@ -218,6 +229,16 @@ async fn start_child(
             directory.set(Slot::Tasks(Some(actor.clone())));
             actor.get_cell()
         }
+        Child::Waits => {
+            let args = WaitsArgs {
+                directory: directory.clone(),
+                settings: state.args.waits.clone(),
+                policy: state.args.task_policy.clone(),
+            };
+            let (actor, _) = Actor::spawn_linked(None, WaitsSupervisor, args, supervisor).await?;
+            directory.set(Slot::Waits(Some(actor.clone())));
+            actor.get_cell()
+        }
     };
     state.running.insert(cell.get_id(), child);
     Ok(())
@@ -231,6 +252,7 @@ fn on_child_down(myself: &ActorRef<RootMsg>, state: &mut RootState, child: Child
         Child::Registry => Slot::Registry(None),
         Child::Wake => Slot::Wake(None),
         Child::Tasks => Slot::Tasks(None),
+        Child::Waits => Slot::Waits(None),
     });
     let history = state.histories.entry(child).or_default();
     match state

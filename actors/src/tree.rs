@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorRef, RpcReplyPort};
-use storage::{EventRecord, StatusFilter, Store, StoreStats, TaskId, TaskRecord};
+use storage::{EventRecord, StatusFilter, Store, StoreStats, TaskId, TaskRecord, WaitId};
 use tokio::sync::broadcast;
 
 use crate::clock::{Clock, ClockMsg, TICK_ACTIONS_TIMEOUT};
@@ -26,6 +26,12 @@ use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskListing, TaskUpdated, ThreadPage, UpdateTask,
 };
 use crate::tasks::{SCAN_TIMEOUT, ScanReport, TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
+use crate::waits::judge::Judge;
+use crate::waits::sources::{ProductionSources, SourceFactory};
+use crate::waits::text_judge::TextJudge;
+use crate::waits::{
+    NewWait, WAIT_CALL_TIMEOUT, WaitSettings, WaitUpdate, WaitView, WaitsMsg, WaitsStats,
+};
 use crate::wake::event::WakeEvent;
 use crate::wake::sinks::{SinkSpec, build_sinks};
 use crate::wake::{WakeMsg, WakeSettings, WakeStats};
@@ -50,8 +56,16 @@ pub struct TreeArgs {
     pub sinks: Vec<SinkSpec>,
     /// Attempts per event and sink before it is recorded as dead.
     pub max_delivery_attempts: u32,
-    /// How command sinks start programs.
+    /// How command sinks and tmux captures start programs.
     pub spawner: Arc<dyn Spawner>,
+    /// Where waits get their sources and gates (`None`: the production ones).
+    pub sources: Option<Arc<dyn SourceFactory>>,
+    /// The model that judges text conditions (`None`: phrases and exits only).
+    pub text_model: Option<Arc<dyn Judge>>,
+    /// The model that judges window and screen frames (`None`: wake on the first change).
+    pub pixel_judge: Option<Arc<dyn Judge>>,
+    /// Capture or judge failures in a row that end a wait in `error`.
+    pub max_consecutive_failures: u32,
 }
 
 impl TreeArgs {
@@ -71,6 +85,10 @@ impl TreeArgs {
             sinks: Vec::new(),
             max_delivery_attempts: WakeSettings::default().max_attempts,
             spawner: Arc::new(ProcessSpawner),
+            sources: None,
+            text_model: None,
+            pixel_judge: None,
+            max_consecutive_failures: 5,
         }
     }
 }
@@ -83,6 +101,7 @@ pub struct TreeStatus {
     pub tasks: TasksStats,
     pub restarts: HashMap<&'static str, u64>,
     pub wake: WakeStats,
+    pub waits: WaitsStats,
     pub health: Health,
 }
 
@@ -98,6 +117,17 @@ impl Tree {
             sinks: build_sinks(args.sinks, &args.spawner)?,
             max_attempts: args.max_delivery_attempts.max(1),
         };
+        let sources = args.sources.unwrap_or_else(|| {
+            Arc::new(ProductionSources {
+                spawner: args.spawner.clone(),
+            })
+        });
+        let waits = Arc::new(WaitSettings {
+            sources,
+            text_judge: TextJudge::new(args.text_model),
+            pixel_judge: args.pixel_judge,
+            max_consecutive_failures: args.max_consecutive_failures.max(1),
+        });
         let root_args = RootArgs {
             directory: directory.clone(),
             store: args.store,
@@ -106,6 +136,7 @@ impl Tree {
             task_policy: args.task_policy,
             stuck: args.stuck,
             wake,
+            waits,
         };
         let (root, _) = Actor::spawn(None, RootActor, root_args)
             .await
@@ -147,6 +178,43 @@ impl Tree {
     ) -> Result<PlanUpdated, CallError> {
         self.ask_tasks(|reply| TasksMsg::Forward(id, TaskMsg::RevisePlan(change, reply)))
             .await
+    }
+
+    /// `smart_wait`: starts watching; answers once the wait is stored and its watcher runs.
+    pub async fn smart_wait(&self, new: NewWait) -> Result<WaitView, CallError> {
+        self.ask_waits(|reply| WaitsMsg::Create(new, reply)).await
+    }
+
+    /// `wait_update`: a new condition or timeout for a live wait, or an ended one revived.
+    pub async fn wait_update(&self, id: WaitId, update: WaitUpdate) -> Result<WaitView, CallError> {
+        self.ask_waits(|reply| WaitsMsg::Update(id, update, reply))
+            .await
+    }
+
+    pub async fn wait_cancel(
+        &self,
+        id: WaitId,
+        reason: Option<String>,
+    ) -> Result<WaitView, CallError> {
+        self.ask_waits(|reply| WaitsMsg::Cancel(id, reason, reply))
+            .await
+    }
+
+    /// One wait (live or ended), or every live wait.
+    pub async fn wait_status(&self, id: Option<WaitId>) -> Result<Vec<WaitView>, CallError> {
+        self.ask_waits(|reply| WaitsMsg::Status(id, reply)).await
+    }
+
+    async fn ask_waits<T: Send + 'static>(
+        &self,
+        request: impl FnOnce(RpcReplyPort<Result<T, CallError>>) -> WaitsMsg,
+    ) -> Result<T, CallError> {
+        let outcome = self
+            .directory
+            .waits()?
+            .call(request, Some(WAIT_CALL_TIMEOUT))
+            .await;
+        from_call("wait actor", WAIT_CALL_TIMEOUT, outcome)
     }
 
     /// Sends a request built around a reply port to the Tasks supervisor and waits for the
@@ -231,12 +299,23 @@ impl Tree {
             STATUS_TIMEOUT,
             wake_outcome.map(|r| r.map(Ok)),
         )?;
+        let waits_outcome = self
+            .directory
+            .waits()?
+            .call(WaitsMsg::Stats, Some(STATUS_TIMEOUT))
+            .await;
+        let waits = from_call(
+            "waits supervisor",
+            STATUS_TIMEOUT,
+            waits_outcome.map(|r| r.map(Ok)),
+        )?;
         Ok(TreeStatus {
             store,
             registry,
             tasks,
             restarts,
             wake,
+            waits,
             health: self.directory.health(),
         })
     }

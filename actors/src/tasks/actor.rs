@@ -11,7 +11,7 @@ use futures::FutureExt;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use storage::{
     Counter, EventKind, EventRecord, MessageRecord, MsgType, Mutation, Role, Store, TaskId,
-    TaskRecord, WriteBatch,
+    TaskRecord, WaitRecord, WriteBatch,
 };
 
 use crate::directory::Directory;
@@ -27,6 +27,8 @@ use crate::tasks::transition::{self, Transition, progress_of};
 use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskReport, TaskUpdated, UpdateTask,
 };
+use crate::waits::actor::{Link, WaitChange, wait_event};
+use crate::waits::texts as wait_texts;
 use crate::wake;
 
 /// How long a caller waits for a task request, storage included.
@@ -51,6 +53,10 @@ pub enum TaskMsg {
     RevisePlan(PlanChange, RpcReplyPort<Result<PlanUpdated, CallError>>),
     /// Alert if the task is stuck under `StuckPolicy`; replies with the alert's event seq.
     CheckStuck(StuckPolicy, RpcReplyPort<Result<Option<u64>, CallError>>),
+    /// A wait of this task began, ended or came back (seed 004 §4): stored in one transaction
+    /// with the task's linkage, a `wait` message and the wake event. Replies with the stored
+    /// wait (it takes the task's session key when it has none).
+    Wait(Box<WaitChange>, RpcReplyPort<Result<WaitRecord, CallError>>),
 }
 
 pub struct TaskActor;
@@ -160,6 +166,13 @@ async fn handle_message(myself: &ActorRef<TaskMsg>, msg: TaskMsg, state: &mut Ta
         TaskMsg::CheckStuck(policy, reply) => {
             let outcome = match load(myself, state).await {
                 Ok(current) => alert_if_stuck(state, &current, &policy).await,
+                Err(error) => Err(error),
+            };
+            let _ = reply.send(outcome);
+        }
+        TaskMsg::Wait(change, reply) => {
+            let outcome = match load(myself, state).await {
+                Ok(current) => apply_wait_change(state, &current, *change).await,
                 Err(error) => Err(error),
             };
             let _ = reply.send(outcome);
@@ -370,9 +383,76 @@ async fn alert_if_stuck(
     Ok(Some(seq))
 }
 
+/// Seed 004 §4: `active_wait_ids`, `last_wait_state`, `last_wait_event_at` follow the wait;
+/// the wait record, a `wait` thread message and the wake event (its text finished with the
+/// task and what to do next) commit with the task. A wait event is activity.
+async fn apply_wait_change(
+    state: &mut TaskState,
+    current: &TaskRecord,
+    change: WaitChange,
+) -> Result<WaitRecord, CallError> {
+    if change.link == Link::Add && current.status.is_terminal() {
+        return Err(CallError::conflict(
+            format!(
+                "task {} is {}; a wait cannot be linked to it",
+                current.id, current.status
+            ),
+            "reopen the task with task_update(status: \"active\") first, or wait without task_id",
+        ));
+    }
+    let now = state.directory.now();
+    let mut task = current.clone();
+    let mut wait = change.wait;
+    if wait.session_key.is_none() {
+        wait.session_key = task.session_key.clone();
+    }
+    let id = wait.id.to_string();
+    match change.link {
+        Link::Add if !task.active_wait_ids.contains(&id) => task.active_wait_ids.push(id),
+        Link::Add => {}
+        Link::Remove => task.active_wait_ids.retain(|live| *live != id),
+    }
+    task.last_wait_state = Some(wait.state);
+    task.last_wait_event_at = Some(now);
+    task.updated_at = now;
+    task.last_seq += 1;
+    let mut batch = WriteBatch::new();
+    batch
+        .push(Mutation::PutTask(task.clone()))
+        .push(Mutation::AppendMessage {
+            task_id: task.id.clone(),
+            seq: task.last_seq,
+            message: MessageRecord {
+                role: Role::System,
+                msg_type: MsgType::Wait,
+                content: change.note,
+                created_at: now,
+            },
+        })
+        .push(Mutation::PutWait(wait.clone()));
+    batch.mutations.extend(change.extra);
+    let event_seq = change.event.map(|(kind, head)| {
+        let seq = state.directory.next_event_seq();
+        let text = head + &wait_texts::task_tail(kind, &wait.id, &task, &progress_of(&task));
+        batch.push(Mutation::PutEvent(wait_event(seq, kind, text, &wait, now)));
+        batch.push(Mutation::RaiseCounter {
+            counter: Counter::EventSequence,
+            at_least: seq,
+        });
+        seq
+    });
+    registry::write(&state.directory.registry()?, batch).await?;
+    state.record = Some(task);
+    if let Some(seq) = event_seq {
+        wake::notify(&state.directory, vec![seq]);
+    }
+    Ok(wait)
+}
+
 /// Asks the supervisor to drain and stop this actor: the task is terminal or missing.
+/// Sent to the supervisor's cell, which is there even while the Directory is not.
 fn retire(myself: &ActorRef<TaskMsg>, state: &TaskState) {
-    if let Ok(tasks) = state.directory.tasks() {
-        let _ = tasks.cast(TasksMsg::Retire(state.id.clone(), myself.get_id()));
+    if let Some(supervisor) = myself.get_cell().try_get_supervisor() {
+        let _ = supervisor.send_message(TasksMsg::Retire(state.id.clone(), myself.get_id()));
     }
 }

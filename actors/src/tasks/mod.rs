@@ -315,6 +315,9 @@ fn fail_request(msg: TaskMsg, error: CallError) {
         TaskMsg::CheckStuck(_, reply) => {
             let _ = reply.send(Err(error));
         }
+        TaskMsg::Wait(_, reply) => {
+            let _ = reply.send(Err(error));
+        }
     }
 }
 

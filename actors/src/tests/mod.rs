@@ -2,6 +2,7 @@
 
 mod stuck;
 mod tree;
+mod waits;
 mod wake;
 
 use std::sync::Arc;

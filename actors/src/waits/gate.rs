@@ -46,7 +46,8 @@ pub struct TextGate {
     seen_settled: Option<u64>,
 }
 
-fn fingerprint(content: &Content) -> u64 {
+/// A hash of everything a gate compares.
+pub fn fingerprint(content: &Content) -> u64 {
     let mut hasher = DefaultHasher::new();
     content.hash_for_gate(&mut hasher);
     hasher.finish()

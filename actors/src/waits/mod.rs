@@ -6,12 +6,18 @@
 //! for tests and the harness; [`text_judge`] is the judging pipeline of text targets and
 //! [`texts`] the words of waits.
 
+pub mod actor;
 pub mod content;
 pub mod gate;
 pub mod judge;
 pub mod scripted;
 pub mod source;
 pub mod sources;
+pub mod supervisor;
 pub mod target;
 pub mod text_judge;
 pub mod texts;
+pub mod watcher;
+
+pub use actor::{NewWait, WaitMsg, WaitSettings, WaitUpdate, WaitView};
+pub use supervisor::{WAIT_CALL_TIMEOUT, WaitsMsg, WaitsStats};

@@ -1,0 +1,757 @@
+//! Smart waits on the ManualClock with scripted targets and judges: the life of a wait, its
+//! task linkage (seed 004 acceptance 1 and 5), failures, restarts.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use storage::{EventKind, MsgType, Status, Store, TaskId, Timestamp, WaitId, WaitState};
+
+use super::{Fixture, START, deploy_request, note, query};
+use crate::tasks::stuck::StuckPolicy;
+use crate::waits::content::{Content, ProcessExit};
+use crate::waits::judge::{JudgeFailure, Usage, Verdict};
+use crate::waits::scripted::{ScriptedJudge, ScriptedSources, ScriptedTarget};
+use crate::waits::source::CaptureError;
+use crate::waits::target::Target;
+use crate::waits::{NewWait, WaitUpdate};
+use crate::wake::sinks::{RecordingSink, SinkSpec};
+use crate::{ActorKind, ErrorKind, ManualClock, Tree, TreeArgs};
+
+const POLL: Duration = Duration::from_secs(2);
+
+struct Waits {
+    fixture: Fixture,
+    sources: Arc<ScriptedSources>,
+    sink: Arc<RecordingSink>,
+}
+
+async fn start(model: Option<Arc<ScriptedJudge>>) -> Waits {
+    let sources = Arc::new(ScriptedSources::default());
+    let sink = RecordingSink::new("recorder");
+    let (factory, recorder) = (sources.clone(), sink.clone());
+    let fixture = Fixture::start(move |args| {
+        args.sources = Some(factory);
+        args.sinks = vec![SinkSpec::Custom(recorder)];
+        args.text_model = model.map(|judge| judge as Arc<dyn crate::waits::judge::Judge>);
+        args.stuck = StuckPolicy {
+            scan_interval: Duration::from_secs(60),
+            ..StuckPolicy::default()
+        };
+    })
+    .await;
+    Waits {
+        fixture,
+        sources,
+        sink,
+    }
+}
+
+fn wait_for(target: &str, condition: &str, timeout_s: u64, task: Option<&TaskId>) -> NewWait {
+    NewWait {
+        target: Target::parse(target).unwrap(),
+        condition: condition.into(),
+        timeout_s,
+        poll_interval: POLL,
+        task_id: task.cloned(),
+        session_key: None,
+    }
+}
+
+impl Waits {
+    fn tree(&self) -> &Tree {
+        &self.fixture.tree
+    }
+
+    fn target(&self, target: &str, text: &str) -> ScriptedTarget {
+        self.sources.target(target, Content::text(text))
+    }
+
+    async fn advance(&self, by: Duration) {
+        self.fixture.advance(by).await;
+    }
+
+    async fn state(&self, id: &WaitId) -> WaitState {
+        self.tree().wait_status(Some(id.clone())).await.unwrap()[0]
+            .record
+            .state
+    }
+
+    async fn events(&self) -> Vec<(EventKind, String)> {
+        self.tree().settle().await.unwrap();
+        self.tree()
+            .recent_events(50)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| (e.kind, e.text))
+            .collect()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phrase_wait_resolves_with_the_matching_line_and_wakes_once() {
+    let waits = start(None).await;
+    let tree = waits.tree();
+    let task = tree.register_task(deploy_request()).await.unwrap();
+    tree.update_task(task.id.clone(), note("Steps 1-3 done"))
+        .await
+        .unwrap();
+    let terminal = waits.target("pty:s-build", "step 1");
+    let created = tree
+        .smart_wait(wait_for(
+            "pty:s-build",
+            "wake me when 'ALL DONE' is printed",
+            300,
+            Some(&task.id),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        created.message,
+        "Monitoring. I'll wake you when: wake me when 'ALL DONE' is printed. Timeout: 300s."
+    );
+    let id = created.record.id.clone();
+    assert_eq!(
+        created.record.session_key.as_deref(),
+        Some("agent:main:main"),
+        "inherited from the task"
+    );
+
+    waits.advance(POLL).await;
+    terminal.show(Content::text("step 1\nstep 2"));
+    waits.advance(POLL).await;
+    assert_eq!(waits.state(&id).await, WaitState::Watching);
+    let linked = tree
+        .update_task(task.id.clone(), query("where am I?"))
+        .await
+        .unwrap()
+        .task;
+    assert_eq!(linked.active_wait_ids, [id.to_string()]);
+    assert_eq!(linked.last_wait_state, Some(WaitState::Watching));
+
+    terminal.show(Content::text("step 1\nstep 2\nstep 3\nALL DONE in 3.2s"));
+    waits.advance(POLL).await;
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+
+    let events = waits.events().await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    let (kind, text) = &events[0];
+    assert_eq!(*kind, EventKind::WaitResolved);
+    assert_eq!(
+        text,
+        &format!(
+            "smart_wait resolved ({id}): ALL DONE in 3.2s. Elapsed: 6s. Task {} \"Deploy coursefolio to production\": continue with step 4, Pull and run.",
+            task.id
+        )
+    );
+    assert_eq!(waits.sink.received().len(), 1);
+    assert_eq!(
+        waits.sink.received()[0].session_key.as_deref(),
+        Some("agent:main:main")
+    );
+
+    // Seed 004 acceptance 5: the thread messages of the wait are typed `wait`.
+    let thread = tree.thread(task.id.clone(), 50, None).await.unwrap();
+    let wait_messages: Vec<&str> = thread
+        .messages
+        .iter()
+        .filter(|(_, m)| m.msg_type == MsgType::Wait)
+        .map(|(_, m)| m.content.as_str())
+        .collect();
+    assert_eq!(wait_messages.len(), 2, "{wait_messages:?}");
+    assert!(wait_messages[0].starts_with(&format!("Waiting ({id}) on pty:s-build until:")));
+    assert_eq!(
+        wait_messages[1],
+        format!("Wait {id} resolved after 6s: ALL DONE in 3.2s")
+    );
+    let after = tree
+        .update_task(task.id.clone(), query("?"))
+        .await
+        .unwrap()
+        .task;
+    assert!(after.active_wait_ids.is_empty());
+    assert_eq!(after.last_wait_state, Some(WaitState::Resolved));
+    assert_eq!(
+        after.last_wait_event_at,
+        Some(Timestamp::from_secs(after.updated_at.as_secs()))
+    );
+
+    // Later polls change nothing: one wake, ever.
+    waits.advance(POLL * 5).await;
+    assert_eq!(waits.sink.received().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acceptance_1_no_stuck_alert_while_a_linked_wait_is_live() {
+    let waits = start(None).await;
+    let tree = waits.tree();
+    let task = tree.register_task(deploy_request()).await.unwrap();
+    waits.target("tmux:build", "compiling");
+    let id = tree
+        .smart_wait(wait_for(
+            "tmux:build",
+            "when 'Finished' appears",
+            3_600,
+            Some(&task.id),
+        ))
+        .await
+        .unwrap()
+        .record
+        .id;
+    for _ in 0..20 {
+        waits.advance(Duration::from_secs(60)).await;
+    }
+    let status = tree.status().await.unwrap();
+    assert_eq!(
+        status.tasks.stuck_alerts, 0,
+        "20 minutes idle, but a wait is live"
+    );
+    assert_eq!(status.waits.live_waits, 1);
+
+    tree.wait_cancel(id.clone(), Some("found another way".into()))
+        .await
+        .unwrap();
+    for _ in 0..6 {
+        waits.advance(Duration::from_secs(60)).await;
+    }
+    assert_eq!(
+        tree.status().await.unwrap().tasks.stuck_alerts,
+        1,
+        "stuck once the wait is gone"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_that_is_never_met_times_out_with_the_last_observation() {
+    let waits = start(None).await;
+    let log = waits.target("file:/var/log/build.log", "downloading 10%");
+    let id = waits
+        .tree()
+        .smart_wait(wait_for(
+            "file:/var/log/build.log",
+            "when 'saved' appears",
+            10,
+            None,
+        ))
+        .await
+        .unwrap()
+        .record
+        .id;
+    waits.advance(POLL).await;
+    log.show(Content::text("downloading 10%\ndownloading 85%"));
+    for _ in 0..5 {
+        waits.advance(POLL).await;
+    }
+    assert_eq!(waits.state(&id).await, WaitState::Timeout);
+    let events = waits.events().await;
+    assert_eq!(events[0].0, EventKind::WaitTimeout);
+    assert!(
+        events[0].1.starts_with(&format!(
+            "smart_wait timeout ({id}): Condition not met after 10s. Last observation: downloading 85%. Look at the target"
+        )),
+        "{}",
+        events[0].1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_sends_no_wake_and_a_cancelled_wait_cannot_be_revived() {
+    let waits = start(None).await;
+    let tree = waits.tree();
+    let task = tree.register_task(deploy_request()).await.unwrap();
+    waits.target("tmux:a", "x");
+    let id = tree
+        .smart_wait(wait_for("tmux:a", "when 'y' shows", 300, Some(&task.id)))
+        .await
+        .unwrap()
+        .record
+        .id;
+    let cancelled = tree
+        .wait_cancel(id.clone(), Some("user provided the file directly".into()))
+        .await
+        .unwrap();
+    assert_eq!(
+        cancelled.message,
+        "Wait cancelled. Reason: user provided the file directly."
+    );
+    assert_eq!(cancelled.record.state, WaitState::Cancelled);
+    waits.advance(POLL * 3).await;
+    assert!(waits.events().await.is_empty());
+    let again = tree.wait_cancel(id.clone(), None).await.unwrap();
+    assert!(
+        again.message.contains("had already ended (cancelled)"),
+        "{}",
+        again.message
+    );
+    let error = tree
+        .wait_update(
+            id.clone(),
+            WaitUpdate {
+                timeout_s: Some(60),
+                ..WaitUpdate::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Conflict);
+    let thread = tree.thread(task.id.clone(), 50, None).await.unwrap();
+    let (_, last) = thread.messages.last().unwrap();
+    assert_eq!(
+        (last.msg_type, last.content.clone()),
+        (
+            MsgType::Wait,
+            format!("Wait {id} cancelled: user provided the file directly")
+        )
+    );
+    let missing = tree
+        .wait_cancel(WaitId::new("w-nope00"), None)
+        .await
+        .unwrap_err();
+    assert_eq!(missing.kind, ErrorKind::NotFound);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_update_revives_a_resolved_wait_and_rejudges_a_live_one_at_once() {
+    let waits = start(None).await;
+    let tree = waits.tree();
+    let page = waits.target("tmux:web", "page loading");
+    let id = tree
+        .smart_wait(wait_for("tmux:web", "when 'loaded' shows", 300, None))
+        .await
+        .unwrap()
+        .record
+        .id;
+    page.show(Content::text("page loaded, table rendering"));
+    waits.advance(POLL).await;
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+
+    let update = WaitUpdate {
+        wake_when: Some("when 'rows: 20' shows".into()),
+        timeout_s: Some(60),
+        message: Some("page loaded but table still rendering".into()),
+    };
+    let revived = tree.wait_update(id.clone(), update).await.unwrap();
+    assert_eq!(
+        revived.message,
+        "Resumed. Watching for: when 'rows: 20' shows. New timeout: 60s."
+    );
+    assert_eq!(revived.record.state, WaitState::Watching);
+    waits.advance(POLL).await;
+    assert_eq!(
+        waits.state(&id).await,
+        WaitState::Watching,
+        "the table is not there yet"
+    );
+
+    // On a live wait, a new condition is judged against the current content at once.
+    let update = WaitUpdate {
+        wake_when: Some("when 'rendering' shows".into()),
+        ..WaitUpdate::default()
+    };
+    tree.wait_update(id.clone(), update).await.unwrap();
+    waits.tree().settle().await.unwrap();
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+    let history: Vec<&str> = {
+        let view = tree.wait_status(Some(id.clone())).await.unwrap();
+        view[0]
+            .record
+            .history
+            .iter()
+            .map(|h| h.event.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+            .leak()
+            .split(',')
+            .collect()
+    };
+    assert_eq!(
+        history,
+        [
+            "created", "judged", "resolved", "revived", "updated", "judged", "resolved"
+        ]
+    );
+    assert_eq!(waits.events().await.len(), 2, "one wake per resolution");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn capture_failures_in_a_row_end_the_wait_in_error_and_say_why() {
+    let waits = start(None).await;
+    let pane = waits.target("tmux:main:9", "x");
+    let id = waits
+        .tree()
+        .smart_wait(wait_for("tmux:main:9", "when 'y' shows", 300, None))
+        .await
+        .unwrap()
+        .record
+        .id;
+    waits.tree().settle().await.unwrap();
+    for _ in 0..5 {
+        pane.fail_next(CaptureError::retryable(
+            "tmux pane main:9: can't find pane: main:9",
+        ));
+    }
+    for _ in 0..4 {
+        waits.advance(POLL).await;
+    }
+    assert_eq!(
+        waits.state(&id).await,
+        WaitState::Watching,
+        "four failures are not five"
+    );
+    waits.advance(POLL).await;
+    assert_eq!(waits.state(&id).await, WaitState::Error);
+    let events = waits.events().await;
+    assert_eq!(events[0].0, EventKind::WaitError);
+    assert!(
+        events[0]
+            .1
+            .contains("5 capture failures in a row; the last: tmux pane main:9: can't find pane"),
+        "{}",
+        events[0].1
+    );
+
+    // A permanent failure ends it at once.
+    let lost = waits.target("pty:s-gone", "x");
+    lost.fail_next(CaptureError::permanent(
+        "terminal session s-gone is not running in this daemon",
+    ));
+    let id = waits
+        .tree()
+        .smart_wait(wait_for("pty:s-gone", "when 'y' shows", 300, None))
+        .await
+        .unwrap()
+        .record
+        .id;
+    waits.tree().settle().await.unwrap();
+    assert_eq!(waits.state(&id).await, WaitState::Error);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_judges_settled_text_and_its_failures_count() {
+    let judge = ScriptedJudge::new(|request| {
+        let Content::Text { text, .. } = &request.content else {
+            unreachable!()
+        };
+        if text.contains("crash") {
+            return Err(JudgeFailure {
+                message: "HTTP 401 from http://127.0.0.1: check the key".into(),
+                model_call: true,
+            });
+        }
+        Ok(Verdict {
+            met: text.contains("green"),
+            observation: format!(
+                "the tests look {}",
+                if text.contains("green") {
+                    "green"
+                } else {
+                    "red"
+                }
+            ),
+            model_call: Some(Usage {
+                input_tokens: 100,
+                output_tokens: 7,
+            }),
+        })
+    });
+    let waits = start(Some(judge.clone())).await;
+    let tests = waits.target("tmux:tests", "running");
+    let created = waits
+        .tree()
+        .smart_wait(wait_for(
+            "tmux:tests",
+            "when the tests look green",
+            300,
+            None,
+        ))
+        .await
+        .unwrap();
+    assert!(!created.message.contains("No model"), "{}", created.message);
+    let id = created.record.id;
+    waits.advance(POLL).await; // the first capture: still moving, as far as the gate knows
+    assert_eq!(judge.calls(), 0);
+    waits.advance(POLL).await; // the same again: settled, so the model judges it
+    let calls_after_baseline = judge.calls();
+    assert_eq!(calls_after_baseline, 1);
+    tests.show(Content::text("running\nred"));
+    waits.advance(POLL).await; // changing: not asked
+    assert_eq!(judge.calls(), calls_after_baseline);
+    waits.advance(POLL).await; // settled: asked
+    assert_eq!(judge.calls(), calls_after_baseline + 1);
+    for _ in 0..3 {
+        waits.advance(POLL).await; // unchanged: never asked again
+    }
+    assert_eq!(judge.calls(), calls_after_baseline + 1);
+
+    tests.show(Content::text("running\ngreen"));
+    waits.advance(POLL).await;
+    waits.advance(POLL).await;
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+    let record = waits
+        .tree()
+        .wait_status(Some(id))
+        .await
+        .unwrap()
+        .remove(0)
+        .record;
+    assert_eq!(record.counters.judge_calls, 3);
+    assert_eq!(
+        (record.counters.input_tokens, record.counters.output_tokens),
+        (300, 21)
+    );
+    assert!(record.counters.skipped_by_gate >= 3);
+    assert_eq!(
+        record.last_observation.as_deref(),
+        Some("the tests look green")
+    );
+
+    // Five judge failures in a row end a wait in error, with the judge's words.
+    tests.show(Content::text("crash"));
+    let id = waits
+        .tree()
+        .smart_wait(wait_for(
+            "tmux:tests",
+            "when the tests look green",
+            300,
+            None,
+        ))
+        .await
+        .unwrap()
+        .record
+        .id;
+    // A failed judgment is not "seen": the same settled content is asked about again.
+    for _ in 0..6 {
+        waits.advance(POLL).await;
+    }
+    let record = waits
+        .tree()
+        .wait_status(Some(id))
+        .await
+        .unwrap()
+        .remove(0)
+        .record;
+    assert_eq!(record.state, WaitState::Error);
+    assert_eq!(record.counters.judge_failures, 5);
+    assert!(
+        waits
+            .events()
+            .await
+            .last()
+            .unwrap()
+            .1
+            .contains("check the key")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_a_vague_condition_wakes_at_the_first_change_and_says_so() {
+    let waits = start(None).await;
+    let page = waits.target("tmux:dash", "loading");
+    let created = waits
+        .tree()
+        .smart_wait(wait_for(
+            "tmux:dash",
+            "when the dashboard looks healthy",
+            300,
+            None,
+        ))
+        .await
+        .unwrap();
+    assert!(
+        created.message.contains("No model is configured"),
+        "{}",
+        created.message
+    );
+    waits.advance(POLL * 3).await;
+    assert_eq!(
+        waits.state(&created.record.id).await,
+        WaitState::Watching,
+        "no change yet"
+    );
+    page.show(Content::text("all 12 services up"));
+    waits.advance(POLL).await;
+    waits.advance(POLL).await;
+    assert_eq!(waits.state(&created.record.id).await, WaitState::Resolved);
+    assert!(
+        waits.events().await[0]
+            .1
+            .contains("no model is configured to judge this condition")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exit_clause_resolves_when_the_process_exits() {
+    let waits = start(None).await;
+    let terminal = waits.target("pty:s-make", "building");
+    let id = waits
+        .tree()
+        .smart_wait(wait_for(
+            "pty:s-make",
+            "when the command finishes",
+            300,
+            None,
+        ))
+        .await
+        .unwrap()
+        .record
+        .id;
+    waits.advance(POLL * 2).await;
+    terminal.show(Content::Text {
+        text: "building\nerror: 2 failed".into(),
+        exit: Some(ProcessExit { code: Some(2) }),
+    });
+    waits.advance(POLL).await;
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+    assert!(
+        waits.events().await[0]
+            .1
+            .contains("the process exited with status 2; last line: error: 2 failed")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_watcher_is_restarted_and_the_wait_goes_on() {
+    let waits = start(None).await;
+    let terminal = waits.target("tmux:flaky", "a");
+    let id = waits
+        .tree()
+        .smart_wait(wait_for("tmux:flaky", "when 'done' shows", 300, None))
+        .await
+        .unwrap()
+        .record
+        .id;
+    waits.advance(POLL).await;
+    terminal.panic_next();
+    waits.advance(POLL).await;
+    waits.tree().faults().panic_next(ActorKind::Watcher);
+    waits.advance(POLL).await;
+    terminal.show(Content::text("done"));
+    for _ in 0..3 {
+        waits.advance(POLL).await;
+    }
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+    let record = waits
+        .tree()
+        .wait_status(Some(id))
+        .await
+        .unwrap()
+        .remove(0)
+        .record;
+    let failures = record
+        .history
+        .iter()
+        .filter(|h| h.event.as_str() == "capture_failed")
+        .count();
+    assert_eq!(failures, 2, "{:?}", record.history);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_waits_resume_after_a_restart_and_a_passed_deadline_times_out_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(&dir.path().join("lookout.redb")).unwrap());
+    let clock = ManualClock::new(Timestamp::parse_rfc3339(START).unwrap());
+    let sources = Arc::new(ScriptedSources::default());
+    let sink = RecordingSink::new("recorder");
+    let boot = |store: Arc<Store>| {
+        let mut args = TreeArgs::new(store, clock.clone());
+        args.sources = Some(sources.clone());
+        args.sinks = vec![SinkSpec::Custom(sink.clone())];
+        Tree::start(args)
+    };
+    let tree = boot(store.clone()).await.unwrap();
+    let log = sources.target("file:/tmp/app.log", Content::text("starting"));
+    sources.target("file:/tmp/other.log", Content::text("starting"));
+    let long = tree
+        .smart_wait(wait_for(
+            "file:/tmp/app.log",
+            "when 'ready' appears",
+            600,
+            None,
+        ))
+        .await
+        .unwrap()
+        .record
+        .id;
+    let short = tree
+        .smart_wait(wait_for(
+            "file:/tmp/other.log",
+            "when 'ready' appears",
+            30,
+            None,
+        ))
+        .await
+        .unwrap()
+        .record
+        .id;
+    tree.settle().await.unwrap();
+    tree.shutdown().await;
+
+    // Down for a minute: the 30-second wait's deadline passes, the 10-minute one's does not.
+    clock.advance(Duration::from_secs(60));
+    let tree = boot(store).await.unwrap();
+    tree.settle().await.unwrap();
+    let events: Vec<String> = tree
+        .recent_events(10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.text)
+        .collect();
+    assert_eq!(events.len(), 1);
+    assert!(events[0].starts_with(&format!(
+        "smart_wait timeout ({short}): Condition not met after 30s."
+    )));
+    assert!(
+        events[0].contains("the deadline passed while the daemon was not running"),
+        "{}",
+        events[0]
+    );
+
+    let live = tree.wait_status(None).await.unwrap();
+    assert_eq!(
+        live.iter().map(|v| v.record.id.clone()).collect::<Vec<_>>(),
+        std::slice::from_ref(&long)
+    );
+    log.show(Content::text("starting\nready on :8080"));
+    clock.advance(POLL);
+    tree.settle().await.unwrap();
+    assert_eq!(
+        tree.wait_status(Some(long)).await.unwrap()[0].record.state,
+        WaitState::Resolved
+    );
+    assert_eq!(tree.recent_events(10).await.unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waits_on_terminal_tasks_and_unknown_targets_are_refused() {
+    let waits = start(None).await;
+    let tree = waits.tree();
+    let task = tree.register_task(deploy_request()).await.unwrap();
+    let done = crate::tasks::types::UpdateTask {
+        status: Some(Status::Completed),
+        ..Default::default()
+    };
+    tree.update_task(task.id.clone(), done).await.unwrap();
+    waits.target("tmux:x", "x");
+    let error = tree
+        .smart_wait(wait_for("tmux:x", "when 'y' shows", 60, Some(&task.id)))
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Conflict);
+    let missing = tree
+        .smart_wait(wait_for(
+            "tmux:x",
+            "when 'y' shows",
+            60,
+            Some(&TaskId::new("t-nope00")),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(missing.kind, ErrorKind::NotFound);
+    let unscripted = tree
+        .smart_wait(wait_for("tmux:elsewhere", "when 'y' shows", 60, None))
+        .await
+        .unwrap_err();
+    assert_eq!(unscripted.kind, ErrorKind::NotFound);
+    assert_eq!(tree.status().await.unwrap().waits.live_waits, 0);
+}
