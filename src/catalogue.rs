@@ -191,6 +191,82 @@ static TOOLS: &[Tool] = &[
             })
         },
     },
+    Tool {
+        name: "smart_wait",
+        description: "Hand a wait to lookout instead of sleeping or polling: it watches the target and wakes \
+            you (a system event in your session) when wake_when holds, when the timeout passes, or when \
+            watching fails — your run can end meanwhile. Targets: pty:<session id from term_start>, \
+            tmux:<pane, e.g. main:0.1>, file:<absolute path of a log>, window:<title or 0xID> and screen. \
+            Put exact text in quotes ('BUILD SUCCESSFUL', \"error:\") to wait for it precisely; \
+            \"when the command finishes\" works on pty targets. Pass task_id to link it to a task (the \
+            task then never counts as stuck while the wait is live). Returns a wait_id.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "target": {"type": "string", "description": "What to watch: pty:<session id>, tmux:<pane>, file:<absolute path>, window:<title substring or 0xID>, or screen"},
+                    "wake_when": {"type": "string", "description": "The condition in plain words, e.g. \"wake me when 'ALL DONE' is printed or an error appears\""},
+                    "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds before giving up (you are woken with the last observation). Default: 300"},
+                    "task_id": {"type": "string", "description": "The task this wait belongs to, e.g. t-7k2m9q"},
+                    "poll_interval": {"type": "number", "minimum": 0.2, "maximum": 60, "description": "Seconds between looks at the target. Default: 2.0"},
+                    "session_key": {"type": "string", "description": "The agent session to wake (defaults to the task's)"}
+                },
+                "required": ["target", "wake_when"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "wait_update",
+        description: "Change or resume a wait after you were woken: a new wake_when (judged against what is \
+            there now), a new timeout (restarts the clock), and a note for its history. On a wait that \
+            resolved, timed out or failed, it sends the wait back to watching (linked to its task again); a \
+            cancelled wait cannot be resumed.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "wait_id": {"type": "string", "description": "The wait's id from smart_wait, e.g. w-4hx8q2"},
+                    "wake_when": {"type": "string", "description": "The new condition (replaces the old one)"},
+                    "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "New timeout in seconds, counted from now"},
+                    "message": {"type": "string", "description": "A note for the wait's history, e.g. \"page loaded but table still rendering\""}
+                },
+                "required": ["wait_id"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "wait_cancel",
+        description: "Stop a wait you no longer need (you found another way, the task was abandoned). No wake \
+            is sent; the reason goes into the wait's history and the task's thread.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "wait_id": {"type": "string", "description": "The wait's id, e.g. w-4hx8q2"},
+                    "reason": {"type": "string", "description": "Why it is no longer needed"}
+                },
+                "required": ["wait_id"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "wait_status",
+        description: "How a wait is doing: its target and condition, state, time elapsed and left, the last \
+            observation, what it cost (captures, captures skipped as unchanged, model calls and tokens) and its \
+            history. Without wait_id, every live wait.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "wait_id": {"type": "string", "description": "One wait's id; leave out to list every live wait"}
+                },
+                "additionalProperties": false
+            })
+        },
+    },
 ];
 
 #[cfg(test)]
@@ -219,8 +295,10 @@ mod tests {
     }
 
     #[test]
+    /// `LOOKOUT_WRITE_README=1 cargo test -p lookout readme` rewrites the table.
     fn the_readme_tool_reference_matches_the_catalogue() {
-        let readme = include_str!("../README.md");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+        let readme = std::fs::read_to_string(&path).unwrap();
         let begin =
             "<!-- tools:begin (generated from src/catalogue.rs; a test keeps it equal) -->\n";
         let start = readme
@@ -230,10 +308,20 @@ mod tests {
         let end = readme
             .find("<!-- tools:end -->")
             .expect("README has the tools:end marker");
+        if std::env::var_os("LOOKOUT_WRITE_README").is_some() {
+            let rewritten = format!(
+                "{}{}{}",
+                &readme[..start],
+                markdown_reference(),
+                &readme[end..]
+            );
+            std::fs::write(&path, rewritten).unwrap();
+            return;
+        }
         assert_eq!(
             &readme[start..end],
             markdown_reference(),
-            "the README's tool table drifted from the catalogue; paste the expected table in"
+            "the README's tool table drifted from the catalogue; LOOKOUT_WRITE_README=1 cargo test -p lookout readme rewrites it"
         );
     }
 

@@ -27,6 +27,23 @@ pub struct Config {
     pub storage: StorageConfig,
     pub stuck: StuckConfig,
     pub wake: WakeConfig,
+    pub wait: WaitConfig,
+}
+
+/// Smart waits.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WaitConfig {
+    /// Capture or judge failures in a row that end a wait in `error` (and wake the agent).
+    pub max_consecutive_failures: u32,
+}
+
+impl Default for WaitConfig {
+    fn default() -> Self {
+        Self {
+            max_consecutive_failures: 5,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -149,6 +166,7 @@ impl Default for Config {
             storage: StorageConfig::default(),
             stuck: StuckConfig::default(),
             wake: WakeConfig::default(),
+            wait: WaitConfig::default(),
         }
     }
 }
@@ -263,6 +281,10 @@ impl Config {
         anyhow::ensure!(
             self.wake.max_attempts >= 1,
             "[wake] max_attempts must be at least 1"
+        );
+        anyhow::ensure!(
+            self.wait.max_consecutive_failures >= 1,
+            "[wait] max_consecutive_failures must be at least 1"
         );
         for (index, sink) in self.wake.sinks.iter().enumerate() {
             let timeout_s = match sink {

@@ -99,6 +99,7 @@ impl Daemon {
         tree_args.faults = options.faults;
         tree_args.stuck = stuck_policy(&config.stuck);
         tree_args.max_delivery_attempts = config.wake.max_attempts;
+        tree_args.max_consecutive_failures = config.wait.max_consecutive_failures;
         tree_args.sinks = sinks.specs;
         tree_args
             .sinks

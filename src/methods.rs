@@ -13,8 +13,8 @@ use storage::Timestamp;
 use crate::catalogue;
 use crate::jsonrpc::{RpcError, codes};
 use crate::params::{
-    TaskListParams, TaskPlanUpdateParams, TaskRegisterParams, TaskThreadParams, TaskUpdateParams,
-    decode,
+    SmartWaitParams, TaskListParams, TaskPlanUpdateParams, TaskRegisterParams, TaskThreadParams,
+    TaskUpdateParams, WaitCancelParams, WaitStatusParams, WaitUpdateParams, decode,
 };
 use crate::wire;
 
@@ -74,6 +74,40 @@ impl Methods {
                 let (id, limit, before) = decode::<TaskThreadParams>(method, params)?.validate()?;
                 Ok(wire::thread(&tree.thread(id, limit, before).await?))
             }
+            "smart_wait" => {
+                let new = decode::<SmartWaitParams>(method, params)?.validate()?;
+                Ok(wire::wait_created(&tree.smart_wait(new).await?))
+            }
+            "wait_update" => {
+                let (id, update) = decode::<WaitUpdateParams>(method, params)?.validate()?;
+                if update.wake_when.is_none()
+                    && update.timeout_s.is_none()
+                    && update.message.is_none()
+                {
+                    // Nothing to change: fine for an ended wait (revive it as it was), not for a live one.
+                    let current = tree.wait_status(Some(id.clone())).await?;
+                    if current.first().is_some_and(|view| view.record.is_live()) {
+                        return Err(RpcError::invalid_params(
+                            "wait_update needs wake_when, timeout or message for a wait that is still watching",
+                            "give a new wake_when or timeout, or use wait_status to see how the wait is doing",
+                        ));
+                    }
+                }
+                Ok(wire::wait_changed(&tree.wait_update(id, update).await?))
+            }
+            "wait_cancel" => {
+                let (id, reason) = decode::<WaitCancelParams>(method, params)?.validate()?;
+                Ok(wire::wait_changed(&tree.wait_cancel(id, reason).await?))
+            }
+            "wait_status" => match decode::<WaitStatusParams>(method, params)?.validate()? {
+                Some(id) => {
+                    let views = tree.wait_status(Some(id)).await?;
+                    Ok(wire::wait_status(
+                        views.first().expect("a wait's status has the wait"),
+                    ))
+                }
+                None => Ok(wire::wait_list(&tree.wait_status(None).await?)),
+            },
             "tools.list" => {
                 no_params(method, &params)?;
                 let tools: Vec<Value> = catalogue::tools()
@@ -142,6 +176,11 @@ impl Methods {
                 "live_task_actors": status.tasks.live_task_actors,
                 "task_actor_failures": status.tasks.task_actor_failures,
                 "restarts": status.restarts,
+            },
+            "waits": {
+                "live": status.waits.live_waits,
+                "total": status.store.waits,
+                "wait_actor_failures": status.waits.wait_actor_failures,
             },
             "stuck": {
                 "enabled": info.stuck.enabled,

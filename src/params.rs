@@ -5,16 +5,19 @@
 //! the method's signature so the caller can fix the call.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use actors::CallError;
 use actors::tasks::types::{
     MAX_KEY_CHARS, MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MAX_REASON_CHARS, Metadata, Plan,
     PlanChange, RegisterTask, TaskName, UpdateTask, bounded_text,
 };
+use actors::waits::target::Target;
+use actors::waits::{NewWait, WaitUpdate};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use storage::{Status, StatusFilter, TaskId};
+use storage::{Status, StatusFilter, TaskId, WaitId};
 
 use crate::catalogue;
 use crate::jsonrpc::RpcError;
@@ -247,6 +250,137 @@ impl TaskThreadParams {
             limit(self.limit, DEFAULT_THREAD_LIMIT)?,
             self.before,
         ))
+    }
+}
+
+pub const DEFAULT_WAIT_TIMEOUT_S: u64 = 300;
+pub const MAX_WAIT_TIMEOUT_S: u64 = 86_400;
+pub const DEFAULT_POLL_INTERVAL_S: f64 = 2.0;
+pub const POLL_INTERVAL_RANGE_S: (f64, f64) = (0.2, 60.0);
+const MAX_CONDITION_CHARS: usize = 2_000;
+
+fn wait_id(text: &str) -> Result<WaitId, CallError> {
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > MAX_TASK_ID_CHARS {
+        return Err(CallError::invalid(
+            "wait_id is blank or too long",
+            "pass the id smart_wait returned, e.g. \"w-4hx8q2\"; wait_status() lists the live waits",
+        ));
+    }
+    Ok(WaitId::new(text))
+}
+
+fn wait_timeout(value: Option<u64>) -> Result<Option<u64>, CallError> {
+    match value {
+        Some(seconds) if !(1..=MAX_WAIT_TIMEOUT_S).contains(&seconds) => Err(CallError::invalid(
+            format!("timeout {seconds} is out of range"),
+            format!("timeout is in seconds, from 1 to {MAX_WAIT_TIMEOUT_S} (a day)"),
+        )),
+        other => Ok(other),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmartWaitParams {
+    target: String,
+    wake_when: String,
+    #[serde(default)]
+    timeout: Option<u64>,
+    #[serde(default)]
+    task_id: Option<String>,
+    #[serde(default)]
+    poll_interval: Option<f64>,
+    #[serde(default)]
+    session_key: Option<String>,
+}
+
+impl SmartWaitParams {
+    pub fn validate(self) -> Result<NewWait, CallError> {
+        let poll_interval = self.poll_interval.unwrap_or(DEFAULT_POLL_INTERVAL_S);
+        let (low, high) = POLL_INTERVAL_RANGE_S;
+        if !(low..=high).contains(&poll_interval) {
+            return Err(CallError::invalid(
+                format!("poll_interval {poll_interval} is out of range"),
+                format!(
+                    "poll_interval is in seconds, from {low} to {high}; the default {DEFAULT_POLL_INTERVAL_S} suits most waits"
+                ),
+            ));
+        }
+        Ok(NewWait {
+            target: Target::parse(&self.target)?,
+            condition: non_blank("wake_when", self.wake_when.trim(), MAX_CONDITION_CHARS)?,
+            timeout_s: wait_timeout(self.timeout)?.unwrap_or(DEFAULT_WAIT_TIMEOUT_S),
+            poll_interval: Duration::from_secs_f64(poll_interval),
+            task_id: self.task_id.as_deref().map(task_id).transpose()?,
+            session_key: optional_key("session_key", self.session_key)?,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitUpdateParams {
+    wait_id: String,
+    #[serde(default)]
+    wake_when: Option<String>,
+    #[serde(default)]
+    timeout: Option<u64>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+impl WaitUpdateParams {
+    pub fn validate(self) -> Result<(WaitId, WaitUpdate), CallError> {
+        Ok((
+            wait_id(&self.wait_id)?,
+            WaitUpdate {
+                wake_when: self
+                    .wake_when
+                    .as_deref()
+                    .map(|c| non_blank("wake_when", c.trim(), MAX_CONDITION_CHARS))
+                    .transpose()?,
+                timeout_s: wait_timeout(self.timeout)?,
+                message: self
+                    .message
+                    .as_deref()
+                    .map(|m| non_blank("message", m, MAX_REASON_CHARS))
+                    .transpose()?,
+            },
+        ))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitCancelParams {
+    wait_id: String,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+impl WaitCancelParams {
+    pub fn validate(self) -> Result<(WaitId, Option<String>), CallError> {
+        let reason = self.reason.filter(|r| !r.trim().is_empty());
+        Ok((
+            wait_id(&self.wait_id)?,
+            reason
+                .map(|r| bounded_text("reason", r.trim(), MAX_REASON_CHARS))
+                .transpose()?,
+        ))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitStatusParams {
+    #[serde(default)]
+    wait_id: Option<String>,
+}
+
+impl WaitStatusParams {
+    pub fn validate(self) -> Result<Option<WaitId>, CallError> {
+        self.wait_id.as_deref().map(wait_id).transpose()
     }
 }
 

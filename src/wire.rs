@@ -7,8 +7,11 @@
 use actors::tasks::plan::PlanProgress;
 use actors::tasks::report;
 use actors::tasks::types::{PlanUpdated, TaskListing, TaskReport, TaskUpdated, ThreadPage};
+use actors::waits::WaitView;
 use serde_json::{Value, json};
-use storage::{MessageRecord, StatusFilter, TaskRecord};
+use storage::{
+    MessageRecord, StatusFilter, TaskId, TaskRecord, WaitEvent, WaitHistoryEntry, WaitState,
+};
 
 pub fn plan_progress(progress: &PlanProgress) -> Value {
     json!({
@@ -151,4 +154,111 @@ pub fn thread(page: &ThreadPage) -> Value {
         ),
     };
     json!({"task_id": page.task_id.as_str(), "messages": messages, "message": message})
+}
+
+/// One line of a wait's history, with the key that fits its event.
+fn wait_history_entry(entry: &WaitHistoryEntry) -> Value {
+    let mut line = json!({"at": entry.at.to_rfc3339(), "event": entry.event.as_str()});
+    if let Some(met) = entry.met {
+        line["met"] = json!(met);
+    }
+    if let Some(detail) = &entry.detail {
+        let key = match entry.event {
+            WaitEvent::Judged | WaitEvent::Resolved | WaitEvent::TimedOut => "observation",
+            WaitEvent::JudgeFailed | WaitEvent::CaptureFailed | WaitEvent::Failed => "error",
+            WaitEvent::Cancelled => "reason",
+            WaitEvent::Created | WaitEvent::Updated | WaitEvent::Revived => "note",
+        };
+        line[key] = json!(detail);
+    }
+    line
+}
+
+/// `smart_wait`'s result.
+pub fn wait_created(view: &WaitView) -> Value {
+    json!({
+        "wait_id": view.record.id.as_str(),
+        "status": view.record.state.as_str(),
+        "target": view.record.target,
+        "message": view.message,
+    })
+}
+
+/// `wait_update`'s and `wait_cancel`'s result.
+pub fn wait_changed(view: &WaitView) -> Value {
+    json!({"wait_id": view.record.id.as_str(), "status": view.record.state.as_str(), "message": view.message})
+}
+
+/// One wait, in full.
+pub fn wait_status(view: &WaitView) -> Value {
+    let record = &view.record;
+    let end = record.ended_at.unwrap_or(view.now);
+    let elapsed_s = end.millis_since(record.started_at) / 1000;
+    let remaining_s = if record.is_live() {
+        record.deadline.millis_since(view.now) / 1000
+    } else {
+        0
+    };
+    let counters = &record.counters;
+    let message = match record.state {
+        WaitState::Watching => format!(
+            "Watching for {elapsed_s}s, {remaining_s}s left; {} model call{} so far.",
+            counters.judge_calls,
+            if counters.judge_calls == 1 { "" } else { "s" }
+        ),
+        WaitState::Resolved => format!(
+            "Resolved after {elapsed_s}s: {}. wait_update sends it back to watching.",
+            record
+                .last_observation
+                .as_deref()
+                .unwrap_or("the condition held")
+        ),
+        WaitState::Timeout => format!(
+            "Timed out after {}s. wait_update(wait_id, timeout) watches again.",
+            record.timeout_s
+        ),
+        WaitState::Error => format!(
+            "Ended in an error: {}. Fix it and start a new smart_wait, or wait_update to retry.",
+            record
+                .history
+                .last()
+                .and_then(|h| h.detail.as_deref())
+                .unwrap_or("see the history")
+        ),
+        WaitState::Cancelled => "Cancelled.".to_owned(),
+    };
+    json!({
+        "wait_id": record.id.as_str(),
+        "status": record.state.as_str(),
+        "target": record.target,
+        "wake_when": record.condition,
+        "task_id": record.task_id.as_ref().map(TaskId::as_str),
+        "created_at": record.created_at.to_rfc3339(),
+        "elapsed_s": elapsed_s,
+        "remaining_s": remaining_s,
+        "timeout_s": record.timeout_s,
+        "poll_interval": record.poll_interval_ms as f64 / 1000.0,
+        "last_observation": record.last_observation,
+        "counters": {
+            "captures": counters.captures,
+            "skipped_by_gate": counters.skipped_by_gate,
+            "judge_calls": counters.judge_calls,
+            "judge_failures": counters.judge_failures,
+            "input_tokens": counters.input_tokens,
+            "output_tokens": counters.output_tokens,
+        },
+        "history": record.history.iter().map(wait_history_entry).collect::<Vec<_>>(),
+        "message": message,
+    })
+}
+
+/// Every live wait.
+pub fn wait_list(views: &[WaitView]) -> Value {
+    let waits: Vec<Value> = views.iter().map(wait_status).collect();
+    let message = match waits.len() {
+        0 => "No live waits.".to_owned(),
+        1 => "1 live wait.".to_owned(),
+        n => format!("{n} live waits."),
+    };
+    json!({"waits": waits, "message": message})
 }
