@@ -4,7 +4,7 @@
 //! other actors and the socket edge) looks peers up here per request instead of keeping a
 //! ref that may have gone stale. It also carries what the whole tree shares and what must
 //! outlive any one actor: the clock and the timer registry, the fault switches, the event
-//! sequence, the live event broadcast and the tree's health.
+//! sequence, the live event broadcast, the tree's health and the terminal sessions.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -18,6 +18,8 @@ use crate::error::CallError;
 use crate::faults::Faults;
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
+use crate::terminals::TerminalsMsg;
+use crate::terminals::session::SessionTable;
 use crate::wake::WakeMsg;
 use crate::wake::event::WakeEvent;
 
@@ -42,6 +44,8 @@ pub struct Directory {
     events: broadcast::Sender<WakeEvent>,
     /// The seq of the newest event allocated.
     event_sequence: Arc<AtomicU64>,
+    /// The terminal sessions: they outlive a restart of the Terminals actor.
+    terminal_sessions: SessionTable,
 }
 
 #[derive(Default)]
@@ -50,6 +54,7 @@ struct Peers {
     clock: Option<ActorRef<ClockMsg>>,
     wake: Option<ActorRef<WakeMsg>>,
     tasks: Option<ActorRef<TasksMsg>>,
+    terminals: Option<ActorRef<TerminalsMsg>>,
 }
 
 /// An actor slot in the directory, for the Root to fill and clear.
@@ -59,6 +64,7 @@ pub(crate) enum Slot {
     Clock(Option<ActorRef<ClockMsg>>),
     Wake(Option<ActorRef<WakeMsg>>),
     Tasks(Option<ActorRef<TasksMsg>>),
+    Terminals(Option<ActorRef<TerminalsMsg>>),
 }
 
 impl Directory {
@@ -73,6 +79,7 @@ impl Directory {
             health: Arc::new(health),
             events,
             event_sequence: Arc::default(),
+            terminal_sessions: SessionTable::default(),
         }
     }
 
@@ -123,6 +130,15 @@ impl Directory {
         self.read(|peers| peers.tasks.clone(), "tasks supervisor")
     }
 
+    pub fn terminals(&self) -> Result<ActorRef<TerminalsMsg>, CallError> {
+        self.read(|peers| peers.terminals.clone(), "terminals actor")
+    }
+
+    /// The terminal sessions, for reading a session's screen without asking the actor.
+    pub fn terminal_sessions(&self) -> &SessionTable {
+        &self.terminal_sessions
+    }
+
     fn read<T>(&self, pick: impl FnOnce(&Peers) -> Option<T>, what: &str) -> Result<T, CallError> {
         let peers = self.peers.read().unwrap_or_else(|e| e.into_inner());
         pick(&peers).ok_or_else(|| {
@@ -140,6 +156,7 @@ impl Directory {
             Slot::Clock(actor) => peers.clock = actor,
             Slot::Wake(actor) => peers.wake = actor,
             Slot::Tasks(actor) => peers.tasks = actor,
+            Slot::Terminals(actor) => peers.terminals = actor,
         }
     }
 

@@ -15,22 +15,32 @@ use crate::policy::{Decision, RestartHistory, RestartPolicy};
 use crate::registry::{self, RegistryActor, RegistryArgs};
 use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::{TasksArgs, TasksSupervisor};
+use crate::terminals::session::TerminalLimits;
+use crate::terminals::{TerminalsActor, TerminalsArgs};
 use crate::wake::{WakeActor, WakeArgs, WakeSettings};
 
 /// How long the root waits for its children to stop at shutdown.
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The root's children, in start order (later ones depend on earlier ones).
+/// The root's children, in start order (later ones depend on earlier ones; they stop in
+/// reverse, so the terminal sessions outlive every wait that watches them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Child {
     Clock,
     Registry,
     Wake,
+    Terminals,
     Tasks,
 }
 
 impl Child {
-    const START_ORDER: [Child; 4] = [Child::Clock, Child::Registry, Child::Wake, Child::Tasks];
+    const START_ORDER: [Child; 5] = [
+        Child::Clock,
+        Child::Registry,
+        Child::Wake,
+        Child::Terminals,
+        Child::Tasks,
+    ];
 
     fn name(self) -> &'static str {
         match self {
@@ -38,6 +48,7 @@ impl Child {
             Child::Registry => "registry",
             Child::Wake => "wake actor",
             Child::Tasks => "tasks supervisor",
+            Child::Terminals => "terminals actor",
         }
     }
 }
@@ -60,6 +71,7 @@ pub struct RootArgs {
     pub task_policy: RestartPolicy,
     pub stuck: StuckPolicy,
     pub wake: WakeSettings,
+    pub terminal_limits: TerminalLimits,
 }
 
 pub struct RootState {
@@ -208,6 +220,15 @@ async fn start_child(
             directory.set(Slot::Wake(Some(actor.clone())));
             actor.get_cell()
         }
+        Child::Terminals => {
+            let args = TerminalsArgs {
+                directory: directory.clone(),
+                limits: state.args.terminal_limits,
+            };
+            let (actor, _) = Actor::spawn_linked(None, TerminalsActor, args, supervisor).await?;
+            directory.set(Slot::Terminals(Some(actor.clone())));
+            actor.get_cell()
+        }
         Child::Tasks => {
             let args = TasksArgs {
                 directory: directory.clone(),
@@ -231,6 +252,7 @@ fn on_child_down(myself: &ActorRef<RootMsg>, state: &mut RootState, child: Child
         Child::Registry => Slot::Registry(None),
         Child::Wake => Slot::Wake(None),
         Child::Tasks => Slot::Tasks(None),
+        Child::Terminals => Slot::Terminals(None),
     });
     let history = state.histories.entry(child).or_default();
     match state

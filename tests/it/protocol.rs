@@ -281,7 +281,11 @@ async fn tools_list_and_daemon_status_describe_the_daemon() {
             "task_update",
             "task_plan_update",
             "task_list",
-            "task_thread"
+            "task_thread",
+            "term_start",
+            "term_send",
+            "term_read",
+            "term_stop"
         ]
     );
     for tool in tools["tools"].as_array().unwrap() {
