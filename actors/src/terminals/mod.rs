@@ -241,17 +241,23 @@ fn stop(
         let _ = reply.send(Ok(stopped(StopOutcome::AlreadyEnded(status))));
         return;
     }
-    if let Err(error) = session.signal(signal) {
-        let _ = reply.send(Err(error));
-        return;
+    // A program that ended a moment ago (its group is gone, its last output still draining)
+    // cannot be signalled; the wait below tells that apart from a real failure.
+    let signalled = session.signal(signal);
+    if signalled.is_ok() {
+        tracing::info!(session = %session.id, %signal, "terminal session signalled");
     }
-    tracing::info!(session = %session.id, %signal, "terminal session signalled");
     let id = session.id.clone();
     let pid = session.pid;
     tokio::spawn(async move {
-        let outcome = match session.wait_until_ended(STOP_WAIT).await {
-            Some(status) => StopOutcome::Ended(status),
-            None => StopOutcome::StillRunning(STOP_WAIT),
+        let outcome = match (signalled, session.wait_until_ended(STOP_WAIT).await) {
+            (Ok(()), Some(status)) => StopOutcome::Ended(status),
+            (Ok(()), None) => StopOutcome::StillRunning(STOP_WAIT),
+            (Err(_), Some(status)) => StopOutcome::AlreadyEnded(status),
+            (Err(error), None) => {
+                let _ = reply.send(Err(error));
+                return;
+            }
         };
         let _ = reply.send(Ok(SessionStopped {
             id,
