@@ -60,6 +60,8 @@ pub fn markdown_reference() -> String {
             .next()
             .unwrap_or(tool.description)
             .trim_end_matches('.');
+        // A pipe splits a table cell even inside a code span.
+        let params = params.replace('|', "\\|");
         table.push_str(&format!(
             "| `{}` | `{params}` | {first_sentence}. |\n",
             tool.name
@@ -69,6 +71,13 @@ pub fn markdown_reference() -> String {
 }
 
 fn type_name(spec: &Value) -> String {
+    if let Some(choices) = spec["oneOf"].as_array() {
+        return choices
+            .iter()
+            .map(type_name)
+            .collect::<Vec<_>>()
+            .join(" | ");
+    }
     match (spec["type"].as_str(), spec["items"]["type"].as_str()) {
         (Some("array"), Some(item)) => format!("{item}[]"),
         (Some(kind), _) => kind.to_owned(),
@@ -267,6 +276,99 @@ static TOOLS: &[Tool] = &[
             })
         },
     },
+    // ---- terminal sessions ----
+    Tool {
+        name: "term_start",
+        description: "Run a command in a terminal session that lookout owns, so it keeps running in the \
+            background while you do other work (it survives your disconnects, not a daemon restart). \
+            Use it for long builds, test suites, deploys, servers and interactive programs, then hand the \
+            waiting to smart_wait with target \"pty:<session_id>\" (e.g. wake_when: \"'BUILD SUCCESSFUL' \
+            is printed or the command exits\") instead of polling. command is either an array \
+            [program, arg, …], run directly with no shell (use it for arguments you did not write), or one \
+            string, run by /bin/sh -c (pipes, &&, redirections, globs). The program sees a real terminal \
+            (default 120x40, TERM=xterm-256color). Returns session_id and pid. Output is kept in memory \
+            only; at most 64 sessions run at once.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "command": {
+                        "oneOf": [
+                            {"type": "string", "minLength": 1},
+                            {"type": "array", "items": {"type": "string"}, "minItems": 1}
+                        ],
+                        "description": "What to run: an argv array run without a shell, e.g. [\"cargo\", \"build\", \"--release\"], or one string run by /bin/sh -c, e.g. \"make -j8 2>&1 | tee build.log\""
+                    },
+                    "cwd": {"type": "string", "description": "Absolute path of the working directory. Default: the daemon's"},
+                    "env": {"type": "object", "additionalProperties": {"type": "string"},
+                            "description": "Environment variables to set on top of the daemon's, e.g. {\"RUST_LOG\": \"debug\"}"},
+                    "cols": {"type": "integer", "minimum": 20, "maximum": 300, "description": "Terminal width in columns. Default: 120"},
+                    "rows": {"type": "integer", "minimum": 5, "maximum": 100, "description": "Terminal height in rows. Default: 40"}
+                },
+                "required": ["command"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "term_send",
+        description: "Type into a terminal session started with term_start: text is typed exactly as \
+            given (no Enter is added), then keys are pressed in order. Use it to answer prompts, drive a \
+            REPL or a full-screen program, or interrupt with Ctrl-C. Key names: Enter, Tab, BackTab, \
+            Escape, Backspace, Delete, Insert, Space, Up, Down, Left, Right, Home, End, PageUp, PageDown, \
+            F1-F12, Ctrl-<letter> (Ctrl-C, Ctrl-D, Ctrl-Z, …). Read the result with term_read.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "session_id": {"type": "string", "description": "The session's id from term_start, e.g. s-4k9x2m"},
+                    "text": {"type": "string", "description": "Text to type as is, e.g. \"yes\"; add keys: [\"Enter\"] to submit it"},
+                    "keys": {"type": "array", "items": {"type": "string"}, "maxItems": 256,
+                             "description": "Keys to press after the text, in order, e.g. [\"Enter\"], [\"Ctrl-C\"], [\"Down\", \"Down\", \"Enter\"]"}
+                },
+                "required": ["session_id"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "term_read",
+        description: "Read a terminal session: its screen as it looks now, the newest scrollback lines \
+            above it, and whether its program still runs or how it ended (exit_code or exit_signal). The \
+            screen is rendered like a real terminal, so progress bars redrawn with \\r and full-screen \
+            programs read as what they show. The session keeps its last 1000 scrollback lines; lines says \
+            how many to return. Ended sessions stay readable (the last 32).",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "session_id": {"type": "string", "description": "The session's id from term_start, e.g. s-4k9x2m"},
+                    "lines": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Scrollback lines to return above the screen. Default: 50"}
+                },
+                "required": ["session_id"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "term_stop",
+        description: "Stop a terminal session's program with a signal: TERM (the default: ask it to \
+            finish), INT (like Ctrl-C), HUP (like closing the terminal) or KILL (cannot be ignored). The \
+            signal goes to the program and to the terminal's foreground job. Waits up to 3 s and says \
+            whether and how it ended; its last screen stays readable with term_read.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "session_id": {"type": "string", "description": "The session's id from term_start, e.g. s-4k9x2m"},
+                    "signal": {"type": "string", "enum": ["TERM", "INT", "HUP", "KILL"], "description": "The signal to send. Default: TERM"}
+                },
+                "required": ["session_id"],
+                "additionalProperties": false
+            })
+        },
+    },
+    // ---- end of terminal sessions ----
 ];
 
 #[cfg(test)]
@@ -332,5 +434,36 @@ mod tests {
         assert!(signature.contains("name: string"), "{signature}");
         assert!(signature.contains("plan: string[]"), "{signature}");
         assert!(signature.contains("metadata?: object"), "{signature}");
+    }
+
+    #[test]
+    fn term_start_says_command_is_a_string_or_an_argv() {
+        let signature = find("term_start").unwrap().signature();
+        assert!(
+            signature.contains("command: string | string[]"),
+            "{signature}"
+        );
+        assert!(markdown_reference().contains("`command: string \\| string[], "));
+    }
+
+    #[test]
+    fn the_key_names_term_send_lists_are_all_accepted() {
+        let description = find("term_send").unwrap().description;
+        let names = description
+            .split("Key names: ")
+            .nth(1)
+            .and_then(|rest| rest.split(" (").next())
+            .unwrap();
+        for name in names.split(", ") {
+            let name = match name {
+                "F1-F12" => "F12",
+                "Ctrl-<letter>" => "Ctrl-Q",
+                other => other,
+            };
+            assert!(
+                actors::terminals::keys::Key::parse(name).is_ok(),
+                "{name} is listed but refused"
+            );
+        }
     }
 }

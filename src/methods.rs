@@ -16,6 +16,7 @@ use crate::params::{
     SmartWaitParams, TaskListParams, TaskPlanUpdateParams, TaskRegisterParams, TaskThreadParams,
     TaskUpdateParams, WaitCancelParams, WaitStatusParams, WaitUpdateParams, decode,
 };
+use crate::params::{TermReadParams, TermSendParams, TermStartParams, TermStopParams};
 use crate::wire;
 
 /// Methods that are not tools: the daemon's own.
@@ -108,6 +109,24 @@ impl Methods {
                 }
                 None => Ok(wire::wait_list(&tree.wait_status(None).await?)),
             },
+            // ---- terminal sessions ----
+            "term_start" => {
+                let request = decode::<TermStartParams>(method, params)?.validate()?;
+                Ok(wire::term_started(&tree.start_terminal(request).await?))
+            }
+            "term_send" => {
+                let (id, input) = decode::<TermSendParams>(method, params)?.validate()?;
+                Ok(wire::term_sent(&tree.send_to_terminal(id, input).await?))
+            }
+            "term_read" => {
+                let (id, lines) = decode::<TermReadParams>(method, params)?.validate()?;
+                Ok(wire::term_read(&tree.read_terminal(id, lines).await?))
+            }
+            "term_stop" => {
+                let (id, signal) = decode::<TermStopParams>(method, params)?.validate()?;
+                Ok(wire::term_stopped(&tree.stop_terminal(id, signal).await?))
+            }
+            // ---- end of terminal sessions ----
             "tools.list" => {
                 no_params(method, &params)?;
                 let tools: Vec<Value> = catalogue::tools()

@@ -4,14 +4,18 @@
 //! is left (limits, statuses, step numbers) into typed values once, with errors that quote
 //! the method's signature so the caller can fix the call.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use actors::CallError;
+use actors::process::pty::Signal;
 use actors::tasks::types::{
     MAX_KEY_CHARS, MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MAX_REASON_CHARS, Metadata, Plan,
     PlanChange, RegisterTask, TaskName, UpdateTask, bounded_text,
 };
+use actors::terminals::keys::Key;
+use actors::terminals::screen::SCROLLBACK_LINES;
+use actors::terminals::types::{CommandLine, SessionId, StartSession, TermInput, TermSize};
 use actors::waits::target::Target;
 use actors::waits::{NewWait, WaitUpdate};
 use serde::Deserialize;
@@ -384,6 +388,138 @@ impl WaitStatusParams {
     }
 }
 
+// ---- terminal sessions (term_start, term_send, term_read, term_stop) ----
+
+/// Scrollback lines `term_read` returns unless asked.
+pub const DEFAULT_TERM_READ_LINES: usize = 50;
+
+const COMMAND_HINT: &str = "pass command as an array [program, arg, …] run without a shell, e.g. \
+     [\"cargo\", \"build\", \"--release\"], or as one string run by /bin/sh -c, e.g. \"make 2>&1 | tee build.log\"";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermStartParams {
+    /// A string or an array of strings; checked by hand for a better error than serde's.
+    command: Value,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    env: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    cols: Option<u32>,
+    #[serde(default)]
+    rows: Option<u32>,
+}
+
+impl TermStartParams {
+    pub fn validate(self) -> Result<StartSession, CallError> {
+        let command = match self.command {
+            Value::String(line) => CommandLine::shell(line)?,
+            Value::Array(items) => {
+                let argv = items
+                    .into_iter()
+                    .map(|item| match item {
+                        Value::String(arg) => Ok(arg),
+                        other => Err(CallError::invalid(
+                            format!("command entry {other} is not a string"),
+                            COMMAND_HINT,
+                        )),
+                    })
+                    .collect::<Result<Vec<String>, CallError>>()?;
+                CommandLine::argv(argv)?
+            }
+            other => {
+                return Err(CallError::invalid(
+                    format!("command must be a string or an array of strings, not {other}"),
+                    COMMAND_HINT,
+                ));
+            }
+        };
+        StartSession::new(
+            command,
+            self.cwd,
+            self.env.unwrap_or_default(),
+            TermSize::new(self.cols, self.rows)?,
+        )
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermSendParams {
+    session_id: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    keys: Option<Vec<String>>,
+}
+
+impl TermSendParams {
+    pub fn validate(self) -> Result<(SessionId, TermInput), CallError> {
+        let keys = self
+            .keys
+            .unwrap_or_default()
+            .iter()
+            .map(|name| Key::parse(name))
+            .collect::<Result<Vec<Key>, CallError>>()?;
+        Ok((
+            SessionId::parse(&self.session_id)?,
+            TermInput::new(self.text, keys)?,
+        ))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermReadParams {
+    session_id: String,
+    #[serde(default)]
+    lines: Option<u32>,
+}
+
+impl TermReadParams {
+    pub fn validate(self) -> Result<(SessionId, usize), CallError> {
+        let lines = match self.lines {
+            None => DEFAULT_TERM_READ_LINES,
+            Some(n) if n as usize <= SCROLLBACK_LINES => n as usize,
+            Some(n) => {
+                return Err(CallError::invalid(
+                    format!("lines {n} is out of range"),
+                    format!(
+                        "lines must be between 0 and {SCROLLBACK_LINES} (the scrollback a session keeps)"
+                    ),
+                ));
+            }
+        };
+        Ok((SessionId::parse(&self.session_id)?, lines))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermStopParams {
+    session_id: String,
+    #[serde(default)]
+    signal: Option<String>,
+}
+
+impl TermStopParams {
+    pub fn validate(self) -> Result<(SessionId, Signal), CallError> {
+        let signal = match self.signal.as_deref() {
+            None => Signal::Term,
+            Some(name) => Signal::parse(name).ok_or_else(|| {
+                CallError::invalid(
+                    format!("unknown signal '{name}'"),
+                    "signal must be one of TERM (the default), INT, HUP or KILL",
+                )
+            })?,
+        };
+        Ok((SessionId::parse(&self.session_id)?, signal))
+    }
+}
+
+// ---- end of terminal sessions ----
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -482,5 +618,115 @@ mod tests {
                 .hint
                 .contains("\"all\"")
         );
+    }
+
+    // ---- terminal sessions ----
+
+    #[test]
+    fn term_start_takes_a_shell_line_or_an_argv() {
+        let start = |params: Value| {
+            decode::<TermStartParams>("term_start", params)
+                .ok()
+                .unwrap()
+                .validate()
+        };
+        let line = start(json!({"command": "make | tee log"})).unwrap();
+        assert_eq!(line.command, CommandLine::Shell("make | tee log".into()));
+        assert_eq!(line.size, TermSize::default());
+        let argv = start(
+            json!({"command": ["ls", "-l; rm -rf /"], "cols": 80, "rows": 24,
+                                "cwd": "/tmp", "env": {"A": "1"}}),
+        )
+        .unwrap();
+        assert_eq!(
+            argv.command,
+            CommandLine::Argv(vec!["ls".into(), "-l; rm -rf /".into()])
+        );
+        assert_eq!((argv.size.cols, argv.size.rows), (80, 24));
+        assert_eq!(argv.env, [("A".to_owned(), "1".to_owned())]);
+        for (params, words) in [
+            (json!({"command": 42}), "must be a string or an array"),
+            (json!({"command": ["ls", 3]}), "is not a string"),
+            (json!({"command": []}), "empty array"),
+            (
+                json!({"command": "ls", "cols": 5}),
+                "cols 5 is out of range",
+            ),
+            (
+                json!({"command": "ls", "cwd": "relative"}),
+                "not an absolute path",
+            ),
+        ] {
+            let error = start(params.clone()).unwrap_err();
+            assert!(error.message.contains(words), "{params}: {}", error.message);
+        }
+        let missing = decode::<TermStartParams>("term_start", json!({}))
+            .err()
+            .unwrap();
+        assert!(
+            missing.hint.contains("command: string | string[]"),
+            "{}",
+            missing.hint
+        );
+    }
+
+    #[test]
+    fn term_send_read_and_stop_check_their_values() {
+        let send = decode::<TermSendParams>(
+            "term_send",
+            json!({"session_id": "s-abc123", "text": "y", "keys": ["Enter", "ctrl-c"]}),
+        )
+        .ok()
+        .unwrap()
+        .validate()
+        .unwrap();
+        assert_eq!(send.1.bytes(false), b"y\r\x03");
+        let bad_key = decode::<TermSendParams>(
+            "term_send",
+            json!({"session_id": "s-abc123", "keys": ["Enterr"]}),
+        )
+        .ok()
+        .unwrap()
+        .validate()
+        .unwrap_err();
+        assert!(bad_key.hint.contains("Ctrl-<letter>"), "{}", bad_key.hint);
+        let nothing = decode::<TermSendParams>("term_send", json!({"session_id": "s-abc123"}))
+            .ok()
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert!(nothing.message.contains("needs text or keys"));
+
+        let read = |params: Value| {
+            decode::<TermReadParams>("term_read", params)
+                .ok()
+                .unwrap()
+                .validate()
+        };
+        assert_eq!(read(json!({"session_id": "s-abc123"})).unwrap().1, 50);
+        assert_eq!(
+            read(json!({"session_id": "s-abc123", "lines": 0}))
+                .unwrap()
+                .1,
+            0
+        );
+        assert!(read(json!({"session_id": "s-abc123", "lines": 1001})).is_err());
+        assert!(read(json!({"session_id": " "})).is_err());
+
+        let stop = |params: Value| {
+            decode::<TermStopParams>("term_stop", params)
+                .ok()
+                .unwrap()
+                .validate()
+        };
+        assert_eq!(stop(json!({"session_id": "s-1"})).unwrap().1, Signal::Term);
+        assert_eq!(
+            stop(json!({"session_id": "s-1", "signal": "sigkill"}))
+                .unwrap()
+                .1,
+            Signal::Kill
+        );
+        let error = stop(json!({"session_id": "s-1", "signal": "STOP"})).unwrap_err();
+        assert!(error.hint.contains("TERM (the default), INT, HUP or KILL"));
     }
 }

@@ -7,6 +7,10 @@
 use actors::tasks::plan::PlanProgress;
 use actors::tasks::report;
 use actors::tasks::types::{PlanUpdated, TaskListing, TaskReport, TaskUpdated, ThreadPage};
+use actors::terminals::session::MAX_ENDED_SESSIONS;
+use actors::terminals::types::{
+    ExitStatus, InputSent, SessionSnapshot, SessionStarted, SessionStopped, StopOutcome,
+};
 use actors::waits::WaitView;
 use serde_json::{Value, json};
 use storage::{
@@ -262,3 +266,122 @@ pub fn wait_list(views: &[WaitView]) -> Value {
     };
     json!({"waits": waits, "message": message})
 }
+
+// ---- terminal sessions (term_start, term_send, term_read, term_stop) ----
+
+pub fn term_started(started: &SessionStarted) -> Value {
+    let id = &started.id;
+    json!({
+        "session_id": id.as_str(),
+        "pid": started.pid,
+        "command": started.command,
+        "cols": started.size.cols,
+        "rows": started.size.rows,
+        "message": format!(
+            "Started {id} (pid {}) in a {} terminal: `{}`. It keeps running if you disconnect. \
+             Read its screen with term_read, type into it with term_send, stop it with term_stop, \
+             or let lookout wait for it: smart_wait(target: \"pty:{id}\", wake_when: \"'DONE' is printed or the command exits\").",
+            started.pid, started.size, started.command
+        ),
+    })
+}
+
+pub fn term_sent(sent: &InputSent) -> Value {
+    json!({
+        "session_id": sent.id.as_str(),
+        "bytes": sent.bytes,
+        "message": format!(
+            "Typed {} bytes into {}. Read the screen with term_read to see what the program made of it.",
+            sent.bytes, sent.id
+        ),
+    })
+}
+
+fn exit_fields(status: Option<ExitStatus>) -> (Value, Value) {
+    (
+        json!(status.and_then(|s| s.code)),
+        json!(status.and_then(|s| s.signal_name())),
+    )
+}
+
+pub fn term_read(snapshot: &SessionSnapshot) -> Value {
+    let id = &snapshot.id;
+    let status = snapshot.state.exit();
+    let (exit_code, exit_signal) = exit_fields(status);
+    let shown = snapshot.scrollback.len();
+    let scrollback = if shown == 0 {
+        "no scrollback lines".to_owned()
+    } else if shown < snapshot.scrollback_kept {
+        format!(
+            "the last {shown} of {} scrollback lines (raise lines to see more)",
+            snapshot.scrollback_kept
+        )
+    } else {
+        format!("all {shown} scrollback lines")
+    };
+    let message = match status {
+        None => format!(
+            "{id} (`{}`, pid {}) is running; showing the screen and {scrollback}. Read again later, \
+             or hand the waiting to smart_wait(target: \"pty:{id}\").",
+            snapshot.command, snapshot.pid
+        ),
+        Some(status) => format!(
+            "{id} (`{}`) {status}; this is its final screen, with {scrollback}. It stays readable \
+             while it is among the last {MAX_ENDED_SESSIONS} ended sessions.",
+            snapshot.command
+        ),
+    };
+    json!({
+        "session_id": id.as_str(),
+        "command": snapshot.command,
+        "pid": snapshot.pid,
+        "running": status.is_none(),
+        "exit_code": exit_code,
+        "exit_signal": exit_signal,
+        "screen": snapshot.screen,
+        "scrollback": snapshot.scrollback.join("\n"),
+        "scrollback_lines": shown,
+        "scrollback_kept": snapshot.scrollback_kept,
+        "started_at": snapshot.started_at.to_rfc3339(),
+        "output_bytes": snapshot.output_bytes,
+        "message": message,
+    })
+}
+
+pub fn term_stopped(stopped: &SessionStopped) -> Value {
+    let id = &stopped.id;
+    let signal = stopped.signal;
+    let (status, message) = match stopped.outcome {
+        StopOutcome::AlreadyEnded(status) => (
+            Some(status),
+            format!("{id} had already ended: its program {status}. Nothing was sent."),
+        ),
+        StopOutcome::Ended(status) => (
+            Some(status),
+            format!(
+                "Sent {signal} to {id} (pid {}); its program {status}. Its last screen stays readable with term_read.",
+                stopped.pid
+            ),
+        ),
+        StopOutcome::StillRunning(waited) => (
+            None,
+            format!(
+                "Sent {signal} to {id} (pid {}), but it is still running after {}s (it may handle or ignore {signal}). \
+                 Check it with term_read, or call term_stop with signal KILL to force it.",
+                stopped.pid,
+                waited.as_secs()
+            ),
+        ),
+    };
+    let (exit_code, exit_signal) = exit_fields(status);
+    json!({
+        "session_id": id.as_str(),
+        "signal": signal.as_str(),
+        "running": status.is_none(),
+        "exit_code": exit_code,
+        "exit_signal": exit_signal,
+        "message": message,
+    })
+}
+
+// ---- end of terminal sessions ----

@@ -4,7 +4,7 @@
 //! other actors and the socket edge) looks peers up here per request instead of keeping a
 //! ref that may have gone stale. It also carries what the whole tree shares and what must
 //! outlive any one actor: the clock and the timer registry, the fault switches, the event
-//! sequence, the live event broadcast and the tree's health.
+//! sequence, the live event broadcast, the tree's health and the terminal sessions.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -18,6 +18,8 @@ use crate::error::CallError;
 use crate::faults::Faults;
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
+use crate::terminals::TerminalsMsg;
+use crate::terminals::session::SessionTable;
 use crate::waits::WaitsMsg;
 use crate::wake::WakeMsg;
 use crate::wake::event::WakeEvent;
@@ -43,6 +45,8 @@ pub struct Directory {
     events: broadcast::Sender<WakeEvent>,
     /// The seq of the newest event allocated.
     event_sequence: Arc<AtomicU64>,
+    /// The terminal sessions: they outlive a restart of the Terminals actor.
+    terminal_sessions: SessionTable,
 }
 
 #[derive(Default)]
@@ -52,6 +56,7 @@ struct Peers {
     wake: Option<ActorRef<WakeMsg>>,
     tasks: Option<ActorRef<TasksMsg>>,
     waits: Option<ActorRef<WaitsMsg>>,
+    terminals: Option<ActorRef<TerminalsMsg>>,
 }
 
 /// An actor slot in the directory, for the Root to fill and clear.
@@ -62,6 +67,7 @@ pub(crate) enum Slot {
     Wake(Option<ActorRef<WakeMsg>>),
     Tasks(Option<ActorRef<TasksMsg>>),
     Waits(Option<ActorRef<WaitsMsg>>),
+    Terminals(Option<ActorRef<TerminalsMsg>>),
 }
 
 impl Directory {
@@ -76,6 +82,7 @@ impl Directory {
             health: Arc::new(health),
             events,
             event_sequence: Arc::default(),
+            terminal_sessions: SessionTable::default(),
         }
     }
 
@@ -130,6 +137,15 @@ impl Directory {
         self.read(|peers| peers.waits.clone(), "waits supervisor")
     }
 
+    pub fn terminals(&self) -> Result<ActorRef<TerminalsMsg>, CallError> {
+        self.read(|peers| peers.terminals.clone(), "terminals actor")
+    }
+
+    /// The terminal sessions, for reading a session's screen without asking the actor.
+    pub fn terminal_sessions(&self) -> &SessionTable {
+        &self.terminal_sessions
+    }
+
     fn read<T>(&self, pick: impl FnOnce(&Peers) -> Option<T>, what: &str) -> Result<T, CallError> {
         let peers = self.peers.read().unwrap_or_else(|e| e.into_inner());
         pick(&peers).ok_or_else(|| {
@@ -148,6 +164,7 @@ impl Directory {
             Slot::Wake(actor) => peers.wake = actor,
             Slot::Tasks(actor) => peers.tasks = actor,
             Slot::Waits(actor) => peers.waits = actor,
+            Slot::Terminals(actor) => peers.terminals = actor,
         }
     }
 

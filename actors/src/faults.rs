@@ -19,6 +19,7 @@ pub enum ActorKind {
     Waits,
     Wait,
     Watcher,
+    Terminals,
 }
 
 impl ActorKind {
@@ -32,6 +33,7 @@ impl ActorKind {
             ActorKind::Watcher => "watcher",
             ActorKind::Tasks => "tasks supervisor",
             ActorKind::Task => "task actor",
+            ActorKind::Terminals => "terminals actor",
         }
     }
 }

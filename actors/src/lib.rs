@@ -1,7 +1,7 @@
 //! lookout's supervision tree.
 //!
 //! ```text
-//! Root ── Clock ── Registry ── Tasks ── TaskActor{id}…
+//! Root ── Clock ── Registry ── Wake ── Terminals ── Tasks ── TaskActor{id}…
 //! ```
 //!
 //! The Registry alone touches the database; the Clock alone reads time; the Root restarts
@@ -19,6 +19,7 @@ pub mod process;
 pub mod registry;
 pub mod root;
 pub mod tasks;
+pub mod terminals;
 pub mod tree;
 pub mod waits;
 pub mod wake;

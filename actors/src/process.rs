@@ -1,7 +1,10 @@
 //! Running other programs: the `Spawner` seam and its production implementation.
 //!
 //! The only module of lookout that starts processes. Programs run directly with an argv
-//! array, never through a shell, so no text an agent writes can become a command.
+//! array, never through a shell, so no text an agent writes can become a command. [`pty`]
+//! starts the programs of terminal sessions on a pseudo-terminal.
+
+pub mod pty;
 
 use std::fmt::Debug;
 use std::process::Stdio;

@@ -15,6 +15,8 @@ use crate::policy::{Decision, RestartHistory, RestartPolicy};
 use crate::registry::{self, RegistryActor, RegistryArgs};
 use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::{TasksArgs, TasksSupervisor};
+use crate::terminals::session::TerminalLimits;
+use crate::terminals::{TerminalsActor, TerminalsArgs};
 use crate::waits::WaitSettings;
 use crate::waits::supervisor::{WaitsArgs, WaitsSupervisor};
 use crate::wake::{WakeActor, WakeArgs, WakeSettings};
@@ -22,21 +24,24 @@ use crate::wake::{WakeActor, WakeArgs, WakeSettings};
 /// How long the root waits for its children to stop at shutdown.
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The root's children, in start order (later ones depend on earlier ones).
+/// The root's children, in start order (later ones depend on earlier ones; they stop in
+/// reverse, so the terminal sessions outlive every wait that watches them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Child {
     Clock,
     Registry,
     Wake,
+    Terminals,
     Tasks,
     Waits,
 }
 
 impl Child {
-    const START_ORDER: [Child; 5] = [
+    const START_ORDER: [Child; 6] = [
         Child::Clock,
         Child::Registry,
         Child::Wake,
+        Child::Terminals,
         Child::Tasks,
         Child::Waits,
     ];
@@ -48,6 +53,7 @@ impl Child {
             Child::Wake => "wake actor",
             Child::Tasks => "tasks supervisor",
             Child::Waits => "waits supervisor",
+            Child::Terminals => "terminals actor",
         }
     }
 }
@@ -71,6 +77,7 @@ pub struct RootArgs {
     pub stuck: StuckPolicy,
     pub wake: WakeSettings,
     pub waits: Arc<WaitSettings>,
+    pub terminal_limits: TerminalLimits,
 }
 
 pub struct RootState {
@@ -219,6 +226,15 @@ async fn start_child(
             directory.set(Slot::Wake(Some(actor.clone())));
             actor.get_cell()
         }
+        Child::Terminals => {
+            let args = TerminalsArgs {
+                directory: directory.clone(),
+                limits: state.args.terminal_limits,
+            };
+            let (actor, _) = Actor::spawn_linked(None, TerminalsActor, args, supervisor).await?;
+            directory.set(Slot::Terminals(Some(actor.clone())));
+            actor.get_cell()
+        }
         Child::Tasks => {
             let args = TasksArgs {
                 directory: directory.clone(),
@@ -253,6 +269,7 @@ fn on_child_down(myself: &ActorRef<RootMsg>, state: &mut RootState, child: Child
         Child::Wake => Slot::Wake(None),
         Child::Tasks => Slot::Tasks(None),
         Child::Waits => Slot::Waits(None),
+        Child::Terminals => Slot::Terminals(None),
     });
     let history = state.histories.entry(child).or_default();
     match state

@@ -17,6 +17,7 @@ use crate::directory::{Directory, Health};
 use crate::error::{CallError, from_call};
 use crate::faults::Faults;
 use crate::policy::RestartPolicy;
+use crate::process::pty::Signal;
 use crate::process::{ProcessSpawner, Spawner};
 use crate::registry::{self, RegistryMsg, RegistryStats};
 use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
@@ -26,6 +27,12 @@ use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskListing, TaskUpdated, ThreadPage, UpdateTask,
 };
 use crate::tasks::{SCAN_TIMEOUT, ScanReport, TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
+use crate::terminals::session::TerminalLimits;
+use crate::terminals::types::{
+    InputSent, SessionId, SessionSnapshot, SessionStarted, SessionStopped, StartSession, TermInput,
+    TerminalsStats,
+};
+use crate::terminals::{TERMINAL_CALL_TIMEOUT, TerminalsMsg};
 use crate::waits::judge::Judge;
 use crate::waits::sources::{ProductionSources, SourceFactory};
 use crate::waits::text_judge::TextJudge;
@@ -66,6 +73,8 @@ pub struct TreeArgs {
     pub pixel_judge: Option<Arc<dyn Judge>>,
     /// Capture or judge failures in a row that end a wait in `error`.
     pub max_consecutive_failures: u32,
+    /// How many terminal sessions may run, and how many ended ones stay readable.
+    pub terminal_limits: TerminalLimits,
 }
 
 impl TreeArgs {
@@ -89,6 +98,7 @@ impl TreeArgs {
             text_model: None,
             pixel_judge: None,
             max_consecutive_failures: 5,
+            terminal_limits: TerminalLimits::default(),
         }
     }
 }
@@ -137,6 +147,7 @@ impl Tree {
             stuck: args.stuck,
             wake,
             waits,
+            terminal_limits: args.terminal_limits,
         };
         let (root, _) = Actor::spawn(None, RootActor, root_args)
             .await
@@ -319,6 +330,71 @@ impl Tree {
             health: self.directory.health(),
         })
     }
+
+    // ---- terminal sessions (term_start, term_send, term_read, term_stop) ----
+
+    /// Starts a program on a new terminal session.
+    pub async fn start_terminal(&self, request: StartSession) -> Result<SessionStarted, CallError> {
+        self.ask_terminals(|reply| TerminalsMsg::Start(request, reply))
+            .await
+    }
+
+    /// Types text and keys into a session.
+    pub async fn send_to_terminal(
+        &self,
+        id: SessionId,
+        input: TermInput,
+    ) -> Result<InputSent, CallError> {
+        self.ask_terminals(|reply| TerminalsMsg::Send(id, input, reply))
+            .await
+    }
+
+    /// A session's screen, its newest `lines` of scrollback and whether it still runs.
+    pub async fn read_terminal(
+        &self,
+        id: SessionId,
+        lines: usize,
+    ) -> Result<SessionSnapshot, CallError> {
+        self.ask_terminals(|reply| TerminalsMsg::Read(id, lines, reply))
+            .await
+    }
+
+    /// Signals a session's program and waits a little for it to end.
+    pub async fn stop_terminal(
+        &self,
+        id: SessionId,
+        signal: Signal,
+    ) -> Result<SessionStopped, CallError> {
+        self.ask_terminals(|reply| TerminalsMsg::Stop(id, signal, reply))
+            .await
+    }
+
+    pub async fn terminal_stats(&self) -> Result<TerminalsStats, CallError> {
+        let outcome = self
+            .directory
+            .terminals()?
+            .call(TerminalsMsg::Stats, Some(STATUS_TIMEOUT))
+            .await;
+        from_call(
+            "terminals actor",
+            STATUS_TIMEOUT,
+            outcome.map(|r| r.map(Ok)),
+        )
+    }
+
+    async fn ask_terminals<T: Send + 'static>(
+        &self,
+        request: impl FnOnce(RpcReplyPort<Result<T, CallError>>) -> TerminalsMsg,
+    ) -> Result<T, CallError> {
+        let outcome = self
+            .directory
+            .terminals()?
+            .call(request, Some(TERMINAL_CALL_TIMEOUT))
+            .await;
+        from_call("terminals actor", TERMINAL_CALL_TIMEOUT, outcome)
+    }
+
+    // ---- end of terminal sessions ----
 
     /// Fires every due timer and waits for what they set off (alerts committed, deliveries
     /// attempted and recorded). The way tests on a ManualClock move the daemon along.

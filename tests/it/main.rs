@@ -10,5 +10,6 @@ mod protocol;
 mod support;
 mod systemd;
 mod tasks;
+mod terminal;
 mod waits;
 mod wakes;

@@ -285,7 +285,11 @@ async fn tools_list_and_daemon_status_describe_the_daemon() {
             "smart_wait",
             "wait_update",
             "wait_cancel",
-            "wait_status"
+            "wait_status",
+            "term_start",
+            "term_send",
+            "term_read",
+            "term_stop"
         ]
     );
     for tool in tools["tools"].as_array().unwrap() {

@@ -1,5 +1,5 @@
-//! Smart waits end to end: the four tools through the socket, log files and tmux panes in
-//! real time, and a wait that outlives a SIGKILLed daemon.
+//! Smart waits end to end: the four tools through the socket, log files, tmux panes and the
+//! daemon's own terminal sessions in real time, and a wait that outlives a SIGKILLed daemon.
 
 use std::io::Write;
 use std::process::Command;
@@ -9,7 +9,7 @@ use lookout::client::Client;
 use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 
-use crate::support::{DaemonProcess, TestDaemon, deploy_task, ok, wait_until};
+use crate::support::{DaemonProcess, TestDaemon, deploy_task, err, ok, wait_until};
 
 const PATIENCE: Duration = Duration::from_secs(20);
 
@@ -434,4 +434,96 @@ async fn a_tmux_pane_is_watched_and_a_missing_pane_ends_in_error_with_tmux_s_wor
         "{cause}"
     );
     assert_eq!(failed["counters"]["captures"], 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminal_session_is_watched_for_a_phrase_and_for_its_exit() {
+    let daemon = TestDaemon::start().await;
+    let mut client = daemon.client().await;
+    let loop_session = ok(
+        &mut client,
+        "term_start",
+        json!({"command": "for i in 1 2 3; do echo \"step $i\"; sleep 0.3; done; echo ALL DONE; sleep 30"}),
+    )
+    .await["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let phrase = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": format!("pty:{loop_session}"), "wake_when": "wake me when 'ALL DONE' is printed",
+               "poll_interval": 0.2, "timeout": 60}),
+    )
+    .await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let failing_session = ok(
+        &mut client,
+        "term_start",
+        json!({"command": "echo compiling; sleep 0.5; echo 'error: linker failed'; exit 3"}),
+    )
+    .await["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let exit = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": format!("pty:{failing_session}"), "wake_when": "when the command finishes",
+               "poll_interval": 0.2, "timeout": 60}),
+    )
+    .await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    wait_until("both wakes", PATIENCE, async || {
+        daemon.sink.received().len() == 2
+    })
+    .await;
+    let phrase_state = state_of(&mut client, &phrase).await;
+    assert_eq!(
+        (
+            phrase_state["status"].as_str(),
+            phrase_state["last_observation"].as_str()
+        ),
+        (Some("resolved"), Some("ALL DONE"))
+    );
+    let exit_state = state_of(&mut client, &exit).await;
+    assert_eq!(exit_state["status"], "resolved");
+    assert_eq!(
+        exit_state["last_observation"],
+        "the process exited with status 3; last line: error: linker failed"
+    );
+    let texts: Vec<String> = daemon
+        .sink
+        .received()
+        .iter()
+        .map(|event| event.text.clone())
+        .collect();
+    assert!(
+        texts.iter().any(|text| text.starts_with(&format!(
+            "smart_wait resolved ({phrase}): ALL DONE. Elapsed: "
+        ))),
+        "{texts:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(daemon.sink.received().len(), 2, "one wake per wait");
+
+    let unknown = err(
+        &mut client,
+        "smart_wait",
+        json!({"target": "pty:s-nosuch", "wake_when": "when 'x' shows"}),
+    )
+    .await;
+    assert_eq!(unknown.code, codes::NOT_FOUND);
+    assert!(unknown.message.contains("s-nosuch"), "{}", unknown.message);
+    ok(
+        &mut client,
+        "term_stop",
+        json!({"session_id": loop_session, "signal": "KILL"}),
+    )
+    .await;
 }

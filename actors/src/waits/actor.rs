@@ -368,11 +368,9 @@ async fn create(
 ) -> Result<WaitView, CallError> {
     let now = state.directory.now();
     // Can it be watched at all? (A bad tmux pane fails later; no X display fails here.)
-    let source = state
-        .settings
-        .sources
-        .source(&new.target, &state.directory)?;
-    drop(source);
+    let sources = &state.settings.sources;
+    sources.check_new(&new.target, &state.directory)?;
+    drop(sources.source(&new.target, &state.directory)?);
     let mut record = WaitRecord {
         id: state.id.clone(),
         target: new.target.to_string(),

@@ -21,6 +21,8 @@ use futures::future::BoxFuture;
 use crate::directory::Directory;
 use crate::error::CallError;
 use crate::process::{RunRequest, Spawner};
+use crate::terminals::source::TerminalSource;
+use crate::terminals::types::SessionId;
 use crate::waits::content::Content;
 use crate::waits::gate::{Gate, TextGate};
 use crate::waits::source::{CaptureError, Source};
@@ -41,6 +43,12 @@ pub trait SourceFactory: Debug + Send + Sync + 'static {
     /// The gate suited to the target's content.
     fn gate(&self, target: &Target) -> Box<dyn Gate>;
 
+    /// Whether a new wait on `target` makes sense now (a `pty:` session must exist when the
+    /// wait starts; a resumed wait finds out from its first capture instead).
+    fn check_new(&self, _target: &Target, _directory: &Directory) -> Result<(), CallError> {
+        Ok(())
+    }
+
     /// Whether the target's source reports the watched process's exit.
     fn reports_exit(&self, target: &Target) -> bool {
         matches!(target, Target::Pty(_))
@@ -54,23 +62,14 @@ pub struct ProductionSources {
 }
 
 impl SourceFactory for ProductionSources {
-    fn source(
-        &self,
-        target: &Target,
-        _directory: &Directory,
-    ) -> Result<Box<dyn Source>, CallError> {
+    fn source(&self, target: &Target, directory: &Directory) -> Result<Box<dyn Source>, CallError> {
         match target {
             Target::File(path) => Ok(Box::new(FileTail::new(path.clone()))),
             Target::Tmux(pane) => Ok(Box::new(TmuxPane {
                 pane: pane.clone(),
                 spawner: self.spawner.clone(),
             })),
-            Target::Pty(session) => Err(CallError::unavailable(
-                format!(
-                    "terminal session targets (pty:{session}) are not supported in this build yet"
-                ),
-                "run the command in tmux and watch tmux:<pane>, or have it write a log and watch file:<path>",
-            )),
+            Target::Pty(session) => Ok(Box::new(TerminalSource::new(directory, session))),
             Target::Window(_) | Target::Screen => Err(CallError::unavailable(
                 format!("{target} targets (pixels) are not supported in this build yet"),
                 "watch text instead: a terminal (tmux:<pane>) or a log file (file:<absolute path>)",
@@ -80,6 +79,16 @@ impl SourceFactory for ProductionSources {
 
     fn gate(&self, _target: &Target) -> Box<dyn Gate> {
         Box::new(TextGate::default())
+    }
+
+    fn check_new(&self, target: &Target, directory: &Directory) -> Result<(), CallError> {
+        match target {
+            Target::Pty(session) => directory
+                .terminal_sessions()
+                .get(&SessionId::parse(session)?)
+                .map(drop),
+            _ => Ok(()),
+        }
     }
 }
 

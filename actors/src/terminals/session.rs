@@ -1,0 +1,465 @@
+//! Terminal sessions as shared data: the table of sessions, one `Session` per program, and
+//! the pump task that moves a program's output into its screen.
+//!
+//! The table lives in the [`Directory`](crate::Directory), not in the Terminals actor, like
+//! the Clock's timer table: a restarted Terminals actor finds every session where it was,
+//! and a wait's `TerminalSource` reads a session's screen without a round trip through any
+//! mailbox. Only the Terminals actor adds sessions and signals them; a session's own pump
+//! task is the only writer of its screen and its end.
+
+use std::collections::{HashMap, VecDeque};
+use std::os::fd::OwnedFd;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use pty_process::{OwnedReadPty, OwnedWritePty};
+use storage::Timestamp;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::watch;
+
+use crate::error::CallError;
+use crate::process::pty::{Signal, signal_session};
+use crate::terminals::screen::Screen;
+use crate::terminals::types::{
+    ExitStatus, InputSent, RunState, SessionId, SessionSnapshot, TermInput, TermSize,
+    TerminalsStats,
+};
+use crate::waits::content::Content;
+use crate::waits::source::CaptureError;
+
+/// Sessions whose program still runs, at most.
+pub const MAX_LIVE_SESSIONS: usize = 64;
+/// Ended sessions kept readable (the oldest is forgotten past it).
+pub const MAX_ENDED_SESSIONS: usize = 32;
+/// Ids of forgotten sessions remembered, to tell "ended long ago" from "never existed".
+const FORGOTTEN_IDS: usize = 1024;
+/// Bytes read from a pty at once.
+const READ_CHUNK: usize = 16 * 1024;
+/// After the program exits, how long its last output may take to arrive. A background child
+/// that keeps the terminal open does not keep the session running past it.
+pub const EXIT_DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long a write waits for the program to take its input.
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(5);
+/// Scrollback lines above the screen in a wait's capture.
+pub const CAPTURE_SCROLLBACK_LINES: usize = 100;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TerminalLimits {
+    pub max_live: usize,
+    pub max_ended: usize,
+}
+
+impl Default for TerminalLimits {
+    fn default() -> Self {
+        TerminalLimits {
+            max_live: MAX_LIVE_SESSIONS,
+            max_ended: MAX_ENDED_SESSIONS,
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One program on its pty.
+pub struct Session {
+    pub id: SessionId,
+    pub pid: u32,
+    /// The command, for messages.
+    pub command: String,
+    pub size: TermSize,
+    pub started_at: Timestamp,
+    screen: Mutex<Screen>,
+    /// Released when the session ends.
+    writer: tokio::sync::Mutex<Option<OwnedWritePty>>,
+    control: Mutex<Option<OwnedFd>>,
+    state: watch::Sender<RunState>,
+}
+
+impl Session {
+    pub(crate) fn new(
+        id: SessionId,
+        pid: u32,
+        command: String,
+        size: TermSize,
+        started_at: Timestamp,
+        writer: OwnedWritePty,
+        control: OwnedFd,
+    ) -> Session {
+        Session {
+            id,
+            pid,
+            command,
+            size,
+            started_at,
+            screen: Mutex::new(Screen::new(size)),
+            writer: tokio::sync::Mutex::new(Some(writer)),
+            control: Mutex::new(Some(control)),
+            state: watch::Sender::new(RunState::Running),
+        }
+    }
+
+    pub fn state(&self) -> RunState {
+        *self.state.borrow()
+    }
+
+    /// The screen, the newest `lines` of scrollback, and whether it still runs.
+    pub fn snapshot(&self, lines: usize) -> SessionSnapshot {
+        // The state first: a session seen ended has all its output in the screen already.
+        let state = self.state();
+        let screen = lock(&self.screen);
+        SessionSnapshot {
+            id: self.id.clone(),
+            pid: self.pid,
+            command: self.command.clone(),
+            size: self.size,
+            started_at: self.started_at,
+            screen: screen.screen_text(),
+            scrollback: screen.scrollback_tail(lines),
+            scrollback_kept: screen.scrollback_len(),
+            state,
+            output_bytes: screen.output_bytes(),
+        }
+    }
+
+    /// What a wait sees: the newest scrollback lines, then the screen; and the exit once the
+    /// program ended.
+    pub fn capture(&self) -> Content {
+        let state = self.state();
+        let screen = lock(&self.screen);
+        let mut text = screen.scrollback_tail(CAPTURE_SCROLLBACK_LINES).join("\n");
+        let visible = screen.screen_text();
+        if !text.is_empty() && !visible.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&visible);
+        Content::Text {
+            text,
+            exit: state.exit().map(ExitStatus::to_process_exit),
+        }
+    }
+
+    /// Types `input` into the terminal.
+    pub async fn write(&self, input: &TermInput) -> Result<InputSent, CallError> {
+        let bytes = input.bytes(lock(&self.screen).application_cursor());
+        let mut writer = self.writer.lock().await;
+        let Some(pty) = writer.as_mut() else {
+            return Err(self.ended_error());
+        };
+        let written = tokio::time::timeout(SEND_TIMEOUT, async {
+            pty.write_all(&bytes).await?;
+            pty.flush().await
+        })
+        .await;
+        match written {
+            Ok(Ok(())) => Ok(InputSent {
+                id: self.id.clone(),
+                bytes: bytes.len(),
+            }),
+            Ok(Err(error)) => Err(CallError::unavailable(
+                format!("could not type into {}: {error}", self.id),
+                "the program may have just ended; check it with term_read",
+            )),
+            Err(_) => Err(CallError::unavailable(
+                format!(
+                    "{} did not take the input within {}s: the program is not reading its terminal",
+                    self.id,
+                    SEND_TIMEOUT.as_secs()
+                ),
+                "part of the input may have been typed; look with term_read, and stop a stuck program with term_stop",
+            )),
+        }
+    }
+
+    /// The conflict error for input to a session that ended.
+    pub fn ended_error(&self) -> CallError {
+        let how = self
+            .state()
+            .exit()
+            .map(|status| status.to_string())
+            .unwrap_or_else(|| "ended".into());
+        CallError::conflict(
+            format!("terminal session {} has ended: its program {how}", self.id),
+            "read its last screen with term_read, or start a new session with term_start",
+        )
+    }
+
+    /// Sends `signal` to the program's process group (and the terminal's foreground job).
+    pub fn signal(&self, signal: Signal) -> Result<(), CallError> {
+        let control = lock(&self.control);
+        signal_session(self.pid, control.as_ref(), signal).map_err(|error| {
+            CallError::unavailable(
+                format!(
+                    "could not send {signal} to {} (pid {}): {error}",
+                    self.id, self.pid
+                ),
+                "it may have just ended; check with term_read",
+            )
+        })
+    }
+
+    /// Waits up to `timeout` for the program to end.
+    pub async fn wait_until_ended(&self, timeout: Duration) -> Option<ExitStatus> {
+        let mut state = self.state.subscribe();
+        let ended = tokio::time::timeout(timeout, state.wait_for(|s| !s.is_running())).await;
+        match ended {
+            Ok(Ok(state)) => state.exit(),
+            _ => self.state().exit(),
+        }
+    }
+
+    fn feed(&self, bytes: &[u8]) {
+        lock(&self.screen).feed(bytes);
+    }
+
+    /// Records the end (after all output is in the screen) and releases the terminal.
+    async fn finish(&self, status: ExitStatus) {
+        self.writer.lock().await.take();
+        lock(&self.control).take();
+        self.state.send_replace(RunState::Ended(status));
+    }
+}
+
+/// Every session of this daemon, shared by the Terminals actor, its pumps and the wait
+/// sources. Cloning shares it.
+#[derive(Clone, Default)]
+pub struct SessionTable {
+    inner: Arc<Mutex<Table>>,
+}
+
+#[derive(Default)]
+struct Table {
+    sessions: HashMap<SessionId, Arc<Session>>,
+    /// Ended sessions still kept, oldest first.
+    ended: VecDeque<SessionId>,
+    forgotten: VecDeque<SessionId>,
+    limits: TerminalLimits,
+    /// The newest id sequence handed out.
+    last_sequence: u64,
+    started: u64,
+}
+
+impl Table {
+    fn live(&self) -> usize {
+        self.sessions.len() - self.ended.len()
+    }
+}
+
+impl SessionTable {
+    pub(crate) fn set_limits(&self, limits: TerminalLimits) {
+        lock(&self.inner).limits = limits;
+    }
+
+    /// A fresh id. The sequence starts at the clock's milliseconds and never goes back, so
+    /// a restarted daemon (whose clock has moved on) does not hand out its predecessor's ids;
+    /// the six base-36 digits wrap only after 36^6 ms, about 25 days.
+    pub(crate) fn next_id(&self, now: Timestamp) -> SessionId {
+        let mut table = lock(&self.inner);
+        let sequence = (table.last_sequence + 1).max(now.as_millis());
+        table.last_sequence = sequence;
+        SessionId::from_sequence(sequence)
+    }
+
+    /// Whether another session may start.
+    pub(crate) fn check_room(&self) -> Result<(), CallError> {
+        let table = lock(&self.inner);
+        if table.live() < table.limits.max_live {
+            return Ok(());
+        }
+        let mut live: Vec<&str> = table
+            .sessions
+            .values()
+            .filter(|session| session.state().is_running())
+            .map(|session| session.id.as_str())
+            .collect();
+        live.sort_unstable();
+        Err(CallError::conflict(
+            format!(
+                "{} terminal sessions are running, the most this daemon allows",
+                table.limits.max_live
+            ),
+            format!(
+                "stop one you no longer need with term_stop (running: {})",
+                live.join(", ")
+            ),
+        ))
+    }
+
+    pub(crate) fn admit(&self, session: Arc<Session>) {
+        let mut table = lock(&self.inner);
+        table.started += 1;
+        table.sessions.insert(session.id.clone(), session);
+    }
+
+    /// A session that ended: keep it readable, forgetting the oldest ended one past the limit.
+    fn ended(&self, id: &SessionId) {
+        let mut table = lock(&self.inner);
+        table.ended.push_back(id.clone());
+        while table.ended.len() > table.limits.max_ended {
+            let Some(oldest) = table.ended.pop_front() else {
+                break;
+            };
+            table.sessions.remove(&oldest);
+            table.forgotten.push_back(oldest);
+            if table.forgotten.len() > FORGOTTEN_IDS {
+                table.forgotten.pop_front();
+            }
+        }
+    }
+
+    /// The session, or a not-found error saying why it is not there.
+    pub fn get(&self, id: &SessionId) -> Result<Arc<Session>, CallError> {
+        let table = lock(&self.inner);
+        if let Some(session) = table.sessions.get(id) {
+            return Ok(session.clone());
+        }
+        if table.forgotten.contains(id) {
+            return Err(CallError::not_found(
+                format!("terminal session {id} ended long ago and is no longer kept"),
+                format!(
+                    "the daemon keeps the last {} ended sessions; start the command again with term_start",
+                    table.limits.max_ended
+                ),
+            ));
+        }
+        Err(CallError::not_found(
+            format!("no terminal session {id} in this daemon"),
+            "start one with term_start and use the session_id it returns; sessions do not survive a daemon restart",
+        ))
+    }
+
+    /// Whether `id` names a session this daemon still has (running or ended and kept).
+    pub fn contains(&self, id: &str) -> bool {
+        lock(&self.inner)
+            .sessions
+            .keys()
+            .any(|known| known.as_str() == id)
+    }
+
+    /// A wait's capture of session `id` (as a `pty:` target names it).
+    pub fn capture(&self, id: &str) -> Result<Content, CaptureError> {
+        let found = {
+            let table = lock(&self.inner);
+            let session = table
+                .sessions
+                .iter()
+                .find(|(known, _)| known.as_str() == id)
+                .map(|(_, session)| session.clone());
+            match session {
+                Some(session) => Ok(session),
+                None if table.forgotten.iter().any(|known| known.as_str() == id) => {
+                    Err(CaptureError::permanent(format!(
+                        "terminal session {id} ended long ago and its output is no longer kept; \
+                         start it again with term_start"
+                    )))
+                }
+                None => Err(CaptureError::permanent(format!(
+                    "terminal session {id} is not running in this daemon: its output was lost \
+                     when the daemon restarted; start it again with term_start"
+                ))),
+            }
+        };
+        found.map(|session| session.capture())
+    }
+
+    pub fn stats(&self) -> TerminalsStats {
+        let table = lock(&self.inner);
+        TerminalsStats {
+            live: table.live(),
+            ended_kept: table.ended.len(),
+            started: table.started,
+        }
+    }
+
+    fn running(&self) -> Vec<Arc<Session>> {
+        lock(&self.inner)
+            .sessions
+            .values()
+            .filter(|session| session.state().is_running())
+            .cloned()
+            .collect()
+    }
+
+    /// Hangs up every running session, as closing a terminal window does, and kills what
+    /// is still running after `grace`.
+    pub(crate) async fn hang_up_all(&self, grace: Duration) {
+        let running = self.running();
+        if running.is_empty() {
+            return;
+        }
+        tracing::info!(sessions = running.len(), "hanging up terminal sessions");
+        for session in &running {
+            let _ = session.signal(Signal::Hup);
+        }
+        futures::future::join_all(running.iter().map(|s| s.wait_until_ended(grace))).await;
+        let stubborn: Vec<&Arc<Session>> = running
+            .iter()
+            .filter(|session| session.state().is_running())
+            .collect();
+        for session in &stubborn {
+            tracing::warn!(session = %session.id, pid = session.pid, "killing a session that ignored SIGHUP");
+            let _ = session.signal(Signal::Kill);
+        }
+        futures::future::join_all(stubborn.iter().map(|s| s.wait_until_ended(grace))).await;
+    }
+}
+
+/// Starts the task that reads the program's output into its screen until the program has
+/// ended and its output is drained, then records the end.
+pub(crate) fn spawn_pump(
+    table: SessionTable,
+    session: Arc<Session>,
+    reader: OwnedReadPty,
+    child: tokio::process::Child,
+) {
+    tokio::spawn(async move {
+        let status = pump(&session, reader, child).await;
+        tracing::debug!(session = %session.id, %status, "terminal session ended");
+        session.finish(status).await;
+        table.ended(&session.id);
+    });
+}
+
+async fn pump(
+    session: &Session,
+    mut reader: OwnedReadPty,
+    mut child: tokio::process::Child,
+) -> ExitStatus {
+    let mut buffer = vec![0u8; READ_CHUNK];
+    // Whether the terminal still delivers output: it reports EIO once every process holding
+    // its other end has closed it.
+    let mut open = true;
+    let mut exited: Option<(ExitStatus, tokio::time::Instant)> = None;
+    loop {
+        if let (Some((status, _)), false) = (exited, open) {
+            return status;
+        }
+        let drain_deadline = exited.map(|(_, deadline)| deadline);
+        tokio::select! {
+            read = reader.read(&mut buffer), if open => match read {
+                Ok(0) | Err(_) => open = false,
+                Ok(n) => session.feed(&buffer[..n]),
+            },
+            waited = child.wait(), if exited.is_none() => {
+                let status = waited.map(ExitStatus::from_std).unwrap_or(ExitStatus {
+                    code: None,
+                    signal: None,
+                });
+                exited = Some((status, tokio::time::Instant::now() + EXIT_DRAIN_TIMEOUT));
+            }
+            () = sleep_until(drain_deadline), if drain_deadline.is_some() => {
+                if let Some((status, _)) = exited {
+                    return status;
+                }
+            }
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
