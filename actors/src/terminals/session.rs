@@ -135,7 +135,7 @@ impl Session {
         }
         text.push_str(&visible);
         Content::Text {
-            text,
+            text: text.into(),
             exit: state.exit().map(ExitStatus::to_process_exit),
         }
     }

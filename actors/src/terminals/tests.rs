@@ -314,7 +314,7 @@ async fn the_source_reports_the_screen_and_the_exit() {
     let Some(Content::Text { text, exit }) = last else {
         panic!("the session never ended: {last:?}");
     };
-    assert_eq!(text, "step 1\nALL DONE");
+    assert_eq!(&*text, "step 1\nALL DONE");
     assert_eq!(exit, Some(ProcessExit { code: Some(2) }));
 
     let mut lost = TerminalSource::new(fixture.tree.directory(), "s-gone01");

@@ -61,7 +61,8 @@ pub enum Content {
     /// A terminal screen (and recent scrollback), a tmux pane, the tail of a file; `exit` once
     /// the watched process has ended (terminal sessions only).
     Text {
-        text: String,
+        /// Shared, so that a source that saw no change hands out its last capture for free.
+        text: Arc<str>,
         exit: Option<ProcessExit>,
     },
     Frame(Frame),
@@ -73,7 +74,7 @@ pub enum Content {
 }
 
 impl Content {
-    pub fn text(text: impl Into<String>) -> Content {
+    pub fn text(text: impl Into<Arc<str>>) -> Content {
         Content::Text {
             text: text.into(),
             exit: None,

@@ -6,11 +6,12 @@
 //! pixel gate (tiles, blink and ticker suppression, a floor interval) implements the same
 //! trait for window and screen targets.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
 
 use storage::Timestamp;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::waits::content::Content;
+use crate::waits::content::{Content, ProcessExit};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Readiness {
@@ -44,30 +45,51 @@ pub struct TextGate {
     previous: Option<u64>,
     seen_changing: Option<u64>,
     seen_settled: Option<u64>,
+    /// The last text hashed and its fingerprint: a source that saw no change hands out the
+    /// same shared text, which then costs a pointer comparison instead of a hash.
+    last_hashed: Option<(Arc<str>, Option<ProcessExit>, u64)>,
 }
 
-/// A hash of everything a gate compares.
-pub fn fingerprint(content: &Content) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    content.hash_for_gate(&mut hasher);
-    hasher.finish()
-}
-
-impl Content {
-    fn hash_for_gate(&self, hasher: &mut impl Hasher) {
-        match self {
-            Content::Text { text, exit } => (0u8, text, exit.map(|e| e.code)).hash(hasher),
-            Content::Absent { description } => (1u8, description).hash(hasher),
-            Content::Frame(frame) => {
-                (2u8, frame.width, frame.height, &frame.pixels[..]).hash(hasher)
-            }
+impl TextGate {
+    fn fingerprint(&mut self, content: &Content) -> u64 {
+        let Content::Text { text, exit } = content else {
+            return fingerprint(content);
+        };
+        if let Some((last_text, last_exit, print)) = &self.last_hashed
+            && Arc::ptr_eq(last_text, text)
+            && last_exit == exit
+        {
+            return *print;
         }
+        let print = fingerprint(content);
+        self.last_hashed = Some((Arc::clone(text), *exit, print));
+        print
+    }
+}
+
+/// A hash of everything a gate compares (one-shot xxh3: the streaming `Hasher` route costs
+/// several times more on a 64 KiB log tail).
+pub fn fingerprint(content: &Content) -> u64 {
+    match content {
+        Content::Text { text, exit } => {
+            let exit = match exit.map(|e| e.code) {
+                None => 0,
+                Some(None) => 1,
+                Some(Some(code)) => 2 + u64::from(code as u32),
+            };
+            xxh3_64_with_seed(text.as_bytes(), exit << 2)
+        }
+        Content::Absent { description } => xxh3_64_with_seed(description.as_bytes(), 1),
+        Content::Frame(frame) => xxh3_64_with_seed(
+            &frame.pixels,
+            (u64::from(frame.width) << 34) | (u64::from(frame.height) << 2) | 2,
+        ),
     }
 }
 
 impl Gate for TextGate {
     fn consider(&mut self, content: &Content, _now: Timestamp) -> GateDecision {
-        let current = fingerprint(content);
+        let current = self.fingerprint(content);
         let settled = self.previous == Some(current);
         let ended = matches!(content, Content::Text { exit: Some(_), .. });
         self.previous = Some(current);
@@ -84,7 +106,7 @@ impl Gate for TextGate {
     }
 
     fn judged(&mut self, content: &Content, readiness: Readiness, _now: Timestamp) {
-        let current = fingerprint(content);
+        let current = self.fingerprint(content);
         self.seen_changing = Some(current);
         if readiness == Readiness::Settled {
             self.seen_settled = Some(current);

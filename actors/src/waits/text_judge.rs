@@ -261,7 +261,7 @@ impl TextJudge {
         exit_known: bool,
     ) -> Decision {
         let (text, exit) = match content {
-            Content::Text { text, exit } => (text.as_str(), *exit),
+            Content::Text { text, exit } => (&**text, *exit),
             Content::Absent { description } => return Decision::NotMet(description.clone()),
             Content::Frame(_) => return Decision::NotMet("a frame of pixels, not text".to_owned()),
         };

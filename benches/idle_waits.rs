@@ -1,0 +1,225 @@
+//! What live waits cost an idle daemon: `cargo bench --bench idle_waits`.
+//!
+//! Starts the real `lookout serve` binary (a child process, so that its CPU time and
+//! resident memory are its own) on a temp folder, then for each scenario:
+//! - measures its CPU over a quiet window and its resident memory with no waits;
+//! - creates the waits (text targets whose content does not change, a 2 s poll, a condition
+//!   the phrase rule judges, so no model is involved), lets every wait capture once, and
+//!   measures again.
+//!
+//! Scenarios, each on a fresh daemon: 500 waits on 8 KiB build logs; 500 waits on logs of
+//! 64 KiB and more (the whole watched tail); 64 waits on idle terminal sessions (the session
+//! limit) next to 436 log waits.
+//!
+//! `LOOKOUT_BENCH_SECONDS` sets each CPU window (default 20).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use lookout::client::Client;
+use serde_json::{Value, json};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_lookout");
+const WAITS: usize = 500;
+const TERMINAL_WAITS: usize = 64;
+
+struct Scenario {
+    name: &'static str,
+    log_bytes: usize,
+    terminal_waits: usize,
+}
+
+const SCENARIOS: [Scenario; 3] = [
+    Scenario {
+        name: "500 file waits, 8 KiB logs",
+        log_bytes: 8 * 1024,
+        terminal_waits: 0,
+    },
+    Scenario {
+        name: "500 file waits, 96 KiB logs (64 KiB tail each)",
+        log_bytes: 96 * 1024,
+        terminal_waits: 0,
+    },
+    Scenario {
+        name: "436 file waits (8 KiB) + 64 pty waits",
+        log_bytes: 8 * 1024,
+        terminal_waits: TERMINAL_WAITS,
+    },
+];
+
+fn main() {
+    let seconds: u64 = std::env::var("LOOKOUT_BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    let window = Duration::from_secs(seconds);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    println!(
+        "lookout idle-wait benchmark ({} cores, {seconds} s CPU windows, 2 s poll)",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    println!(
+        "{:<48} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "scenario", "cpu 0", "cpu N", "rss 0", "rss N", "rss/wait"
+    );
+    for scenario in &SCENARIOS {
+        runtime.block_on(run(scenario, window));
+    }
+}
+
+async fn run(scenario: &Scenario, window: Duration) {
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tempfile::tempdir_in(base).unwrap();
+    let mut daemon = start(dir.path());
+    let pid = daemon.id();
+    let mut client = Client::connect(&dir.path().join("lookout.sock"))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let idle_cpu = cpu_share(pid, window).await;
+    let idle_rss = rss_kib(pid);
+
+    let file_waits = WAITS - scenario.terminal_waits;
+    let line = "   Compiling some-crate v1.2.3 (/home/dev/project/crates/some-crate)\n";
+    let log: String = line.repeat(scenario.log_bytes / line.len() + 1);
+    for n in 0..file_waits {
+        let path = dir.path().join(format!("build-{n}.log"));
+        std::fs::write(&path, &log).unwrap();
+        wait_on(&mut client, format!("file:{}", path.display())).await;
+    }
+    for _ in 0..scenario.terminal_waits {
+        let started = call(
+            &mut client,
+            "term_start",
+            json!({"command": "seq 1 60; echo waiting for input; exec sleep 3600"}),
+        )
+        .await;
+        let session = started["session_id"].as_str().unwrap().to_owned();
+        wait_on(&mut client, format!("pty:{session}")).await;
+    }
+    // Every wait captures at least once (its first look is due at once, then every 2 s).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let listing = call(&mut client, "wait_status", json!({})).await;
+        let waits = listing["waits"].as_array().unwrap();
+        let looked = waits
+            .iter()
+            .filter(|w| w["counters"]["captures"].as_u64().unwrap_or(0) >= 2)
+            .count();
+        if waits.len() == WAITS && looked == WAITS {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "only {looked} of {} waits captured twice in 60 s",
+            waits.len()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    drop(client);
+    let busy_cpu = cpu_share(pid, window).await;
+    let busy_rss = rss_kib(pid);
+    let per_wait = (busy_rss.saturating_sub(idle_rss)) as f64 / WAITS as f64;
+    println!(
+        "{:<48} {:>9.2}% {:>9.2}% {:>7} KiB {:>7} KiB {:>8.1} KiB",
+        scenario.name,
+        idle_cpu * 100.0,
+        busy_cpu * 100.0,
+        idle_rss,
+        busy_rss,
+        per_wait
+    );
+    daemon.kill().unwrap();
+    daemon.wait().unwrap();
+}
+
+async fn wait_on(client: &mut Client, target: String) {
+    let created = call(
+        client,
+        "smart_wait",
+        json!({"target": target, "wake_when": "wake me when 'DEPLOY FINISHED' is printed",
+               "poll_interval": 2.0, "timeout": 86_400}),
+    )
+    .await;
+    assert_eq!(created["status"], "watching", "{created}");
+}
+
+fn start(dir: &Path) -> Child {
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = {:?}\nsocket_path = {:?}\nlog_level = \"warn\"\n",
+            dir.join("data"),
+            dir.join("lookout.sock")
+        ),
+    )
+    .unwrap();
+    let child = Command::new(BINARY)
+        .args(["serve", "--config"])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::os::unix::net::UnixStream::connect(dir.join("lookout.sock")).is_err() {
+        assert!(Instant::now() < deadline, "the daemon did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+async fn call(client: &mut Client, method: &str, params: Value) -> Value {
+    client.call(method, params).await.unwrap().unwrap()
+}
+
+/// The share of one core the process used over `window`.
+async fn cpu_share(pid: u32, window: Duration) -> f64 {
+    let before = cpu_ticks(pid);
+    let started = Instant::now();
+    tokio::time::sleep(window).await;
+    let ticks = cpu_ticks(pid) - before;
+    ticks as f64 / clock_ticks_per_second() / started.elapsed().as_secs_f64()
+}
+
+/// utime + stime of the process (and its reaped children), in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The command name may hold spaces; the fields after it are plain.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    // Fields 14-17 of stat(5): utime, stime, cutime, cstime (index 0 here is field 3).
+    fields[11..15]
+        .iter()
+        .map(|f| f.parse::<u64>().unwrap())
+        .sum()
+}
+
+fn clock_ticks_per_second() -> f64 {
+    let output = Command::new("getconf").arg("CLK_TCK").output().unwrap();
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap()
+}
