@@ -94,12 +94,19 @@ impl Daemon {
             crate::sinks::find_on_path,
         )?;
         tracing::info!("{}", sinks.summary);
+        let vision = crate::vision::resolve(
+            &config.vision,
+            |name| std::env::var(name).ok(),
+            crate::sinks::find_on_path,
+        )?;
+        tracing::info!("{}", vision.summary);
         let mut tree_args = TreeArgs::new(store.clone(), options.clock.clone());
         tree_args.group_commit = config.storage.group_commit;
         tree_args.faults = options.faults;
         tree_args.stuck = stuck_policy(&config.stuck);
         tree_args.max_delivery_attempts = config.wake.max_attempts;
         tree_args.sinks = sinks.specs;
+        tree_args.vision = vision.spec;
         tree_args
             .sinks
             .extend(options.extra_sinks.drain(..).map(SinkSpec::Custom));

@@ -7,6 +7,8 @@
 use actors::tasks::plan::PlanProgress;
 use actors::tasks::report;
 use actors::tasks::types::{PlanUpdated, TaskListing, TaskReport, TaskUpdated, ThreadPage};
+use actors::vision::VisionStatus;
+use actors::vision::ledger::VisionUsage;
 use serde_json::{Value, json};
 use storage::{MessageRecord, StatusFilter, TaskRecord};
 
@@ -151,4 +153,42 @@ pub fn thread(page: &ThreadPage) -> Value {
         ),
     };
     json!({"task_id": page.task_id.as_str(), "messages": messages, "message": message})
+}
+
+/// What judging cost, in `daemon.status` (`vision`) and wherever a wait reports its own.
+pub fn vision_usage(usage: &VisionUsage) -> Value {
+    json!({
+        "judgements": usage.judgements,
+        "calls": usage.calls,
+        "failures": usage.failures,
+        "retries": usage.retries,
+        "cache_hits": usage.cache_hits,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "latency_ms": {"mean": usage.latency_ms_mean(), "max": usage.latency_ms_max},
+    })
+}
+
+/// `daemon.status`'s `vision` object: the backend, its limits and queue, and the totals.
+pub fn vision_status(status: &VisionStatus) -> Value {
+    let mut value = vision_usage(&status.totals);
+    if let Value::Object(fields) = &mut value {
+        let mut head = serde_json::Map::new();
+        head.insert("backend".into(), json!(status.backend));
+        head.insert("max_concurrency".into(), json!(status.max_concurrency));
+        head.insert(
+            "min_interval_s".into(),
+            json!(status.min_interval.as_secs()),
+        );
+        head.insert("in_flight".into(), json!(status.in_flight));
+        head.insert("queued".into(), json!(status.queued));
+        head.insert(
+            "rate_limited_until".into(),
+            json!(status.rate_limited_until.map(|at| at.to_rfc3339())),
+        );
+        head.insert("cache_entries".into(), json!(status.cache_entries));
+        head.append(fields);
+        *fields = head;
+    }
+    value
 }

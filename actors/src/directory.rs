@@ -4,7 +4,7 @@
 //! other actors and the socket edge) looks peers up here per request instead of keeping a
 //! ref that may have gone stale. It also carries what the whole tree shares and what must
 //! outlive any one actor: the clock and the timer registry, the fault switches, the event
-//! sequence, the live event broadcast and the tree's health.
+//! sequence, the live event broadcast, the tree's health and the vision ledger.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -18,6 +18,8 @@ use crate::error::CallError;
 use crate::faults::Faults;
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
+use crate::vision::ledger::VisionLedger;
+use crate::vision::{VisionJudge, VisionMsg};
 use crate::wake::WakeMsg;
 use crate::wake::event::WakeEvent;
 
@@ -42,6 +44,9 @@ pub struct Directory {
     events: broadcast::Sender<WakeEvent>,
     /// The seq of the newest event allocated.
     event_sequence: Arc<AtomicU64>,
+    /// What judging cost, and what the backend is: behind every [`VisionJudge`].
+    vision_ledger: VisionLedger,
+    vision_backend: Arc<str>,
 }
 
 #[derive(Default)]
@@ -50,6 +55,7 @@ struct Peers {
     clock: Option<ActorRef<ClockMsg>>,
     wake: Option<ActorRef<WakeMsg>>,
     tasks: Option<ActorRef<TasksMsg>>,
+    vision: Option<ActorRef<VisionMsg>>,
 }
 
 /// An actor slot in the directory, for the Root to fill and clear.
@@ -59,6 +65,7 @@ pub(crate) enum Slot {
     Clock(Option<ActorRef<ClockMsg>>),
     Wake(Option<ActorRef<WakeMsg>>),
     Tasks(Option<ActorRef<TasksMsg>>),
+    Vision(Option<ActorRef<VisionMsg>>),
 }
 
 impl Directory {
@@ -73,7 +80,25 @@ impl Directory {
             health: Arc::new(health),
             events,
             event_sequence: Arc::default(),
+            vision_ledger: VisionLedger::default(),
+            vision_backend: Arc::from("none"),
         }
+    }
+
+    /// The ledger the Vision actor writes and the backend it runs, for [`Self::judge`].
+    pub(crate) fn with_vision(mut self, ledger: VisionLedger, backend: &str) -> Self {
+        self.vision_ledger = ledger;
+        self.vision_backend = Arc::from(backend);
+        self
+    }
+
+    /// A handle on the vision judge: what the wait code asks whether a condition holds.
+    pub fn judge(&self) -> VisionJudge {
+        VisionJudge::new(
+            self.clone(),
+            self.vision_ledger.clone(),
+            self.vision_backend.clone(),
+        )
     }
 
     pub fn now(&self) -> Timestamp {
@@ -123,6 +148,10 @@ impl Directory {
         self.read(|peers| peers.tasks.clone(), "tasks supervisor")
     }
 
+    pub fn vision(&self) -> Result<ActorRef<VisionMsg>, CallError> {
+        self.read(|peers| peers.vision.clone(), "vision actor")
+    }
+
     fn read<T>(&self, pick: impl FnOnce(&Peers) -> Option<T>, what: &str) -> Result<T, CallError> {
         let peers = self.peers.read().unwrap_or_else(|e| e.into_inner());
         pick(&peers).ok_or_else(|| {
@@ -140,6 +169,7 @@ impl Directory {
             Slot::Clock(actor) => peers.clock = actor,
             Slot::Wake(actor) => peers.wake = actor,
             Slot::Tasks(actor) => peers.tasks = actor,
+            Slot::Vision(actor) => peers.vision = actor,
         }
     }
 

@@ -16,6 +16,7 @@ pub enum ActorKind {
     Wake,
     Tasks,
     Task,
+    Vision,
 }
 
 impl ActorKind {
@@ -26,6 +27,7 @@ impl ActorKind {
             ActorKind::Wake => "wake actor",
             ActorKind::Tasks => "tasks supervisor",
             ActorKind::Task => "task actor",
+            ActorKind::Vision => "vision actor",
         }
     }
 }

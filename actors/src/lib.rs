@@ -1,11 +1,11 @@
 //! lookout's supervision tree.
 //!
 //! ```text
-//! Root ── Clock ── Registry ── Tasks ── TaskActor{id}…
+//! Root ── Clock ── Registry ── Vision ── Wake ── Tasks ── TaskActor{id}…
 //! ```
 //!
 //! The Registry alone touches the database; the Clock alone reads time; the Root restarts
-//! what dies. Callers enter through [`Tree`]. This crate owns no sockets, reads no config
+//! what dies; Vision asks models whether a wait's condition holds. Callers enter through [`Tree`]. This crate owns no sockets, reads no config
 //! files or environment variables, and knows nothing of JSON-RPC.
 
 pub mod clock;
@@ -19,6 +19,7 @@ pub mod registry;
 pub mod root;
 pub mod tasks;
 pub mod tree;
+pub mod vision;
 pub mod waits;
 pub mod wake;
 

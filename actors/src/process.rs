@@ -1,7 +1,9 @@
 //! Running other programs: the `Spawner` seam and its production implementation.
 //!
 //! The only module of lookout that starts processes. Programs run directly with an argv
-//! array, never through a shell, so no text an agent writes can become a command.
+//! array, never through a shell, so no text an agent writes can become a command. A run
+//! returns its exit status, the tail of its stderr and, when asked, its stdout (tesseract's
+//! text for the OCR judge).
 
 use std::fmt::Debug;
 use std::process::Stdio;
@@ -22,6 +24,8 @@ pub struct RunRequest {
     pub stdin: Vec<u8>,
     /// The program is killed when it runs longer.
     pub timeout: Duration,
+    /// Keep at most this much of stdout in the outcome; 0 discards it.
+    pub max_stdout_bytes: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +35,8 @@ pub struct RunOutcome {
     pub timed_out: bool,
     /// The end of what it wrote to stderr, lossily decoded.
     pub stderr_tail: String,
+    /// The start of what it wrote to stdout, up to the request's `max_stdout_bytes`.
+    pub stdout: Vec<u8>,
 }
 
 impl RunOutcome {
@@ -74,7 +80,11 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
     let mut child = tokio::process::Command::new(&request.program)
         .args(&request.args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(if request.max_stdout_bytes > 0 {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()?;
@@ -95,16 +105,34 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
         }
         captured
     };
+    let mut stdout = child.stdout.take();
+    let max_stdout = request.max_stdout_bytes;
+    let collect = async move {
+        let mut kept = Vec::new();
+        if let Some(stdout) = stdout.as_mut() {
+            let mut chunk = vec![0u8; 8192];
+            // Keep reading past the limit so the program never blocks on a full pipe.
+            while let Ok(read) = stdout.read(&mut chunk).await {
+                if read == 0 {
+                    break;
+                }
+                let room = max_stdout.saturating_sub(kept.len());
+                kept.extend_from_slice(&chunk[..read.min(room)]);
+            }
+        }
+        kept
+    };
     let finished = tokio::time::timeout(request.timeout, async {
-        let ((), captured, status) = tokio::join!(feed, drain, child.wait());
-        (captured, status)
+        let ((), captured, output, status) = tokio::join!(feed, drain, collect, child.wait());
+        (captured, output, status)
     })
     .await;
     match finished {
-        Ok((captured, status)) => Ok(RunOutcome {
+        Ok((captured, output, status)) => Ok(RunOutcome {
             exit_code: status?.code(),
             timed_out: false,
             stderr_tail: tail(&captured),
+            stdout: output,
         }),
         Err(_) => {
             let _ = child.kill().await;
@@ -112,6 +140,7 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
                 exit_code: None,
                 timed_out: true,
                 stderr_tail: String::new(),
+                stdout: Vec::new(),
             })
         }
     }
@@ -132,7 +161,25 @@ mod tests {
             args: args.iter().map(|a| a.to_string()).collect(),
             stdin: stdin.as_bytes().to_vec(),
             timeout: Duration::from_secs(10),
+            max_stdout_bytes: 0,
         }
+    }
+
+    #[tokio::test]
+    async fn stdout_is_kept_up_to_the_limit_only_when_asked() {
+        let mut chatty = request("sh", &["-c", "cat; printf 0123456789"], "in:");
+        assert!(
+            ProcessSpawner
+                .run(chatty.clone())
+                .await
+                .unwrap()
+                .stdout
+                .is_empty()
+        );
+        chatty.max_stdout_bytes = 6;
+        let outcome = ProcessSpawner.run(chatty).await.unwrap();
+        assert!(outcome.succeeded());
+        assert_eq!(outcome.stdout, b"in:012");
     }
 
     #[tokio::test]

@@ -15,6 +15,7 @@ use crate::policy::{Decision, RestartHistory, RestartPolicy};
 use crate::registry::{self, RegistryActor, RegistryArgs};
 use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::{TasksArgs, TasksSupervisor};
+use crate::vision::{VisionActor, VisionArgs, VisionSetup};
 use crate::wake::{WakeActor, WakeArgs, WakeSettings};
 
 /// How long the root waits for its children to stop at shutdown.
@@ -25,17 +26,25 @@ pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 pub enum Child {
     Clock,
     Registry,
+    Vision,
     Wake,
     Tasks,
 }
 
 impl Child {
-    const START_ORDER: [Child; 4] = [Child::Clock, Child::Registry, Child::Wake, Child::Tasks];
+    const START_ORDER: [Child; 5] = [
+        Child::Clock,
+        Child::Registry,
+        Child::Vision,
+        Child::Wake,
+        Child::Tasks,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Child::Clock => "clock",
             Child::Registry => "registry",
+            Child::Vision => "vision actor",
             Child::Wake => "wake actor",
             Child::Tasks => "tasks supervisor",
         }
@@ -60,6 +69,7 @@ pub struct RootArgs {
     pub task_policy: RestartPolicy,
     pub stuck: StuckPolicy,
     pub wake: WakeSettings,
+    pub vision: VisionSetup,
 }
 
 pub struct RootState {
@@ -199,6 +209,15 @@ async fn start_child(
             directory.resume_event_sequence(newest_event);
             actor.get_cell()
         }
+        Child::Vision => {
+            let args = VisionArgs {
+                directory: directory.clone(),
+                setup: state.args.vision.clone(),
+            };
+            let (actor, _) = Actor::spawn_linked(None, VisionActor, args, supervisor).await?;
+            directory.set(Slot::Vision(Some(actor.clone())));
+            actor.get_cell()
+        }
         Child::Wake => {
             let args = WakeArgs {
                 directory: directory.clone(),
@@ -229,6 +248,7 @@ fn on_child_down(myself: &ActorRef<RootMsg>, state: &mut RootState, child: Child
     directory.set(match child {
         Child::Clock => Slot::Clock(None),
         Child::Registry => Slot::Registry(None),
+        Child::Vision => Slot::Vision(None),
         Child::Wake => Slot::Wake(None),
         Child::Tasks => Slot::Tasks(None),
     });

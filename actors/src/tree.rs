@@ -26,6 +26,11 @@ use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskListing, TaskUpdated, ThreadPage, UpdateTask,
 };
 use crate::tasks::{SCAN_TIMEOUT, ScanReport, TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
+use crate::vision::backend::build_backend;
+use crate::vision::ledger::{VisionLedger, VisionUsage};
+use crate::vision::{
+    VISION_STATUS_TIMEOUT, VisionJudge, VisionMsg, VisionSetup, VisionSpec, VisionStatus,
+};
 use crate::wake::event::WakeEvent;
 use crate::wake::sinks::{SinkSpec, build_sinks};
 use crate::wake::{WakeMsg, WakeSettings, WakeStats};
@@ -50,8 +55,10 @@ pub struct TreeArgs {
     pub sinks: Vec<SinkSpec>,
     /// Attempts per event and sink before it is recorded as dead.
     pub max_delivery_attempts: u32,
-    /// How command sinks start programs.
+    /// How command sinks and the OCR backend start programs.
     pub spawner: Arc<dyn Spawner>,
+    /// The vision backend and its limits.
+    pub vision: VisionSpec,
 }
 
 impl TreeArgs {
@@ -71,6 +78,7 @@ impl TreeArgs {
             sinks: Vec::new(),
             max_delivery_attempts: WakeSettings::default().max_attempts,
             spawner: Arc::new(ProcessSpawner),
+            vision: VisionSpec::default(),
         }
     }
 }
@@ -83,6 +91,7 @@ pub struct TreeStatus {
     pub tasks: TasksStats,
     pub restarts: HashMap<&'static str, u64>,
     pub wake: WakeStats,
+    pub vision: VisionStatus,
     pub health: Health,
 }
 
@@ -93,7 +102,20 @@ pub struct Tree {
 
 impl Tree {
     pub async fn start(args: TreeArgs) -> Result<Tree, CallError> {
-        let directory = Directory::new(args.clock, args.faults);
+        let VisionSpec {
+            backend,
+            settings,
+            image,
+        } = args.vision;
+        let backend = build_backend(backend, image, settings.timeout, &args.spawner)?;
+        let ledger = VisionLedger::default();
+        let directory = Directory::new(args.clock, args.faults)
+            .with_vision(ledger.clone(), &backend.describe());
+        let vision = VisionSetup {
+            backend,
+            settings,
+            ledger,
+        };
         let wake = WakeSettings {
             sinks: build_sinks(args.sinks, &args.spawner)?,
             max_attempts: args.max_delivery_attempts.max(1),
@@ -106,6 +128,7 @@ impl Tree {
             task_policy: args.task_policy,
             stuck: args.stuck,
             wake,
+            vision,
         };
         let (root, _) = Actor::spawn(None, RootActor, root_args)
             .await
@@ -124,6 +147,16 @@ impl Tree {
 
     pub fn faults(&self) -> &Faults {
         self.directory.faults()
+    }
+
+    /// The vision judge: what the wait code asks whether a condition holds.
+    pub fn judge(&self) -> VisionJudge {
+        self.directory.judge()
+    }
+
+    /// What judging cost one wait since the daemon started; `None` if it was never judged.
+    pub fn vision_usage(&self, wait_id: &str) -> Option<VisionUsage> {
+        self.directory.judge().usage(wait_id)
     }
 
     pub async fn register_task(&self, request: RegisterTask) -> Result<TaskRecord, CallError> {
@@ -231,14 +264,30 @@ impl Tree {
             STATUS_TIMEOUT,
             wake_outcome.map(|r| r.map(Ok)),
         )?;
+        let vision = self.vision_status().await?;
         Ok(TreeStatus {
             store,
             registry,
             tasks,
             restarts,
             wake,
+            vision,
             health: self.directory.health(),
         })
+    }
+
+    /// The Vision actor's queue, limits and totals.
+    pub async fn vision_status(&self) -> Result<VisionStatus, CallError> {
+        let outcome = self
+            .directory
+            .vision()?
+            .call(VisionMsg::Status, Some(VISION_STATUS_TIMEOUT))
+            .await;
+        from_call(
+            "vision actor",
+            VISION_STATUS_TIMEOUT,
+            outcome.map(|r| r.map(Ok)),
+        )
     }
 
     /// Fires every due timer and waits for what they set off (alerts committed, deliveries
@@ -298,8 +347,8 @@ impl Tree {
         .await
     }
 
-    /// A liveness round trip through the tree: the Registry, the Tasks supervisor and the
-    /// Wake actor each answer a cheap question through their mailboxes. A dead, restarting or wedged actor
+    /// A liveness round trip through the tree: the Registry, the Tasks supervisor, the
+    /// Wake actor and the Vision actor each answer a cheap question through their mailboxes. A dead, restarting or wedged actor
     /// fails it (a wedged one by timing out), so the systemd watchdog is petted only while
     /// the tree really serves.
     pub async fn ping(&self) -> Result<(), CallError> {
@@ -335,6 +384,16 @@ impl Tree {
             .call(WakeMsg::Stats, Some(PING_TIMEOUT))
             .await;
         from_call("wake actor", PING_TIMEOUT, wake_outcome.map(|r| r.map(Ok)))?;
+        let vision_outcome = self
+            .directory
+            .vision()?
+            .call(VisionMsg::Status, Some(PING_TIMEOUT))
+            .await;
+        from_call(
+            "vision actor",
+            PING_TIMEOUT,
+            vision_outcome.map(|r| r.map(Ok)),
+        )?;
         Ok(())
     }
 

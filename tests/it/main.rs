@@ -10,4 +10,5 @@ mod protocol;
 mod support;
 mod systemd;
 mod tasks;
+mod vision;
 mod wakes;
