@@ -363,7 +363,8 @@ fn pump(myself: &ActorRef<VisionMsg>, state: &mut VisionState) -> usize {
     let mut started = 0;
     let mut next_due: Option<Timestamp> = None;
     let mut index = 0;
-    while index < state.queue.len() && state.running.len() < state.settings.max_concurrency {
+    let slots = state.settings.max_concurrency.max(1);
+    while index < state.queue.len() && state.running.len() < slots {
         let job = &state.queue[index];
         let spaced = state
             .last_call
