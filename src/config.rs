@@ -28,6 +28,7 @@ pub struct Config {
     pub stuck: StuckConfig,
     pub wake: WakeConfig,
     pub wait: WaitConfig,
+    pub vision: VisionConfig,
 }
 
 /// Smart waits.
@@ -130,6 +131,82 @@ pub struct WebhookSinkConfig {
     pub timeout_s: u64,
 }
 
+/// `[vision]`: which model judges what a wait sees, and the limits around it.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VisionConfig {
+    pub backend: VisionBackend,
+    /// The API root. Default: `https://api.openai.com/v1` (openai), `https://api.anthropic.com`
+    /// (anthropic).
+    pub base_url: Option<String>,
+    /// Required for openai and anthropic.
+    pub model: Option<String>,
+    /// The environment variable holding the API key (never the key itself). Default:
+    /// `OPENAI_API_KEY` for OpenAI's own URL, `ANTHROPIC_API_KEY` for anthropic, none for
+    /// another openai base_url (local servers); `""` sends no key.
+    pub api_key_env: Option<String>,
+    /// Model calls running at once, across all waits.
+    pub max_concurrency: usize,
+    /// The least seconds between two model calls for one wait.
+    pub min_interval_s: u64,
+    /// Seconds before one model request (or tesseract run) gives up.
+    pub timeout_s: u64,
+    /// Further attempts after a 429, a 5xx, a timeout or a refused connection.
+    pub retries: u32,
+    /// The long side, in pixels, of the frame sent to the model.
+    pub max_image_px: u32,
+    pub image_format: VisionImageFormat,
+    /// 1–100, for `image_format = "jpeg"`.
+    pub jpeg_quality: u8,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VisionBackend {
+    #[default]
+    None,
+    Openai,
+    Anthropic,
+    Ocr,
+}
+
+impl VisionBackend {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VisionBackend::None => "none",
+            VisionBackend::Openai => "openai",
+            VisionBackend::Anthropic => "anthropic",
+            VisionBackend::Ocr => "ocr",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VisionImageFormat {
+    #[default]
+    Png,
+    Jpeg,
+}
+
+impl Default for VisionConfig {
+    fn default() -> Self {
+        Self {
+            backend: VisionBackend::None,
+            base_url: None,
+            model: None,
+            api_key_env: None,
+            max_concurrency: 2,
+            min_interval_s: 5,
+            timeout_s: 60,
+            retries: 3,
+            max_image_px: 1280,
+            image_format: VisionImageFormat::Png,
+            jpeg_quality: 80,
+        }
+    }
+}
+
 fn default_sink_timeout_s() -> u64 {
     10
 }
@@ -167,6 +244,7 @@ impl Default for Config {
             stuck: StuckConfig::default(),
             wake: WakeConfig::default(),
             wait: WaitConfig::default(),
+            vision: VisionConfig::default(),
         }
     }
 }
@@ -286,6 +364,31 @@ impl Config {
             self.wait.max_consecutive_failures >= 1,
             "[wait] max_consecutive_failures must be at least 1"
         );
+        let vision = &self.vision;
+        anyhow::ensure!(
+            (1..=64).contains(&vision.max_concurrency),
+            "[vision] max_concurrency = {} must be between 1 and 64",
+            vision.max_concurrency
+        );
+        anyhow::ensure!(
+            vision.timeout_s >= 1,
+            "[vision] timeout_s = 0 is too small; use at least 1 (second)"
+        );
+        anyhow::ensure!(
+            vision.retries <= 10,
+            "[vision] retries = {} is too many; use at most 10",
+            vision.retries
+        );
+        anyhow::ensure!(
+            (64..=8192).contains(&vision.max_image_px),
+            "[vision] max_image_px = {} must be between 64 and 8192",
+            vision.max_image_px
+        );
+        anyhow::ensure!(
+            (1..=100).contains(&vision.jpeg_quality),
+            "[vision] jpeg_quality = {} must be between 1 and 100",
+            vision.jpeg_quality
+        );
         for (index, sink) in self.wake.sinks.iter().enumerate() {
             let timeout_s = match sink {
                 SinkConfig::Command(sink) => sink.timeout_s,
@@ -362,6 +465,42 @@ mod tests {
             Path::new("c.toml"),
         );
         assert!(format!("{:#}", extra.unwrap_err()).contains("shell"));
+    }
+
+    #[test]
+    fn the_commented_vision_examples_are_valid_config() {
+        let vision_block = EXAMPLE
+            .split("[vision]")
+            .nth(1)
+            .expect("the example has a [vision] table");
+        let uncommented: String = vision_block
+            .lines()
+            .take_while(|line| !line.starts_with('['))
+            .map(|line| match line.strip_prefix("# ") {
+                Some(rest) if rest.contains(" = ") => rest,
+                _ => line,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace("backend = \"none\"", "backend = \"openai\"");
+        let config = Config::parse(
+            &format!("[vision]{uncommented}"),
+            Path::new("config.example.toml (vision, uncommented)"),
+        )
+        .unwrap();
+        assert_eq!(config.vision.backend, VisionBackend::Openai);
+        assert_eq!(config.vision.model.as_deref(), Some("gpt-4o-mini"));
+        assert_eq!(config.vision.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
+        for bad in [
+            "[vision]\nbackend = \"gpt\"\n",
+            "[vision]\nmax_concurrency = 0\n",
+            "[vision]\njpeg_quality = 101\n",
+            "[vision]\nmax_image_px = 10\n",
+            "[vision]\nimage_format = \"webp\"\n",
+            "[vision]\napi_key = \"sk-...\"\n",
+        ] {
+            assert!(Config::parse(bad, Path::new("c.toml")).is_err(), "{bad}");
+        }
     }
 
     #[test]

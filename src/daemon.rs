@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actors::tasks::stuck::StuckPolicy;
+use actors::vision::backend::{Backend, BackendSpec};
 use actors::wake::sinks::{Sink, SinkSpec};
 use actors::{Clock, Faults, SystemClock, Tree, TreeArgs};
 use anyhow::Context;
@@ -40,6 +41,8 @@ pub struct DaemonOptions {
     pub inherited_listener: Option<std::os::unix::net::UnixListener>,
     /// Sinks beyond the configured ones (tests and the harness record with these).
     pub extra_sinks: Vec<Arc<dyn Sink>>,
+    /// A vision backend that replaces the configured one (tests and the harness script it).
+    pub vision_backend: Option<Arc<dyn Backend>>,
 }
 
 impl DaemonOptions {
@@ -51,6 +54,7 @@ impl DaemonOptions {
             faults: Faults::default(),
             inherited_listener: None,
             extra_sinks: Vec::new(),
+            vision_backend: None,
         }
     }
 }
@@ -94,6 +98,16 @@ impl Daemon {
             crate::sinks::find_on_path,
         )?;
         tracing::info!("{}", sinks.summary);
+        let mut vision = crate::vision::resolve(
+            &config.vision,
+            |name| std::env::var(name).ok(),
+            crate::sinks::find_on_path,
+        )?;
+        if let Some(backend) = options.vision_backend.take() {
+            vision.summary = format!("vision: {} (attached in-process)", backend.describe());
+            vision.spec.backend = BackendSpec::Custom(backend);
+        }
+        tracing::info!("{}", vision.summary);
         let mut tree_args = TreeArgs::new(store.clone(), options.clock.clone());
         tree_args.group_commit = config.storage.group_commit;
         tree_args.faults = options.faults;
@@ -101,6 +115,7 @@ impl Daemon {
         tree_args.max_delivery_attempts = config.wake.max_attempts;
         tree_args.max_consecutive_failures = config.wait.max_consecutive_failures;
         tree_args.sinks = sinks.specs;
+        tree_args.vision = vision.spec;
         tree_args
             .sinks
             .extend(options.extra_sinks.drain(..).map(SinkSpec::Custom));

@@ -22,4 +22,5 @@ pub mod paths;
 pub mod server;
 pub mod sinks;
 pub mod systemd;
+pub mod vision;
 pub mod wire;

@@ -215,6 +215,7 @@ impl Methods {
                     "duration_ms": scan.duration_ms,
                 })),
             },
+            "vision": wire::vision_status(&status.vision),
             "wake": {
                 "sinks": status.wake.sinks,
                 "events": status.store.events,

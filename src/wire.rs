@@ -11,6 +11,8 @@ use actors::terminals::session::MAX_ENDED_SESSIONS;
 use actors::terminals::types::{
     ExitStatus, InputSent, SessionSnapshot, SessionStarted, SessionStopped, StopOutcome,
 };
+use actors::vision::VisionStatus;
+use actors::vision::ledger::VisionUsage;
 use actors::waits::WaitView;
 use serde_json::{Value, json};
 use storage::{
@@ -385,3 +387,40 @@ pub fn term_stopped(stopped: &SessionStopped) -> Value {
 }
 
 // ---- end of terminal sessions ----
+/// What judging cost, in `daemon.status` (`vision`) and wherever a wait reports its own.
+pub fn vision_usage(usage: &VisionUsage) -> Value {
+    json!({
+        "judgements": usage.judgements,
+        "calls": usage.calls,
+        "failures": usage.failures,
+        "retries": usage.retries,
+        "cache_hits": usage.cache_hits,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "latency_ms": {"mean": usage.latency_ms_mean(), "max": usage.latency_ms_max},
+    })
+}
+
+/// `daemon.status`'s `vision` object: the backend, its limits and queue, and the totals.
+pub fn vision_status(status: &VisionStatus) -> Value {
+    let mut value = vision_usage(&status.totals);
+    if let Value::Object(fields) = &mut value {
+        let mut head = serde_json::Map::new();
+        head.insert("backend".into(), json!(status.backend));
+        head.insert("max_concurrency".into(), json!(status.max_concurrency));
+        head.insert(
+            "min_interval_s".into(),
+            json!(status.min_interval.as_secs()),
+        );
+        head.insert("in_flight".into(), json!(status.in_flight));
+        head.insert("queued".into(), json!(status.queued));
+        head.insert(
+            "rate_limited_until".into(),
+            json!(status.rate_limited_until.map(|at| at.to_rfc3339())),
+        );
+        head.insert("cache_entries".into(), json!(status.cache_entries));
+        head.append(fields);
+        *fields = head;
+    }
+    value
+}

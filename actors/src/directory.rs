@@ -4,7 +4,8 @@
 //! other actors and the socket edge) looks peers up here per request instead of keeping a
 //! ref that may have gone stale. It also carries what the whole tree shares and what must
 //! outlive any one actor: the clock and the timer registry, the fault switches, the event
-//! sequence, the live event broadcast, the tree's health and the terminal sessions.
+//! sequence, the live event broadcast, the tree's health, the terminal sessions and the
+//! vision ledger.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -20,6 +21,8 @@ use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
 use crate::terminals::TerminalsMsg;
 use crate::terminals::session::SessionTable;
+use crate::vision::ledger::VisionLedger;
+use crate::vision::{VisionJudge, VisionMsg};
 use crate::waits::WaitsMsg;
 use crate::wake::WakeMsg;
 use crate::wake::event::WakeEvent;
@@ -47,6 +50,9 @@ pub struct Directory {
     event_sequence: Arc<AtomicU64>,
     /// The terminal sessions: they outlive a restart of the Terminals actor.
     terminal_sessions: SessionTable,
+    /// What judging cost, and what the backend is: behind every [`VisionJudge`].
+    vision_ledger: VisionLedger,
+    vision_backend: Arc<str>,
 }
 
 #[derive(Default)]
@@ -57,6 +63,7 @@ struct Peers {
     tasks: Option<ActorRef<TasksMsg>>,
     waits: Option<ActorRef<WaitsMsg>>,
     terminals: Option<ActorRef<TerminalsMsg>>,
+    vision: Option<ActorRef<VisionMsg>>,
 }
 
 /// An actor slot in the directory, for the Root to fill and clear.
@@ -68,6 +75,7 @@ pub(crate) enum Slot {
     Tasks(Option<ActorRef<TasksMsg>>),
     Waits(Option<ActorRef<WaitsMsg>>),
     Terminals(Option<ActorRef<TerminalsMsg>>),
+    Vision(Option<ActorRef<VisionMsg>>),
 }
 
 impl Directory {
@@ -83,7 +91,25 @@ impl Directory {
             events,
             event_sequence: Arc::default(),
             terminal_sessions: SessionTable::default(),
+            vision_ledger: VisionLedger::default(),
+            vision_backend: Arc::from("none"),
         }
+    }
+
+    /// The ledger the Vision actor writes and the backend it runs, for [`Self::judge`].
+    pub(crate) fn with_vision(mut self, ledger: VisionLedger, backend: &str) -> Self {
+        self.vision_ledger = ledger;
+        self.vision_backend = Arc::from(backend);
+        self
+    }
+
+    /// A handle on the vision judge: what the wait code asks whether a condition holds.
+    pub fn judge(&self) -> VisionJudge {
+        VisionJudge::new(
+            self.clone(),
+            self.vision_ledger.clone(),
+            self.vision_backend.clone(),
+        )
     }
 
     pub fn now(&self) -> Timestamp {
@@ -146,6 +172,10 @@ impl Directory {
         &self.terminal_sessions
     }
 
+    pub fn vision(&self) -> Result<ActorRef<VisionMsg>, CallError> {
+        self.read(|peers| peers.vision.clone(), "vision actor")
+    }
+
     fn read<T>(&self, pick: impl FnOnce(&Peers) -> Option<T>, what: &str) -> Result<T, CallError> {
         let peers = self.peers.read().unwrap_or_else(|e| e.into_inner());
         pick(&peers).ok_or_else(|| {
@@ -165,6 +195,7 @@ impl Directory {
             Slot::Tasks(actor) => peers.tasks = actor,
             Slot::Waits(actor) => peers.waits = actor,
             Slot::Terminals(actor) => peers.terminals = actor,
+            Slot::Vision(actor) => peers.vision = actor,
         }
     }
 

@@ -20,6 +20,7 @@ pub enum ActorKind {
     Wait,
     Watcher,
     Terminals,
+    Vision,
 }
 
 impl ActorKind {
@@ -34,6 +35,7 @@ impl ActorKind {
             ActorKind::Tasks => "tasks supervisor",
             ActorKind::Task => "task actor",
             ActorKind::Terminals => "terminals actor",
+            ActorKind::Vision => "vision actor",
         }
     }
 }

@@ -1,12 +1,13 @@
 //! lookout's supervision tree.
 //!
 //! ```text
-//! Root ── Clock ── Registry ── Wake ── Terminals ── Tasks ── TaskActor{id}…
+//! Root ── Clock ── Registry ── Vision ── Wake ── Terminals ── Tasks ── TaskActor{id}…
 //! ```
 //!
 //! The Registry alone touches the database; the Clock alone reads time; the Root restarts
-//! what dies. Callers enter through [`Tree`]. This crate owns no sockets, reads no config
-//! files or environment variables, and knows nothing of JSON-RPC.
+//! what dies; Vision asks models whether a wait's condition holds. Callers enter through
+//! [`Tree`]. This crate owns no sockets, reads no config files or environment variables, and
+//! knows nothing of JSON-RPC.
 
 pub mod clock;
 pub mod directory;
@@ -21,6 +22,7 @@ pub mod root;
 pub mod tasks;
 pub mod terminals;
 pub mod tree;
+pub mod vision;
 pub mod waits;
 pub mod wake;
 

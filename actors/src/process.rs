@@ -1,8 +1,10 @@
 //! Running other programs: the `Spawner` seam and its production implementation.
 //!
 //! The only module of lookout that starts processes. Programs run directly with an argv
-//! array, never through a shell, so no text an agent writes can become a command. [`pty`]
-//! starts the programs of terminal sessions on a pseudo-terminal.
+//! array, never through a shell, so no text an agent writes can become a command. A run
+//! returns its exit status, the tail of its stderr and, when asked, its stdout (a tmux pane,
+//! tesseract's text for the OCR judge). [`pty`] starts the programs of terminal sessions on a
+//! pseudo-terminal.
 
 pub mod pty;
 
@@ -16,8 +18,6 @@ use crate::clock::BoxFuture;
 
 /// Keep at most this much of a program's stderr for error messages.
 const STDERR_TAIL_BYTES: usize = 2048;
-/// Keep at most this much of a program's stdout.
-const STDOUT_LIMIT_BYTES: usize = 1024 * 1024;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunRequest {
@@ -27,6 +27,8 @@ pub struct RunRequest {
     pub stdin: Vec<u8>,
     /// The program is killed when it runs longer.
     pub timeout: Duration,
+    /// Keep at most this much of stdout in the outcome; 0 discards it.
+    pub max_stdout_bytes: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +38,7 @@ pub struct RunOutcome {
     pub timed_out: bool,
     /// The end of what it wrote to stderr, lossily decoded.
     pub stderr_tail: String,
-    /// What it wrote to stdout (the first MiB).
+    /// The start of what it wrote to stdout, up to the request's `max_stdout_bytes`.
     pub stdout: Vec<u8>,
 }
 
@@ -81,7 +83,11 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
     let mut child = tokio::process::Command::new(&request.program)
         .args(&request.args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(if request.max_stdout_bytes > 0 {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()?;
@@ -95,7 +101,7 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
         }
     };
     let mut stderr = child.stderr.take();
-    let drain_stderr = async move {
+    let drain = async move {
         let mut captured = Vec::new();
         if let Some(stderr) = stderr.as_mut() {
             let _ = stderr.read_to_end(&mut captured).await;
@@ -103,32 +109,32 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
         captured
     };
     let mut stdout = child.stdout.take();
-    let drain_stdout = async move {
-        let mut captured = Vec::new();
+    let max_stdout = request.max_stdout_bytes;
+    let collect = async move {
+        let mut kept = Vec::new();
         if let Some(stdout) = stdout.as_mut() {
             let mut chunk = vec![0u8; 8192];
-            // Read to the end (so the program never blocks on a full pipe), keep the first MiB.
+            // Keep reading past the limit so the program never blocks on a full pipe.
             while let Ok(read) = stdout.read(&mut chunk).await {
                 if read == 0 {
                     break;
                 }
-                let room = STDOUT_LIMIT_BYTES.saturating_sub(captured.len());
-                captured.extend_from_slice(&chunk[..read.min(room)]);
+                let room = max_stdout.saturating_sub(kept.len());
+                kept.extend_from_slice(&chunk[..read.min(room)]);
             }
         }
-        captured
+        kept
     };
     let finished = tokio::time::timeout(request.timeout, async {
-        let ((), errors, output, status) =
-            tokio::join!(feed, drain_stderr, drain_stdout, child.wait());
-        (errors, output, status)
+        let ((), captured, output, status) = tokio::join!(feed, drain, collect, child.wait());
+        (captured, output, status)
     })
     .await;
     match finished {
-        Ok((errors, output, status)) => Ok(RunOutcome {
+        Ok((captured, output, status)) => Ok(RunOutcome {
             exit_code: status?.code(),
             timed_out: false,
-            stderr_tail: tail(&errors),
+            stderr_tail: tail(&captured),
             stdout: output,
         }),
         Err(_) => {
@@ -158,7 +164,25 @@ mod tests {
             args: args.iter().map(|a| a.to_string()).collect(),
             stdin: stdin.as_bytes().to_vec(),
             timeout: Duration::from_secs(10),
+            max_stdout_bytes: 0,
         }
+    }
+
+    #[tokio::test]
+    async fn stdout_is_kept_up_to_the_limit_only_when_asked() {
+        let mut chatty = request("sh", &["-c", "cat; printf 0123456789"], "in:");
+        assert!(
+            ProcessSpawner
+                .run(chatty.clone())
+                .await
+                .unwrap()
+                .stdout
+                .is_empty()
+        );
+        chatty.max_stdout_bytes = 6;
+        let outcome = ProcessSpawner.run(chatty).await.unwrap();
+        assert!(outcome.succeeded());
+        assert_eq!(outcome.stdout, b"in:012");
     }
 
     #[tokio::test]

@@ -17,6 +17,7 @@ use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::{TasksArgs, TasksSupervisor};
 use crate::terminals::session::TerminalLimits;
 use crate::terminals::{TerminalsActor, TerminalsArgs};
+use crate::vision::{VisionActor, VisionArgs, VisionSetup};
 use crate::waits::WaitSettings;
 use crate::waits::supervisor::{WaitsArgs, WaitsSupervisor};
 use crate::wake::{WakeActor, WakeArgs, WakeSettings};
@@ -30,6 +31,7 @@ pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 pub enum Child {
     Clock,
     Registry,
+    Vision,
     Wake,
     Terminals,
     Tasks,
@@ -37,9 +39,10 @@ pub enum Child {
 }
 
 impl Child {
-    const START_ORDER: [Child; 6] = [
+    const START_ORDER: [Child; 7] = [
         Child::Clock,
         Child::Registry,
+        Child::Vision,
         Child::Wake,
         Child::Terminals,
         Child::Tasks,
@@ -50,6 +53,7 @@ impl Child {
         match self {
             Child::Clock => "clock",
             Child::Registry => "registry",
+            Child::Vision => "vision actor",
             Child::Wake => "wake actor",
             Child::Tasks => "tasks supervisor",
             Child::Waits => "waits supervisor",
@@ -78,6 +82,7 @@ pub struct RootArgs {
     pub wake: WakeSettings,
     pub waits: Arc<WaitSettings>,
     pub terminal_limits: TerminalLimits,
+    pub vision: VisionSetup,
 }
 
 pub struct RootState {
@@ -217,6 +222,15 @@ async fn start_child(
             directory.resume_event_sequence(newest_event);
             actor.get_cell()
         }
+        Child::Vision => {
+            let args = VisionArgs {
+                directory: directory.clone(),
+                setup: state.args.vision.clone(),
+            };
+            let (actor, _) = Actor::spawn_linked(None, VisionActor, args, supervisor).await?;
+            directory.set(Slot::Vision(Some(actor.clone())));
+            actor.get_cell()
+        }
         Child::Wake => {
             let args = WakeArgs {
                 directory: directory.clone(),
@@ -266,6 +280,7 @@ fn on_child_down(myself: &ActorRef<RootMsg>, state: &mut RootState, child: Child
     directory.set(match child {
         Child::Clock => Slot::Clock(None),
         Child::Registry => Slot::Registry(None),
+        Child::Vision => Slot::Vision(None),
         Child::Wake => Slot::Wake(None),
         Child::Tasks => Slot::Tasks(None),
         Child::Waits => Slot::Waits(None),

@@ -33,6 +33,11 @@ use crate::terminals::types::{
     TerminalsStats,
 };
 use crate::terminals::{TERMINAL_CALL_TIMEOUT, TerminalsMsg};
+use crate::vision::backend::{BackendSpec, build_backend};
+use crate::vision::ledger::{VisionLedger, VisionUsage};
+use crate::vision::{
+    VISION_STATUS_TIMEOUT, VisionJudge, VisionMsg, VisionSetup, VisionSpec, VisionStatus,
+};
 use crate::waits::judge::Judge;
 use crate::waits::sources::{ProductionSources, SourceFactory};
 use crate::waits::text_judge::TextJudge;
@@ -63,8 +68,10 @@ pub struct TreeArgs {
     pub sinks: Vec<SinkSpec>,
     /// Attempts per event and sink before it is recorded as dead.
     pub max_delivery_attempts: u32,
-    /// How command sinks and tmux captures start programs.
+    /// How command sinks, tmux captures and the OCR backend start programs.
     pub spawner: Arc<dyn Spawner>,
+    /// The vision backend and its limits.
+    pub vision: VisionSpec,
     /// Where waits get their sources and gates (`None`: the production ones).
     pub sources: Option<Arc<dyn SourceFactory>>,
     /// The model that judges text conditions (`None`: phrases and exits only).
@@ -99,6 +106,7 @@ impl TreeArgs {
             pixel_judge: None,
             max_consecutive_failures: 5,
             terminal_limits: TerminalLimits::default(),
+            vision: VisionSpec::default(),
         }
     }
 }
@@ -112,6 +120,7 @@ pub struct TreeStatus {
     pub restarts: HashMap<&'static str, u64>,
     pub wake: WakeStats,
     pub waits: WaitsStats,
+    pub vision: VisionStatus,
     pub health: Health,
 }
 
@@ -122,7 +131,26 @@ pub struct Tree {
 
 impl Tree {
     pub async fn start(args: TreeArgs) -> Result<Tree, CallError> {
-        let directory = Directory::new(args.clock, args.faults);
+        let VisionSpec {
+            backend,
+            settings,
+            image,
+        } = args.vision;
+        let has_model = !matches!(backend, BackendSpec::None);
+        let backend = build_backend(backend, image, settings.timeout, &args.spawner)?;
+        let ledger = VisionLedger::default();
+        let directory = Directory::new(args.clock, args.faults)
+            .with_vision(ledger.clone(), &backend.describe());
+        // A configured model judges what phrases and exits cannot (text) and every settled
+        // frame; without one the wait code's own no-model rules apply.
+        let model = || has_model.then(|| Arc::new(directory.judge()) as Arc<dyn Judge>);
+        let text_model = args.text_model.or_else(model);
+        let pixel_judge = args.pixel_judge.or_else(model);
+        let vision = VisionSetup {
+            backend,
+            settings,
+            ledger,
+        };
         let wake = WakeSettings {
             sinks: build_sinks(args.sinks, &args.spawner)?,
             max_attempts: args.max_delivery_attempts.max(1),
@@ -134,8 +162,8 @@ impl Tree {
         });
         let waits = Arc::new(WaitSettings {
             sources,
-            text_judge: TextJudge::new(args.text_model),
-            pixel_judge: args.pixel_judge,
+            text_judge: TextJudge::new(text_model),
+            pixel_judge,
             max_consecutive_failures: args.max_consecutive_failures.max(1),
         });
         let root_args = RootArgs {
@@ -148,6 +176,7 @@ impl Tree {
             wake,
             waits,
             terminal_limits: args.terminal_limits,
+            vision,
         };
         let (root, _) = Actor::spawn(None, RootActor, root_args)
             .await
@@ -166,6 +195,16 @@ impl Tree {
 
     pub fn faults(&self) -> &Faults {
         self.directory.faults()
+    }
+
+    /// The vision judge: what the wait code asks whether a condition holds.
+    pub fn judge(&self) -> VisionJudge {
+        self.directory.judge()
+    }
+
+    /// What judging cost one wait since the daemon started; `None` if it was never judged.
+    pub fn vision_usage(&self, wait_id: &str) -> Option<VisionUsage> {
+        self.directory.judge().usage(wait_id)
     }
 
     pub async fn register_task(&self, request: RegisterTask) -> Result<TaskRecord, CallError> {
@@ -320,6 +359,7 @@ impl Tree {
             STATUS_TIMEOUT,
             waits_outcome.map(|r| r.map(Ok)),
         )?;
+        let vision = self.vision_status().await?;
         Ok(TreeStatus {
             store,
             registry,
@@ -327,6 +367,7 @@ impl Tree {
             restarts,
             wake,
             waits,
+            vision,
             health: self.directory.health(),
         })
     }
@@ -396,6 +437,20 @@ impl Tree {
 
     // ---- end of terminal sessions ----
 
+    /// The Vision actor's queue, limits and totals.
+    pub async fn vision_status(&self) -> Result<VisionStatus, CallError> {
+        let outcome = self
+            .directory
+            .vision()?
+            .call(VisionMsg::Status, Some(VISION_STATUS_TIMEOUT))
+            .await;
+        from_call(
+            "vision actor",
+            VISION_STATUS_TIMEOUT,
+            outcome.map(|r| r.map(Ok)),
+        )
+    }
+
     /// Fires every due timer and waits for what they set off (alerts committed, deliveries
     /// attempted and recorded). The way tests on a ManualClock move the daemon along.
     pub async fn tick(&self) -> Result<usize, CallError> {
@@ -453,9 +508,9 @@ impl Tree {
         .await
     }
 
-    /// A liveness round trip through the tree: the Registry, the Tasks supervisor and the
-    /// Wake actor each answer a cheap question through their mailboxes. A dead, restarting or wedged actor
-    /// fails it (a wedged one by timing out), so the systemd watchdog is petted only while
+    /// A liveness round trip through the tree: the Registry, the Tasks supervisor, the Wake,
+    /// Vision and Terminals actors and the Waits supervisor each answer a cheap question
+    /// through their mailboxes. A dead, restarting or wedged actor fails it (a wedged one by timing out), so the systemd watchdog is petted only while
     /// the tree really serves.
     pub async fn ping(&self) -> Result<(), CallError> {
         if let Health::Failed(reason) = self.directory.health() {
@@ -490,6 +545,36 @@ impl Tree {
             .call(WakeMsg::Stats, Some(PING_TIMEOUT))
             .await;
         from_call("wake actor", PING_TIMEOUT, wake_outcome.map(|r| r.map(Ok)))?;
+        let vision_outcome = self
+            .directory
+            .vision()?
+            .call(VisionMsg::Status, Some(PING_TIMEOUT))
+            .await;
+        from_call(
+            "vision actor",
+            PING_TIMEOUT,
+            vision_outcome.map(|r| r.map(Ok)),
+        )?;
+        let waits_outcome = self
+            .directory
+            .waits()?
+            .call(WaitsMsg::Stats, Some(PING_TIMEOUT))
+            .await;
+        from_call(
+            "waits supervisor",
+            PING_TIMEOUT,
+            waits_outcome.map(|r| r.map(Ok)),
+        )?;
+        let terminals_outcome = self
+            .directory
+            .terminals()?
+            .call(TerminalsMsg::Stats, Some(PING_TIMEOUT))
+            .await;
+        from_call(
+            "terminals actor",
+            PING_TIMEOUT,
+            terminals_outcome.map(|r| r.map(Ok)),
+        )?;
         Ok(())
     }
 

@@ -11,5 +11,6 @@ mod support;
 mod systemd;
 mod tasks;
 mod terminal;
+mod vision;
 mod waits;
 mod wakes;

@@ -75,6 +75,11 @@ impl TestDaemon {
         self.daemon.as_ref().unwrap().socket_path().to_owned()
     }
 
+    /// The daemon's actor tree, for what no socket method reaches yet.
+    pub fn tree(&self) -> &Arc<actors::Tree> {
+        self.daemon.as_ref().unwrap().tree()
+    }
+
     pub fn manual_clock(&self) -> &ManualClock {
         self.clock.as_deref().expect("started with a ManualClock")
     }

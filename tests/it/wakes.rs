@@ -94,7 +94,7 @@ async fn a_stuck_task_wakes_subscribers_and_sinks_in_real_time() {
         .clone();
     assert_eq!(last["msg_type"], "stuck");
     let mut client = daemon.client().await;
-    // The sink has it; the outcome is recorded right after.
+    // The sink has the event; the Wake actor records the delivery right after.
     wait_until("the delivery is recorded", PATIENCE, async || {
         status(&mut client).await["wake"]["pending"] == 0
     })
@@ -122,7 +122,12 @@ async fn the_command_sink_gets_placeholders_as_single_arguments_and_the_event_on
     ok(&mut client, "task_register", task).await;
 
     let args_log = dir.path().join("args.log");
-    wait_until("the sink ran", PATIENCE, async || args_log.exists()).await;
+    let stdin_log = dir.path().join("stdin.log");
+    // The script writes its arguments first, then its stdin: wait for both.
+    wait_until("the sink ran", PATIENCE, async || {
+        std::fs::read_to_string(&stdin_log).is_ok_and(|text| text.ends_with('\n'))
+    })
+    .await;
     let args = std::fs::read_to_string(&args_log).unwrap();
     let args: Vec<&str> = args.lines().collect();
     assert_eq!(args[0], "task_stuck");
@@ -131,7 +136,7 @@ async fn the_command_sink_gets_placeholders_as_single_arguments_and_the_event_on
     assert_eq!(args[3], "", "no session key: an empty argument");
     assert_eq!(args[4], "---");
     assert!(!marker.exists(), "the task name was never run");
-    let stdin = std::fs::read_to_string(dir.path().join("stdin.log")).unwrap();
+    let stdin = std::fs::read_to_string(&stdin_log).unwrap();
     let event: Value = serde_json::from_str(stdin.trim()).unwrap();
     assert_eq!(event["kind"], "task_stuck");
     assert_eq!(

@@ -33,6 +33,8 @@ pub const FILE_TAIL_BYTES: u64 = 64 * 1024;
 /// Scrollback lines taken from a tmux pane besides its visible screen.
 const TMUX_SCROLLBACK_LINES: u32 = 200;
 /// How long `tmux capture-pane` may take.
+/// Keep at most this much of a pane's capture (200 lines of history and the screen fit).
+const TMUX_OUTPUT_BYTES: usize = 1024 * 1024;
 const TMUX_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Builds the source and the gate for a target.
@@ -228,6 +230,7 @@ impl Source for TmuxPane {
             ],
             stdin: Vec::new(),
             timeout: TMUX_TIMEOUT,
+            max_stdout_bytes: TMUX_OUTPUT_BYTES,
         };
         Box::pin(async move {
             let outcome = self.spawner.run(request).await.map_err(|error| {

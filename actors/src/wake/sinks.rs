@@ -202,6 +202,7 @@ impl Sink for CommandSink {
             args: self.argv(&event),
             stdin: format!("{}\n", event.to_json()).into_bytes(),
             timeout: self.timeout,
+            max_stdout_bytes: 0,
         };
         let spawner = self.spawner.clone();
         let program = self.program.clone();

@@ -1,0 +1,251 @@
+//! Image work for the vision backends: shrinking a frame, encoding it as PNG or JPEG,
+//! rendering it grey for OCR, and hashing content for the cache.
+//!
+//! Everything here is CPU work on whole frames: callers run it on a blocking thread. Frames
+//! are BGRA; the fourth byte is ignored (an X11 depth-24 window leaves it undefined, so it is
+//! not alpha and must not take part in resizing).
+
+use fast_image_resize::images::{Image, ImageRef};
+use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::vision::backend::EncodedImage;
+use crate::waits::content::{Content, Frame};
+
+/// How frames are sent to a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageSettings {
+    /// The long side of the frame sent, in pixels; larger frames are shrunk to it.
+    pub max_px: u32,
+    pub format: ImageFormat,
+}
+
+impl Default for ImageSettings {
+    fn default() -> Self {
+        Self {
+            max_px: 1280,
+            format: ImageFormat::Png,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    /// Lossless: sharp text, larger uploads.
+    Png,
+    /// Quality 1–100: smaller uploads, softer text.
+    Jpeg { quality: u8 },
+}
+
+/// The frame shrunk to `settings.max_px` on its long side (never enlarged) and encoded.
+pub fn encode_frame(frame: &Frame, settings: ImageSettings) -> Result<EncodedImage, String> {
+    let (width, height) = fit(frame.width, frame.height, settings.max_px);
+    let shrunk;
+    let bgra: &[u8] = if (width, height) == (frame.width, frame.height) {
+        &frame.pixels
+    } else {
+        shrunk = shrink(frame, width, height)?;
+        &shrunk
+    };
+    match settings.format {
+        ImageFormat::Png => {
+            let rgb: Vec<u8> = bgra
+                .chunks_exact(4)
+                .flat_map(|p| [p[2], p[1], p[0]])
+                .collect();
+            let bytes = encode_png(&rgb, width, height, png::ColorType::Rgb)?;
+            Ok(EncodedImage {
+                bytes,
+                media_type: "image/png",
+                width,
+                height,
+            })
+        }
+        ImageFormat::Jpeg { quality } => {
+            let (w, h) = (
+                u16::try_from(width).map_err(|_| "the frame is too wide for JPEG".to_owned())?,
+                u16::try_from(height).map_err(|_| "the frame is too tall for JPEG".to_owned())?,
+            );
+            let mut bytes = Vec::new();
+            jpeg_encoder::Encoder::new(&mut bytes, quality.clamp(1, 100))
+                .encode(bgra, w, h, jpeg_encoder::ColorType::Bgra)
+                .map_err(|error| format!("cannot encode the frame as JPEG: {error}"))?;
+            Ok(EncodedImage {
+                bytes,
+                media_type: "image/jpeg",
+                width,
+                height,
+            })
+        }
+    }
+}
+
+/// The frame at full size in 8-bit grey, PNG-encoded: what tesseract reads best.
+pub fn encode_grey(frame: &Frame) -> Result<EncodedImage, String> {
+    let grey: Vec<u8> = frame
+        .pixels
+        .chunks_exact(4)
+        .map(|p| {
+            ((u32::from(p[2]) * 299 + u32::from(p[1]) * 587 + u32::from(p[0]) * 114) / 1000) as u8
+        })
+        .collect();
+    let bytes = encode_png(&grey, frame.width, frame.height, png::ColorType::Grayscale)?;
+    Ok(EncodedImage {
+        bytes,
+        media_type: "image/png",
+        width: frame.width,
+        height: frame.height,
+    })
+}
+
+/// The size that fits `max_px` on the long side, keeping the aspect ratio (at least 1x1).
+pub fn fit(width: u32, height: u32, max_px: u32) -> (u32, u32) {
+    let long = width.max(height);
+    if long <= max_px || max_px == 0 {
+        return (width, height);
+    }
+    let scale = |side: u32| {
+        ((u64::from(side) * u64::from(max_px) + u64::from(long) / 2) / u64::from(long)).max(1)
+            as u32
+    };
+    (scale(width), scale(height))
+}
+
+fn shrink(frame: &Frame, width: u32, height: u32) -> Result<Vec<u8>, String> {
+    let source = ImageRef::new(frame.width, frame.height, &frame.pixels, PixelType::U8x4)
+        .map_err(|error| format!("cannot read the frame for resizing: {error}"))?;
+    let mut target = Image::new(width, height, PixelType::U8x4);
+    // Lanczos keeps small text legible; the fourth byte is not alpha (see the module doc).
+    let options = ResizeOptions::new()
+        .resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3))
+        .use_alpha(false);
+    Resizer::new()
+        .resize(&source, &mut target, &options)
+        .map_err(|error| format!("cannot shrink the frame: {error}"))?;
+    Ok(target.into_vec())
+}
+
+fn encode_png(
+    data: &[u8],
+    width: u32,
+    height: u32,
+    color: png::ColorType,
+) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(color);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let failed = |error: png::EncodingError| format!("cannot encode the frame as PNG: {error}");
+    let mut writer = encoder.write_header().map_err(failed)?;
+    writer.write_image_data(data).map_err(failed)?;
+    writer.finish().map_err(failed)?;
+    Ok(bytes)
+}
+
+/// A 128-bit fingerprint of the content, the cache's key with the condition. Frames are
+/// hashed whole with xxh3 (about 0.3 ms for 1080p): an identical frame, not a similar one.
+pub fn content_key(content: &Content) -> u128 {
+    let mut hasher = Xxh3::new();
+    match content {
+        Content::Frame(frame) => {
+            hasher.update(b"frame");
+            hasher.update(&frame.width.to_le_bytes());
+            hasher.update(&frame.height.to_le_bytes());
+            hasher.update(&frame.pixels);
+        }
+        Content::Text { text, exit } => {
+            hasher.update(b"text");
+            match exit {
+                None => hasher.update(b"running"),
+                Some(exit) => hasher.update(format!("exit {:?}", exit.code).as_bytes()),
+            }
+            hasher.update(text.as_bytes());
+        }
+        Content::Absent { description } => {
+            hasher.update(b"absent");
+            hasher.update(description.as_bytes());
+        }
+    }
+    hasher.digest128()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame of one colour (B, G, R) with a garbage fourth byte, as X11 may leave it.
+    fn solid(width: u32, height: u32, bgr: [u8; 3]) -> Frame {
+        let pixels: Vec<u8> = (0..width * height)
+            .flat_map(|_| [bgr[0], bgr[1], bgr[2], 0])
+            .collect();
+        Frame::new(width, height, pixels)
+    }
+
+    #[test]
+    fn the_long_side_is_fitted_and_small_frames_are_kept() {
+        assert_eq!(fit(1920, 1080, 1280), (1280, 720));
+        assert_eq!(fit(1080, 1920, 1280), (720, 1280));
+        assert_eq!(fit(800, 600, 1280), (800, 600));
+        assert_eq!(fit(5000, 2, 100), (100, 1));
+    }
+
+    #[test]
+    fn a_shrunk_png_keeps_its_colours_even_with_a_zero_fourth_byte() {
+        let frame = solid(300, 200, [0, 200, 0]);
+        let image = encode_frame(
+            &frame,
+            ImageSettings {
+                max_px: 150,
+                format: ImageFormat::Png,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (image.width, image.height, image.media_type),
+            (150, 100, "image/png")
+        );
+        let decoder = png::Decoder::new(std::io::Cursor::new(image.bytes));
+        let mut reader = decoder.read_info().unwrap();
+        let mut rgb = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut rgb).unwrap();
+        assert_eq!((info.width, info.height), (150, 100));
+        assert_eq!(&rgb[..3], &[0, 200, 0]);
+    }
+
+    #[test]
+    fn jpeg_is_smaller_than_png_for_a_noisy_frame_and_decodes() {
+        let pixels: Vec<u8> = (0..400u32 * 300)
+            .flat_map(|i| {
+                let v = (i.wrapping_mul(2_654_435_761) >> 24) as u8;
+                [v, v / 2, 255 - v, 0]
+            })
+            .collect();
+        let frame = Frame::new(400, 300, pixels);
+        let settings = |format| ImageSettings {
+            max_px: 1280,
+            format,
+        };
+        let png = encode_frame(&frame, settings(ImageFormat::Png)).unwrap();
+        let jpeg = encode_frame(&frame, settings(ImageFormat::Jpeg { quality: 60 })).unwrap();
+        assert_eq!(jpeg.media_type, "image/jpeg");
+        assert!(jpeg.bytes.len() < png.bytes.len());
+        let mut decoder = zune_jpeg::JpegDecoder::new(std::io::Cursor::new(&jpeg.bytes));
+        decoder.decode_headers().unwrap();
+        assert_eq!(decoder.dimensions(), Some((400, 300)));
+    }
+
+    #[test]
+    fn content_keys_tell_frames_texts_and_exits_apart() {
+        let a = Content::Frame(solid(4, 4, [1, 2, 3]));
+        let b = Content::Frame(solid(4, 4, [1, 2, 4]));
+        assert_eq!(content_key(&a), content_key(&a.clone()));
+        assert_ne!(content_key(&a), content_key(&b));
+        let running = Content::text("done");
+        let ended = Content::Text {
+            text: "done".into(),
+            exit: Some(crate::waits::content::ProcessExit { code: Some(0) }),
+        };
+        assert_ne!(content_key(&running), content_key(&ended));
+    }
+}

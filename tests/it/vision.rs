@@ -1,0 +1,141 @@
+//! `[vision]` end to end: the daemon resolves the config into a judge that reaches a
+//! loopback chat-completions server, and `daemon.status` reports what judging cost; a
+//! missing key variable stops the real binary at start with a message naming it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use actors::waits::content::{Content, Frame};
+use actors::waits::judge::{Judge, JudgeRequest};
+use lookout::config::VisionBackend;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::support::{DaemonProcess, TestDaemon, wait_with_timeout};
+
+/// A chat-completions server that answers every request with one verdict and counts them.
+async fn chat_server() -> (String, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let count = Arc::new(AtomicUsize::new(0));
+    let counted = count.clone();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let counted = counted.clone();
+            tokio::spawn(async move {
+                let mut raw = Vec::new();
+                let mut chunk = vec![0u8; 65536];
+                loop {
+                    let Ok(read) = stream.read(&mut chunk).await else {
+                        return;
+                    };
+                    if read == 0 {
+                        return;
+                    }
+                    raw.extend_from_slice(&chunk[..read]);
+                    let text = String::from_utf8_lossy(&raw).to_string();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let length: usize = text[..end]
+                            .lines()
+                            .find_map(|line| {
+                                let (name, value) = line.split_once(':')?;
+                                name.eq_ignore_ascii_case("content-length")
+                                    .then(|| value.trim().parse().ok())?
+                            })
+                            .unwrap_or(0);
+                        if raw.len() >= end + 4 + length {
+                            break;
+                        }
+                    }
+                }
+                counted.fetch_add(1, Ordering::SeqCst);
+                let body = json!({
+                    "choices": [{"message": {"role": "assistant",
+                        "content": "```json\n{\"met\": true, \"observation\": \"the installer says Finished\"}\n```"}}],
+                    "usage": {"prompt_tokens": 812, "completion_tokens": 17},
+                })
+                .to_string();
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+                let _ = stream.shutdown().await;
+            });
+        }
+    });
+    (url, count)
+}
+
+#[tokio::test]
+async fn a_configured_backend_judges_and_daemon_status_counts_it() {
+    let (url, requests) = chat_server().await;
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.vision.backend = VisionBackend::Openai;
+            config.vision.base_url = Some(url.clone());
+            config.vision.model = Some("llava".into());
+        },
+        None,
+    )
+    .await;
+    let judge = daemon.tree().judge();
+    let frame = Frame::new(64, 48, vec![90u8; 64 * 48 * 4]);
+    let verdict = judge
+        .judge(JudgeRequest {
+            wait_id: "w-installer".into(),
+            condition: "the installer finishes".into(),
+            target: "window:Installer".into(),
+            content: Content::Frame(frame),
+            elapsed: Duration::from_secs(12),
+        })
+        .await
+        .unwrap();
+    assert!(verdict.met);
+    assert_eq!(verdict.observation, "the installer says Finished");
+    assert_eq!(requests.load(Ordering::SeqCst), 1);
+
+    let status = daemon.ok("daemon.status", json!({})).await;
+    let vision = &status["vision"];
+    assert_eq!(vision["backend"], format!("openai llava at {url}"));
+    assert_eq!(vision["calls"], 1);
+    assert_eq!(vision["failures"], 0);
+    assert_eq!(vision["input_tokens"], 812);
+    assert_eq!(vision["output_tokens"], 17);
+    assert_eq!(vision["max_concurrency"], 2);
+    assert_eq!(vision["queued"], 0);
+    let usage = daemon.tree().vision_usage("w-installer").unwrap();
+    assert_eq!((usage.calls, usage.input_tokens), (1, 812));
+    daemon.stop().await;
+}
+
+#[tokio::test]
+async fn without_a_vision_config_the_status_says_none() {
+    let daemon = TestDaemon::start().await;
+    let status = daemon.ok("daemon.status", json!({})).await;
+    assert!(
+        status["vision"]["backend"]
+            .as_str()
+            .unwrap()
+            .starts_with("none"),
+        "{status}"
+    );
+    assert_eq!(status["vision"]["calls"], 0);
+    daemon.stop().await;
+}
+
+#[test]
+fn a_missing_key_variable_stops_the_start_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "[vision]\nbackend = \"anthropic\"\nmodel = \"claude-haiku-4-5\"\n\
+                 api_key_env = \"LOOKOUT_IT_UNSET_VISION_KEY\"\n";
+    let mut daemon = DaemonProcess::spawn(dir.path(), extra, &[]);
+    let status = wait_with_timeout(&mut daemon.child, Duration::from_secs(20));
+    assert!(!status.success());
+    let log = daemon.log_text();
+    assert!(
+        log.contains("environment variable LOOKOUT_IT_UNSET_VISION_KEY, which is not set"),
+        "{log}"
+    );
+}
