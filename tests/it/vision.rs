@@ -1,9 +1,9 @@
 //! `[vision]` end to end: the daemon resolves the config into a judge that reaches a
-//! loopback chat-completions server, and `daemon.status` reports what judging cost; a
-//! missing key variable stops the real binary at start with a message naming it.
+//! loopback chat-completions server, a text wait whose condition no phrase decides is judged
+//! by that model, and `daemon.status` and `wait_status` report what judging cost; a missing
+//! key variable stops the real binary at start with a message naming it.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actors::waits::content::{Content, Frame};
@@ -12,21 +12,25 @@ use lookout::config::VisionBackend;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::support::{DaemonProcess, TestDaemon, wait_with_timeout};
+use crate::support::{DaemonProcess, TestDaemon, wait_until, wait_with_timeout};
 
-/// A chat-completions server that answers every request with one verdict and counts them.
-async fn chat_server() -> (String, Arc<AtomicUsize>) {
+/// The request bodies a chat server received.
+type Bodies = Arc<Mutex<Vec<String>>>;
+
+/// A chat-completions server that answers every request with one verdict and records the
+/// request bodies.
+async fn chat_server() -> (String, Bodies) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let count = Arc::new(AtomicUsize::new(0));
-    let counted = count.clone();
+    let bodies = Bodies::default();
+    let recorded = bodies.clone();
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
-            let counted = counted.clone();
+            let recorded = recorded.clone();
             tokio::spawn(async move {
                 let mut raw = Vec::new();
                 let mut chunk = vec![0u8; 65536];
-                loop {
+                let body = loop {
                     let Ok(read) = stream.read(&mut chunk).await else {
                         return;
                     };
@@ -45,11 +49,11 @@ async fn chat_server() -> (String, Arc<AtomicUsize>) {
                             })
                             .unwrap_or(0);
                         if raw.len() >= end + 4 + length {
-                            break;
+                            break String::from_utf8_lossy(&raw[end + 4..]).into_owned();
                         }
                     }
-                }
-                counted.fetch_add(1, Ordering::SeqCst);
+                };
+                recorded.lock().unwrap().push(body);
                 let body = json!({
                     "choices": [{"message": {"role": "assistant",
                         "content": "```json\n{\"met\": true, \"observation\": \"the installer says Finished\"}\n```"}}],
@@ -65,7 +69,7 @@ async fn chat_server() -> (String, Arc<AtomicUsize>) {
             });
         }
     });
-    (url, count)
+    (url, bodies)
 }
 
 #[tokio::test]
@@ -94,7 +98,7 @@ async fn a_configured_backend_judges_and_daemon_status_counts_it() {
         .unwrap();
     assert!(verdict.met);
     assert_eq!(verdict.observation, "the installer says Finished");
-    assert_eq!(requests.load(Ordering::SeqCst), 1);
+    assert_eq!(requests.lock().unwrap().len(), 1);
 
     let status = daemon.ok("daemon.status", json!({})).await;
     let vision = &status["vision"];
@@ -107,6 +111,70 @@ async fn a_configured_backend_judges_and_daemon_status_counts_it() {
     assert_eq!(vision["queued"], 0);
     let usage = daemon.tree().vision_usage("w-installer").unwrap();
     assert_eq!((usage.calls, usage.input_tokens), (1, 812));
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_model_judges_a_text_wait_that_no_phrase_decides() {
+    let (url, requests) = chat_server().await;
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.vision.backend = VisionBackend::Openai;
+            config.vision.base_url = Some(url.clone());
+            config.vision.model = Some("qwen2.5".into());
+            config.vision.min_interval_s = 0;
+        },
+        None,
+    )
+    .await;
+    let log = daemon.dir.path().join("install.log");
+    std::fs::write(&log, "unpacking 3 packages\nsetting up nginx (1.24.0)\n").unwrap();
+    // No quoted phrase and no exit clause: only a model can decide this one.
+    let condition = "the log shows the installation succeeded";
+    let created = daemon
+        .ok(
+            "smart_wait",
+            json!({"target": format!("file:{}", log.display()), "wake_when": condition,
+                   "poll_interval": 0.2, "timeout": 60}),
+        )
+        .await;
+    let message = created["message"].as_str().unwrap();
+    assert!(!message.contains("No model"), "{message}");
+    let wait_id = created["wait_id"].as_str().unwrap().to_owned();
+
+    wait_until(
+        "the model's verdict wakes the agent",
+        Duration::from_secs(20),
+        async || daemon.sink.received().len() == 1,
+    )
+    .await;
+    let text = daemon.sink.received()[0].text.clone();
+    assert!(
+        text.starts_with(&format!(
+            "smart_wait resolved ({wait_id}): the installer says Finished. Elapsed: "
+        )),
+        "{text}"
+    );
+    let bodies = requests.lock().unwrap().clone();
+    assert_eq!(bodies.len(), 1, "one settled text, one model call");
+    let request: serde_json::Value = serde_json::from_str(&bodies[0]).unwrap();
+    assert_eq!(request["model"], "qwen2.5");
+    let asked = request.to_string();
+    assert!(asked.contains("setting up nginx (1.24.0)"), "{asked}");
+    assert!(asked.contains(condition), "{asked}");
+
+    let status = daemon.ok("wait_status", json!({"wait_id": wait_id})).await;
+    assert_eq!(status["status"], "resolved");
+    let counters = &status["counters"];
+    assert_eq!(
+        (
+            counters["judge_calls"].as_u64(),
+            counters["input_tokens"].as_u64(),
+            counters["output_tokens"].as_u64()
+        ),
+        (Some(1), Some(812), Some(17)),
+        "{status}"
+    );
     daemon.stop().await;
 }
 
