@@ -122,15 +122,7 @@ mod tests {
         use Readiness::{Changing, Settled};
         let a = Content::text("step 1");
         let b = Content::text("step 1\nstep 2");
-        let decisions = run(&[
-            a.clone(),
-            a.clone(),
-            a.clone(),
-            b.clone(),
-            b.clone(),
-            b,
-            a,
-        ]);
+        let decisions = run(&[a.clone(), a.clone(), a.clone(), b.clone(), b.clone(), b, a]);
         assert_eq!(
             decisions,
             [

@@ -7,5 +7,7 @@
 pub mod content;
 pub mod gate;
 pub mod judge;
+pub mod pixel_gate;
 pub mod source;
 pub mod target;
+pub mod tiles;
