@@ -11,3 +11,4 @@ pub mod pixel_gate;
 pub mod source;
 pub mod target;
 pub mod tiles;
+pub mod x11;
