@@ -11,11 +11,13 @@
 //! - **Blinking**: a tile that has come back to one of its last few states several times
 //!   recently, or that flips back and forth on consecutive captures (a blinking cursor, a
 //!   spinner), is ignored while it keeps doing so.
-//! - **Busy regions**: a tile whose 3x3 neighbourhood changed to new states in a quarter or
-//!   more of the recent captures (a clock, a ticker, a moving progress bar, a scrolling log)
-//!   is rate-limited, not dropped: with nothing else changing it is judged after 30 s, then
-//!   at doubling intervals up to the floor; when it goes quiet, its last state becomes an
-//!   ordinary change.
+//! - **Busy regions**: a tile whose 3x3 neighbourhood changed to new states four or more
+//!   times in the last minute, and lately at its usual pace, is busy (a clock, a ticker, a
+//!   moving progress bar, a scrolling log), and so is every changed tile connected to it (the
+//!   bar's trail). Changes confined to busy regions are rate-limited, not dropped: with
+//!   nothing else changing they are judged after 30 s, then at doubling intervals up to the
+//!   floor. A region calms when its last change is twice its usual interval old; its last
+//!   state then counts as an ordinary change (the log stopped: the build finished).
 //! - **Settling**: a meaningful change is judged once it holds still, i.e. its tiles have
 //!   the same hash as on the capture before (or the one before that, so a cursor blinking in
 //!   freshly printed text does not keep it "moving"): `Judge(Settled)`. Its first sight is
@@ -49,7 +51,7 @@ pub const PIXEL_DELTA: u8 = 24;
 /// of an anti-aliased edge). One typed character changes a few dozen.
 pub const MIN_CHANGED_PIXELS: usize = 8;
 
-/// How many captures a tile's history covers.
+/// How many captures a tile's record of blinks covers.
 const HISTORY_CAPTURES: u32 = 16;
 
 /// How many distinct earlier states of a tile are remembered (a four-frame spinner fits).
@@ -60,14 +62,25 @@ const RECENT_STATES: usize = 6;
 /// again is still news.
 const BLINK_REVISITS: u32 = 3;
 
-/// A tile is in a busy region when its 3x3 neighbourhood changed to new states on at least
-/// this many of the previous [`HISTORY_CAPTURES`] captures (a quarter of them). The
-/// neighbourhood catches a progress bar's edge as it crosses into the next tile.
-const BUSY_CAPTURES: u32 = 4;
+/// A region is busy when it changed to new states at least this many times within
+/// [`BUSY_WINDOW`] (more often than every 15 s)...
+const BUSY_CHANGES: usize = 4;
+
+/// ...and is still at it: its last change is no older than this many times its usual
+/// interval between changes. A log that stops scrolling calms after two polls; a progress
+/// bar stepping every 12 s after 24 s.
+const CALM_AFTER_INTERVALS: u64 = 2;
+
+/// How far back a region's changes count.
+const BUSY_WINDOW: Duration = Duration::from_secs(60);
 
 /// The first wait before changes confined to busy regions are judged; it doubles with each
-/// such judgment up to the floor, and starts over when the busy regions calm down.
+/// such judgment up to the floor, and starts over once no region has been busy for
+/// [`BUSY_WINDOW`].
 pub const NOISE_FIRST_INTERVAL: Duration = Duration::from_secs(30);
+
+/// Not a time: an empty slot of a tile's change times.
+const NEVER: u64 = u64::MAX;
 
 const HISTORY_MASK: u32 = (1 << HISTORY_CAPTURES) - 1;
 
@@ -95,6 +108,8 @@ pub struct PixelGate {
     baseline: Option<Baseline>,
     changing_reported: bool,
     noise_interval: Duration,
+    /// The last capture in which a busy region differed from what the judge saw.
+    last_busy_at: Option<Timestamp>,
     last_reason: Option<JudgeReason>,
 }
 
@@ -136,12 +151,13 @@ struct TileHistory {
     /// Distinct recent states, most recent first; `states[0]` is the current one.
     states: [u64; RECENT_STATES],
     known: usize,
-    /// Bit 0 is the latest capture: the tile changed to a state not among `states`.
-    novel: u32,
     /// Bit 0 is the latest capture: the tile changed back to one of `states`.
     revisits: u32,
     /// The tile reached its current state by coming back to it.
     returned: bool,
+    /// When the tile last changed to new states (ms), most recent first; [`NEVER`] if empty.
+    /// One more than [`BUSY_CHANGES`]: the current capture's change does not count.
+    novel_at: [u64; BUSY_CHANGES + 1],
 }
 
 impl TileHistory {
@@ -151,14 +167,13 @@ impl TileHistory {
         TileHistory {
             states,
             known: 1,
-            novel: 0,
             revisits: 0,
             returned: false,
+            novel_at: [NEVER; BUSY_CHANGES + 1],
         }
     }
 
-    fn observe(&mut self, state: u64) {
-        self.novel <<= 1;
+    fn observe(&mut self, state: u64, now: Timestamp) {
         self.revisits <<= 1;
         if state == self.states[0] {
             return;
@@ -170,7 +185,8 @@ impl TileHistory {
                 offset + 1
             }
             None => {
-                self.novel |= 1;
+                self.novel_at.copy_within(0..BUSY_CHANGES, 1);
+                self.novel_at[0] = now.0;
                 self.known = (self.known + 1).min(RECENT_STATES);
                 self.known - 1
             }
@@ -200,23 +216,34 @@ impl Tracking {
         }
     }
 
-    fn observe(&mut self, hashes: Vec<u64>, frame: Frame) {
+    fn observe(&mut self, hashes: Vec<u64>, frame: Frame, now: Timestamp) {
         for (tile, &hash) in self.tiles.iter_mut().zip(&hashes) {
-            tile.observe(hash);
+            tile.observe(hash, now);
         }
         let older = std::mem::replace(&mut self.current, hashes);
         self.before_previous = self.previous.replace(older);
         self.frame = frame;
     }
 
-    /// Whether tile `index` lies in a region that kept changing to new states before this
-    /// capture.
-    fn in_busy_region(&self, index: usize) -> bool {
-        let recent = self
+    /// Whether tile `index` lies in a busy region: its neighbourhood changed to new states
+    /// at least [`BUSY_CHANGES`] times within [`BUSY_WINDOW`] before `now`, and not calmed
+    /// down since.
+    fn in_busy_region(&self, index: usize, now: Timestamp) -> bool {
+        let since = now.0.saturating_sub(BUSY_WINDOW.as_millis() as u64);
+        let mut times: Vec<u64> = self
             .grid
             .neighbourhood(index)
-            .fold(0, |mask, i| mask | self.tiles[i].novel);
-        ((recent >> 1) & HISTORY_MASK).count_ones() >= BUSY_CAPTURES
+            .flat_map(|i| self.tiles[i].novel_at)
+            .filter(|&at| at != NEVER && at >= since && at < now.0)
+            .collect();
+        times.sort_unstable();
+        times.dedup(); // tiles that changed on the same capture changed once
+        let Some(recent) = times.last_chunk::<BUSY_CHANGES>() else {
+            return false;
+        };
+        let (first, last) = (recent[0], recent[BUSY_CHANGES - 1]);
+        let usual_interval = (last - first) / (BUSY_CHANGES as u64 - 1);
+        now.0 - last <= CALM_AFTER_INTERVALS * usual_interval
     }
 
     /// Whether tile `index` is blinking: it came back to earlier states often lately, or it
@@ -250,6 +277,7 @@ impl PixelGate {
             baseline: None,
             changing_reported: false,
             noise_interval: NOISE_FIRST_INTERVAL.min(floor),
+            last_busy_at: None,
             last_reason: None,
         }
     }
@@ -278,7 +306,7 @@ impl PixelGate {
             .unwrap_or_default();
         tiles::hash_tiles(frame, &mut hashes);
         match &mut self.tracking {
-            Some(tracking) if tracking.grid == grid => tracking.observe(hashes, frame.clone()),
+            Some(tracking) if tracking.grid == grid => tracking.observe(hashes, frame.clone(), now),
             _ => self.tracking = Some(Tracking::new(grid, hashes, frame.clone())),
         }
         let Some(Baseline {
@@ -303,10 +331,9 @@ impl PixelGate {
         }
         let tracking = self.tracking.as_ref().expect("tracking was just set");
 
-        let mut changed_pixels = 0;
-        let mut changed_tiles = 0;
-        let mut settled = true;
-        let mut busy_changed = false;
+        // Tiles that really differ from what the judge saw (not blinking, some pixel beyond
+        // the delta), each marked busy or not.
+        let mut changed: Vec<ChangedTile> = Vec::new();
         let differing = (tracking.current.iter().zip(seen_hashes))
             .enumerate()
             .filter(|(_, (now, seen))| now != seen)
@@ -315,27 +342,42 @@ impl PixelGate {
             if tracking.is_blinking(index) {
                 continue;
             }
-            let busy = tracking.in_busy_region(index);
-            // A busy tile only needs one real pixel to count; a quiet one is counted up to the
-            // threshold so that a few stray pixels spread over tiles still add up.
+            let busy = tracking.in_busy_region(index, now);
+            // A busy tile needs one real pixel; a quiet one is counted up to the threshold so
+            // that a few stray pixels spread over tiles still add up.
             let enough = if busy { 1 } else { MIN_CHANGED_PIXELS };
-            let count = tiles::count_changed_pixels(
+            let pixels = tiles::count_changed_pixels(
                 seen_frame,
                 frame,
                 grid.rect(index),
                 PIXEL_DELTA,
                 enough,
             );
-            if count == 0 {
-                continue;
+            if pixels > 0 {
+                changed.push(ChangedTile {
+                    index,
+                    pixels,
+                    busy,
+                });
             }
-            if busy {
+        }
+        spread_busy(&grid, &mut changed);
+
+        let mut changed_pixels = 0;
+        let mut changed_tiles = 0;
+        let mut settled = true;
+        let mut busy_changed = false;
+        for tile in &changed {
+            if tile.busy {
                 busy_changed = true;
             } else {
-                changed_pixels += count;
+                changed_pixels += tile.pixels;
                 changed_tiles += 1;
-                settled &= tracking.holds_still(index);
+                settled &= tracking.holds_still(tile.index);
             }
+        }
+        if busy_changed {
+            self.last_busy_at = Some(now);
         }
 
         if changed_pixels >= MIN_CHANGED_PIXELS {
@@ -359,7 +401,10 @@ impl PixelGate {
                 JudgeReason::BusyRegions,
             );
         }
-        if !busy_changed {
+        let calm_for = self.last_busy_at.map_or(Duration::MAX, |at| {
+            Duration::from_millis(now.0.saturating_sub(at.0))
+        });
+        if calm_for >= BUSY_WINDOW {
             self.noise_interval = NOISE_FIRST_INTERVAL.min(self.floor);
         }
         if since >= self.floor {
@@ -419,6 +464,37 @@ impl PixelGate {
     }
 }
 
+/// A tile that differs from what the judge saw.
+struct ChangedTile {
+    index: usize,
+    /// Pixels beyond the delta, counted up to what was needed.
+    pixels: usize,
+    busy: bool,
+}
+
+/// Marks busy every changed tile connected (through changed tiles, diagonals included) to a
+/// busy one: the filled part of a progress bar behind its busy edge is the same activity,
+/// not a new change.
+fn spread_busy(grid: &TileGrid, changed: &mut [ChangedTile]) {
+    if !changed.iter().any(|tile| tile.busy) {
+        return;
+    }
+    let mut position = vec![usize::MAX; grid.len()];
+    for (at, tile) in changed.iter().enumerate() {
+        position[tile.index] = at;
+    }
+    let mut pending: Vec<usize> = (0..changed.len()).filter(|&at| changed[at].busy).collect();
+    while let Some(at) = pending.pop() {
+        for neighbour in grid.neighbourhood(changed[at].index) {
+            let next = position[neighbour];
+            if next != usize::MAX && !changed[next].busy {
+                changed[next].busy = true;
+                pending.push(next);
+            }
+        }
+    }
+}
+
 fn fingerprint(content: &Content) -> u64 {
     let mut hasher = DefaultHasher::new();
     match content {
@@ -460,5 +536,7 @@ impl Gate for PixelGate {
     }
 }
 
+#[cfg(test)]
+mod synthetic;
 #[cfg(test)]
 mod tests;

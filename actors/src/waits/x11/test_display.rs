@@ -61,6 +61,10 @@ impl Xvfb {
     pub fn display(&self) -> &str {
         &self.display
     }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
 }
 
 impl Drop for Xvfb {
