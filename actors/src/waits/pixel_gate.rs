@@ -82,6 +82,10 @@ pub const NOISE_FIRST_INTERVAL: Duration = Duration::from_secs(30);
 /// Not a time: an empty slot of a tile's change times.
 const NEVER: u64 = u64::MAX;
 
+/// How many change times a tile keeps: one more than [`BUSY_CHANGES`], because the current
+/// capture's change does not count.
+const NOVEL_TIMES: usize = BUSY_CHANGES + 1;
+
 const HISTORY_MASK: u32 = (1 << HISTORY_CAPTURES) - 1;
 
 /// Why the gate last asked for a judgment (for logs, counters and the benchmarks).
@@ -156,8 +160,7 @@ struct TileHistory {
     /// The tile reached its current state by coming back to it.
     returned: bool,
     /// When the tile last changed to new states (ms), most recent first; [`NEVER`] if empty.
-    /// One more than [`BUSY_CHANGES`]: the current capture's change does not count.
-    novel_at: [u64; BUSY_CHANGES + 1],
+    novel_at: [u64; NOVEL_TIMES],
 }
 
 impl TileHistory {
@@ -169,7 +172,7 @@ impl TileHistory {
             known: 1,
             revisits: 0,
             returned: false,
-            novel_at: [NEVER; BUSY_CHANGES + 1],
+            novel_at: [NEVER; NOVEL_TIMES],
         }
     }
 
@@ -185,7 +188,7 @@ impl TileHistory {
                 offset + 1
             }
             None => {
-                self.novel_at.copy_within(0..BUSY_CHANGES, 1);
+                self.novel_at.copy_within(0..NOVEL_TIMES - 1, 1);
                 self.novel_at[0] = now.0;
                 self.known = (self.known + 1).min(RECENT_STATES);
                 self.known - 1
@@ -230,15 +233,27 @@ impl Tracking {
     /// down since.
     fn in_busy_region(&self, index: usize, now: Timestamp) -> bool {
         let since = now.0.saturating_sub(BUSY_WINDOW.as_millis() as u64);
-        let mut times: Vec<u64> = self
-            .grid
-            .neighbourhood(index)
+        // On the stack, as this runs for every changed tile of every capture. It holds every
+        // change time of the neighbourhood: at most NEIGHBOURHOOD_TILES tiles of NOVEL_TIMES.
+        let mut times = [0u64; tiles::NEIGHBOURHOOD_TILES * NOVEL_TIMES];
+        let mut count = 0;
+        let recent_changes = (self.grid.neighbourhood(index))
             .flat_map(|i| self.tiles[i].novel_at)
-            .filter(|&at| at != NEVER && at >= since && at < now.0)
-            .collect();
-        times.sort_unstable();
-        times.dedup(); // tiles that changed on the same capture changed once
-        let Some(recent) = times.last_chunk::<BUSY_CHANGES>() else {
+            .filter(|&at| at != NEVER && at >= since && at < now.0);
+        for at in recent_changes {
+            times[count] = at;
+            count += 1;
+        }
+        times[..count].sort_unstable();
+        // Tiles that changed on the same capture changed once: keep each time once.
+        let mut distinct = 0;
+        for i in 0..count {
+            if distinct == 0 || times[i] != times[distinct - 1] {
+                times[distinct] = times[i];
+                distinct += 1;
+            }
+        }
+        let Some(recent) = times[..distinct].last_chunk::<BUSY_CHANGES>() else {
             return false;
         };
         let (first, last) = (recent[0], recent[BUSY_CHANGES - 1]);

@@ -14,6 +14,9 @@ pub const TILE_SIZE: u32 = 32;
 
 const BYTES_PER_PIXEL: usize = 4;
 
+/// The most tiles [`TileGrid::neighbourhood`] yields: a 3x3 block.
+pub const NEIGHBOURHOOD_TILES: usize = 9;
+
 /// How a frame of a given size is cut into tiles; tiles are numbered row by row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TileGrid {
@@ -68,7 +71,8 @@ impl TileGrid {
         }
     }
 
-    /// The tile itself and the up to eight tiles around it.
+    /// The tile itself and the up to eight tiles around it: at most
+    /// [`NEIGHBOURHOOD_TILES`], each once.
     pub fn neighbourhood(&self, index: usize) -> impl Iterator<Item = usize> + use<> {
         let columns = self.columns as i64;
         let rows = self.rows as i64;
@@ -183,6 +187,8 @@ mod tests {
         around_corner.sort_unstable();
         assert_eq!(around_corner, [0, 1, 3, 4]);
         assert_eq!(grid.neighbourhood(4).count(), 6);
+        let inner = TileGrid::new(5 * TILE_SIZE, 5 * TILE_SIZE);
+        assert_eq!(inner.neighbourhood(12).count(), NEIGHBOURHOOD_TILES);
     }
 
     #[test]
