@@ -29,20 +29,25 @@ pub struct Config {
     pub wake: WakeConfig,
     pub wait: WaitConfig,
     pub vision: VisionConfig,
+    pub x11: X11Config,
 }
 
-/// Smart waits.
+/// `[wait]`: smart waits.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WaitConfig {
     /// Capture or judge failures in a row that end a wait in `error` (and wake the agent).
     pub max_consecutive_failures: u32,
+    // -- the pixel gate of window: and screen targets --
+    /// Seconds after which a window or screen is judged again although nothing on it changed.
+    pub floor_s: u64,
 }
 
 impl Default for WaitConfig {
     fn default() -> Self {
         Self {
             max_consecutive_failures: 5,
+            floor_s: 120,
         }
     }
 }
@@ -75,6 +80,37 @@ pub struct WakeConfig {
     /// Attempts per event and sink before it is recorded as dead.
     pub max_attempts: u32,
     pub sinks: Vec<SinkConfig>,
+}
+
+/// `[x11]`: the display that `window:` and `screen` waits watch.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct X11Config {
+    /// `:0`, `:1.0`, `host:10`. Default: the daemon's `DISPLAY`.
+    pub display: Option<String>,
+}
+
+impl X11Config {
+    /// The display to watch: this key, else `DISPLAY`; `None` when neither is set (a window
+    /// wait then fails with a message saying how to set one).
+    pub fn resolved_display(&self) -> Option<String> {
+        resolve_display(self.display.as_deref(), std::env::var("DISPLAY").ok())
+    }
+}
+
+fn resolve_display(configured: Option<&str>, environment: Option<String>) -> Option<String> {
+    let non_empty = |text: &str| !text.trim().is_empty();
+    configured
+        .filter(|d| non_empty(d))
+        .map(str::to_owned)
+        .or(environment.filter(|d| non_empty(d)))
+}
+
+impl WaitConfig {
+    /// The pixel gate's floor interval.
+    pub fn floor(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.floor_s)
+    }
 }
 
 /// One `[[wake.sinks]]` entry.
@@ -245,6 +281,7 @@ impl Default for Config {
             wake: WakeConfig::default(),
             wait: WaitConfig::default(),
             vision: VisionConfig::default(),
+            x11: X11Config::default(),
         }
     }
 }
@@ -389,6 +426,10 @@ impl Config {
             "[vision] jpeg_quality = {} must be between 1 and 100",
             vision.jpeg_quality
         );
+        anyhow::ensure!(
+            self.wait.floor_s >= 1,
+            "[wait] floor_s = 0 would judge a still window on every capture; use at least 1 (second)"
+        );
         for (index, sink) in self.wake.sinks.iter().enumerate() {
             let timeout_s = match sink {
                 SinkConfig::Command(sink) => sink.timeout_s,
@@ -504,9 +545,29 @@ mod tests {
     }
 
     #[test]
+    fn the_display_is_the_config_key_else_display() {
+        assert_eq!(
+            resolve_display(Some(":1"), Some(":0".into())),
+            Some(":1".into())
+        );
+        assert_eq!(resolve_display(None, Some(":0".into())), Some(":0".into()));
+        assert_eq!(
+            resolve_display(Some(" "), Some(":0".into())),
+            Some(":0".into())
+        );
+        assert_eq!(resolve_display(None, Some(String::new())), None);
+        assert_eq!(resolve_display(None, None), None);
+        let config = Config::parse("[x11]\ndisplay = \":7\"\n", Path::new("c.toml")).unwrap();
+        assert_eq!(config.x11.resolved_display(), Some(":7".into()));
+    }
+
+    #[test]
     fn values_are_checked() {
         assert!(Config::parse("max_request_bytes = 10\n", Path::new("c.toml")).is_err());
         assert!(Config::parse("log_level = \"loud\"\n", Path::new("c.toml")).is_err());
+        assert!(Config::parse("[wait]\nfloor_s = 0\n", Path::new("c.toml")).is_err());
+        let floor = Config::parse("[wait]\nfloor_s = 30\n", Path::new("c.toml")).unwrap();
+        assert_eq!(floor.wait.floor(), std::time::Duration::from_secs(30));
         let custom = Config::parse("data_dir = \"/srv/lookout\"\n", Path::new("c.toml")).unwrap();
         assert_eq!(custom.data_dir, Some(PathBuf::from("/srv/lookout")));
     }

@@ -114,6 +114,8 @@ impl Daemon {
         tree_args.stuck = stuck_policy(&config.stuck);
         tree_args.max_delivery_attempts = config.wake.max_attempts;
         tree_args.max_consecutive_failures = config.wait.max_consecutive_failures;
+        tree_args.x11_display = config.x11.resolved_display();
+        tree_args.pixel_floor = config.wait.floor();
         tree_args.sinks = sinks.specs;
         tree_args.vision = vision.spec;
         tree_args

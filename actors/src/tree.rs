@@ -80,6 +80,11 @@ pub struct TreeArgs {
     pub pixel_judge: Option<Arc<dyn Judge>>,
     /// Capture or judge failures in a row that end a wait in `error`.
     pub max_consecutive_failures: u32,
+    /// The X display of `window:` and `screen` waits (`None`: such waits fail, saying how
+    /// to set one).
+    pub x11_display: Option<String>,
+    /// The pixel gate's floor: a still window is judged again after this long.
+    pub pixel_floor: Duration,
     /// How many terminal sessions may run, and how many ended ones stay readable.
     pub terminal_limits: TerminalLimits,
 }
@@ -105,6 +110,8 @@ impl TreeArgs {
             text_model: None,
             pixel_judge: None,
             max_consecutive_failures: 5,
+            x11_display: None,
+            pixel_floor: Duration::from_secs(120),
             terminal_limits: TerminalLimits::default(),
             vision: VisionSpec::default(),
         }
@@ -158,6 +165,8 @@ impl Tree {
         let sources = args.sources.unwrap_or_else(|| {
             Arc::new(ProductionSources {
                 spawner: args.spawner.clone(),
+                display: args.x11_display,
+                pixel_floor: args.pixel_floor,
             })
         });
         let waits = Arc::new(WaitSettings {

@@ -14,3 +14,4 @@ mod terminal;
 mod vision;
 mod waits;
 mod wakes;
+mod windows;

@@ -15,11 +15,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use crate::support::{DaemonProcess, TestDaemon, wait_until, wait_with_timeout};
 
 /// The request bodies a chat server received.
-type Bodies = Arc<Mutex<Vec<String>>>;
+pub type Bodies = Arc<Mutex<Vec<String>>>;
 
 /// A chat-completions server that answers every request with one verdict and records the
 /// request bodies.
-async fn chat_server() -> (String, Bodies) {
+pub async fn chat_server() -> (String, Bodies) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let bodies = Bodies::default();

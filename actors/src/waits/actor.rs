@@ -28,7 +28,7 @@ use crate::waits::source::CaptureError;
 use crate::waits::sources::SourceFactory;
 use crate::waits::target::Target;
 use crate::waits::text_judge::{Condition, Decision, TextJudge};
-use crate::waits::texts;
+use crate::waits::texts::{self, FirstChange};
 use crate::waits::watcher::{WatchCounters, WatcherActor, WatcherArgs, WatcherMsg};
 use crate::wake;
 
@@ -369,7 +369,7 @@ async fn create(
     let now = state.directory.now();
     // Can it be watched at all? (A bad tmux pane fails later; no X display fails here.)
     let sources = &state.settings.sources;
-    sources.check_new(&new.target, &state.directory)?;
+    sources.check_new(&new.target, &state.directory).await?;
     drop(sources.source(&new.target, &state.directory)?);
     let mut record = WaitRecord {
         id: state.id.clone(),
@@ -412,17 +412,24 @@ async fn create(
 }
 
 /// Whether this wait, with no model, wakes at the first change rather than on its words.
-fn first_change_note(state: &WaitActorState) -> bool {
+fn first_change_note(state: &WaitActorState) -> FirstChange {
     let Some(target) = &state.target else {
-        return false;
+        return FirstChange::No;
     };
     if target.is_pixels() {
-        return state.settings.pixel_judge.is_none();
+        return match state.settings.pixel_judge {
+            None => FirstChange::Pixels,
+            Some(_) => FirstChange::No,
+        };
     }
     let exit_known = state.settings.sources.reports_exit(target);
     let literal = state.condition.literal_only
         && (!state.condition.exit_clause || exit_known || !state.condition.phrases.is_empty());
-    !state.settings.text_judge.has_model() && !literal
+    if !state.settings.text_judge.has_model() && !literal {
+        FirstChange::Text
+    } else {
+        FirstChange::No
+    }
 }
 
 async fn resume(myself: &ActorRef<WaitMsg>, state: &mut WaitActorState) {

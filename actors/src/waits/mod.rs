@@ -10,6 +10,7 @@ pub mod actor;
 pub mod content;
 pub mod gate;
 pub mod judge;
+pub mod pixel_gate;
 pub mod scripted;
 pub mod source;
 pub mod sources;
@@ -21,3 +22,5 @@ pub mod watcher;
 
 pub use actor::{NewWait, WaitMsg, WaitSettings, WaitUpdate, WaitView};
 pub use supervisor::{WAIT_CALL_TIMEOUT, WaitsMsg, WaitsStats};
+pub mod tiles;
+pub mod x11;

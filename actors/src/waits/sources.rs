@@ -25,16 +25,18 @@ use crate::terminals::source::TerminalSource;
 use crate::terminals::types::SessionId;
 use crate::waits::content::Content;
 use crate::waits::gate::{Gate, TextGate};
+use crate::waits::pixel_gate::PixelGate;
 use crate::waits::source::{CaptureError, Source};
 use crate::waits::target::Target;
+use crate::waits::x11::{CaptureOptions, Watched, X11Capture, X11Source};
 
 /// How much of a file's end is watched.
 pub const FILE_TAIL_BYTES: u64 = 64 * 1024;
 /// Scrollback lines taken from a tmux pane besides its visible screen.
 const TMUX_SCROLLBACK_LINES: u32 = 200;
-/// How long `tmux capture-pane` may take.
 /// Keep at most this much of a pane's capture (200 lines of history and the screen fit).
 const TMUX_OUTPUT_BYTES: usize = 1024 * 1024;
+/// How long `tmux capture-pane` may take.
 const TMUX_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Builds the source and the gate for a target.
@@ -45,10 +47,15 @@ pub trait SourceFactory: Debug + Send + Sync + 'static {
     /// The gate suited to the target's content.
     fn gate(&self, target: &Target) -> Box<dyn Gate>;
 
-    /// Whether a new wait on `target` makes sense now (a `pty:` session must exist when the
-    /// wait starts; a resumed wait finds out from its first capture instead).
-    fn check_new(&self, _target: &Target, _directory: &Directory) -> Result<(), CallError> {
-        Ok(())
+    /// Whether a new wait on `target` makes sense now (a `pty:` session must exist and an X
+    /// display must open when the wait starts; a resumed wait finds out from its first
+    /// capture instead).
+    fn check_new(
+        &self,
+        _target: &Target,
+        _directory: &Directory,
+    ) -> BoxFuture<'static, Result<(), CallError>> {
+        Box::pin(async { Ok(()) })
     }
 
     /// Whether the target's source reports the watched process's exit.
@@ -61,6 +68,10 @@ pub trait SourceFactory: Debug + Send + Sync + 'static {
 #[derive(Debug)]
 pub struct ProductionSources {
     pub spawner: Arc<dyn Spawner>,
+    /// The X display of `window:` and `screen` targets (`[x11] display`, else `DISPLAY`).
+    pub display: Option<String>,
+    /// The pixel gate's floor: a still window is judged again after this long.
+    pub pixel_floor: Duration,
 }
 
 impl SourceFactory for ProductionSources {
@@ -72,25 +83,59 @@ impl SourceFactory for ProductionSources {
                 spawner: self.spawner.clone(),
             })),
             Target::Pty(session) => Ok(Box::new(TerminalSource::new(directory, session))),
-            Target::Window(_) | Target::Screen => Err(CallError::unavailable(
-                format!("{target} targets (pixels) are not supported in this build yet"),
-                "watch text instead: a terminal (tmux:<pane>) or a log file (file:<absolute path>)",
-            )),
+            Target::Window(_) | Target::Screen => {
+                let source =
+                    X11Source::deferred(self.display.clone(), target).map_err(|error| {
+                        CallError::internal(error.message, "this is a bug in lookout")
+                    })?;
+                Ok(Box::new(source))
+            }
         }
     }
 
-    fn gate(&self, _target: &Target) -> Box<dyn Gate> {
-        Box::new(TextGate::default())
+    fn gate(&self, target: &Target) -> Box<dyn Gate> {
+        if target.is_pixels() {
+            Box::new(PixelGate::new(self.pixel_floor))
+        } else {
+            Box::new(TextGate::default())
+        }
     }
 
-    fn check_new(&self, target: &Target, directory: &Directory) -> Result<(), CallError> {
-        match target {
-            Target::Pty(session) => directory
-                .terminal_sessions()
-                .get(&SessionId::parse(session)?)
-                .map(drop),
+    fn check_new(
+        &self,
+        target: &Target,
+        directory: &Directory,
+    ) -> BoxFuture<'static, Result<(), CallError>> {
+        let checked = match target {
+            Target::Pty(session) => SessionId::parse(session)
+                .and_then(|id| directory.terminal_sessions().get(&id).map(drop)),
             _ => Ok(()),
-        }
+        };
+        let watched = Watched::of(target);
+        let display = self.display.clone();
+        Box::pin(async move {
+            checked?;
+            let Some(watched) = watched else {
+                return Ok(());
+            };
+            // Open the display once, off the runtime, so that a wait that cannot work fails
+            // now with a reason instead of at its first captures.
+            let opened = tokio::task::spawn_blocking(move || {
+                X11Capture::connect(display.as_deref(), watched, CaptureOptions::default())
+                    .map(drop)
+            })
+            .await
+            .map_err(|error| {
+                CallError::internal(format!("opening the X display failed: {error}"), "retry")
+            })?;
+            opened.map_err(|error| {
+                CallError::unavailable(
+                    error.message,
+                    "window: and screen waits need an X display the daemon can open; text \
+                     targets (pty:, tmux:, file:) work without one",
+                )
+            })
+        })
     }
 }
 

@@ -25,17 +25,33 @@ fn ends_sentence(text: &str) -> String {
     }
 }
 
+/// Why a new wait will wake at the first change rather than when its condition holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstChange {
+    /// A model or the condition's own words decide.
+    No,
+    /// A text target whose condition only a model could judge.
+    Text,
+    /// A window or the screen, with no vision model configured.
+    Pixels,
+}
+
 /// The `message` of a new wait: "Monitoring. I'll wake you when: …. Timeout: 300s."
-pub fn monitoring(condition: &str, timeout_s: u64, first_change_note: bool) -> String {
+pub fn monitoring(condition: &str, timeout_s: u64, first_change: FirstChange) -> String {
     let mut text = format!(
         "Monitoring. I'll wake you when: {}. Timeout: {timeout_s}s.",
         condition.trim().trim_end_matches('.')
     );
-    if first_change_note {
-        text.push_str(
+    match first_change {
+        FirstChange::No => {}
+        FirstChange::Text => text.push_str(
             " No model is configured, so this condition wakes you at the first change in the output; \
              quote the exact text to wait for (e.g. 'BUILD SUCCESSFUL') to wait for it precisely.",
-        );
+        ),
+        FirstChange::Pixels => text.push_str(
+            " No vision model is configured ([vision] in the config), so this wait wakes you at the \
+             first change on it that settles, whatever it is; look then, and wait_update to keep watching.",
+        ),
     }
     text
 }
@@ -249,7 +265,7 @@ mod tests {
             monitoring(
                 "the download completes or an error dialog appears",
                 120,
-                false
+                FirstChange::No
             ),
             "Monitoring. I'll wake you when: the download completes or an error dialog appears. Timeout: 120s."
         );
@@ -261,6 +277,13 @@ mod tests {
             cancelled(Some("user provided the file directly")),
             "Wait cancelled. Reason: user provided the file directly."
         );
-        assert!(monitoring("the page looks right", 300, true).contains("No model is configured"));
+        assert!(
+            monitoring("the page looks right", 300, FirstChange::Text)
+                .contains("No model is configured")
+        );
+        assert!(
+            monitoring("the dialog closes", 300, FirstChange::Pixels)
+                .contains("No vision model is configured")
+        );
     }
 }

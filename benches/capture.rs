@@ -1,0 +1,115 @@
+//! X11 capture on Xvfb: `cargo bench --bench capture`.
+//!
+//! Starts a private 1920x1080x24 Xvfb with a 1280x720 window half covered by another, and
+//! measures (criterion) one capture of the screen and of the window, with MIT-SHM and with
+//! GetImage, side by side. Then watches the window as a wait does (capture and pixel gate
+//! every 2 s) for `LOOKOUT_BENCH_WATCH_SECONDS` (default 60) and prints the CPU this process
+//! and the X server used meanwhile, as a share of one core.
+
+use std::time::{Duration, Instant};
+
+use actors::waits::content::Content;
+use actors::waits::gate::{Gate, GateDecision};
+use actors::waits::pixel_gate::PixelGate;
+use actors::waits::target::Target;
+use actors::waits::x11::{CaptureOptions, Watched, X11Capture};
+use criterion::Criterion;
+use storage::Timestamp;
+
+#[path = "../actors/src/waits/x11/test_display.rs"]
+mod test_display;
+
+use test_display::{TestWindows, Xvfb};
+
+const POLL: Duration = Duration::from_secs(2);
+
+fn capture_of(display: &str, target: &str, shared_memory: bool) -> X11Capture {
+    let watched = Watched::of(&Target::parse(target).unwrap()).unwrap();
+    let options = CaptureOptions {
+        shared_memory,
+        ..CaptureOptions::default()
+    };
+    X11Capture::connect(Some(display), watched, options).unwrap()
+}
+
+fn bench_captures(criterion: &mut Criterion, display: &str) {
+    let mut group = criterion.benchmark_group("capture on Xvfb");
+    for (target, size) in [
+        ("screen", "1920x1080"),
+        ("window:watched", "1280x720, half covered"),
+    ] {
+        for (shared_memory, method) in [(true, "MIT-SHM"), (false, "GetImage")] {
+            let mut capture = capture_of(display, target, shared_memory);
+            assert!(matches!(capture.capture().unwrap(), Content::Frame(_)));
+            group.bench_function(format!("{target} ({size}), {method}"), |b| {
+                b.iter(|| capture.capture().unwrap())
+            });
+        }
+    }
+    group.finish();
+}
+
+/// User plus system CPU time of a process, from /proc.
+fn cpu_time(pid: &str) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    let per_second = 100; // USER_HZ on Linux
+    Duration::from_millis(ticks * 1000 / per_second)
+}
+
+fn watch_like_a_wait(xvfb: &Xvfb, app: &TestWindows, window: u32) {
+    let seconds: u64 = std::env::var("LOOKOUT_BENCH_WATCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let mut capture = capture_of(xvfb.display(), "window:watched", true);
+    let mut gate = PixelGate::new(Duration::from_secs(120));
+    let server = xvfb.pid().to_string();
+    let (own_before, server_before) = (cpu_time("self"), cpu_time(&server));
+    let started = Instant::now();
+    let (mut polls, mut judged, mut busiest) = (0u64, 0u64, Duration::ZERO);
+    while started.elapsed() < Duration::from_secs(seconds) {
+        let poll_started = Instant::now();
+        if polls % 10 == 5 {
+            // Now and then the application draws something.
+            app.fill(window, (polls * 8) as i16 % 1200, 100, 40, 16, 0x00ff00);
+        }
+        let content = capture.capture().unwrap();
+        let now = Timestamp(started.elapsed().as_millis() as u64);
+        if let GateDecision::Judge(readiness) = gate.consider(&content, now) {
+            gate.judged(&content, readiness, now);
+            judged += 1;
+        }
+        polls += 1;
+        busiest = busiest.max(poll_started.elapsed());
+        std::thread::sleep(POLL.saturating_sub(poll_started.elapsed()));
+    }
+    let wall = started.elapsed().as_secs_f64();
+    let own = (cpu_time("self") - own_before).as_secs_f64();
+    let server_cpu = (cpu_time(&server) - server_before).as_secs_f64();
+    println!(
+        "\nwatching a 1280x720 window every 2 s for {wall:.0} s ({polls} polls, {judged} \
+         judgments, slowest poll {:.2} ms):",
+        busiest.as_secs_f64() * 1e3
+    );
+    println!(
+        "  this process (capture + gate): {:.3}% of one core; the X server: {:.3}% \
+         (/proc CPU times, 10 ms resolution)",
+        own / wall * 100.0,
+        server_cpu / wall * 100.0
+    );
+}
+
+fn main() {
+    let xvfb = Xvfb::start_with(1920, 1080, 24);
+    let app = TestWindows::connect(xvfb.display());
+    let window = app.create("watched", 100, 100, 1280, 720, 0x3060a0);
+    app.fill(window, 0, 0, 1280, 40, 0xe0e0e0);
+    app.create("cover", 700, 400, 900, 600, 0xa03030);
+    let mut criterion = Criterion::default().configure_from_args();
+    bench_captures(&mut criterion, xvfb.display());
+    criterion.final_summary();
+    watch_like_a_wait(&xvfb, &app, window);
+}

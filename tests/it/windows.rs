@@ -1,0 +1,167 @@
+//! Window and screen waits end to end on a private Xvfb: `smart_wait(window:…)` through the
+//! socket, the X11 capture and the pixel gate in the daemon, judged with no model (the first
+//! settled change wakes, and says so) and by a loopback chat-completions model that receives
+//! the frame; a display that cannot be opened is refused at once with a hint.
+
+#[path = "../../actors/src/waits/x11/test_display.rs"]
+mod test_display;
+
+use std::time::Duration;
+
+use lookout::config::VisionBackend;
+use lookout::jsonrpc::codes;
+use serde_json::{Value, json};
+use storage::EventKind;
+
+use crate::support::{TestDaemon, err, ok, wait_until};
+use crate::vision::chat_server;
+use test_display::{TestWindows, Xvfb};
+
+const PATIENCE: Duration = Duration::from_secs(20);
+const GREY: u32 = 0x808080;
+
+async fn watch(daemon: &TestDaemon, target: &str, condition: &str) -> (String, Value) {
+    let mut client = daemon.client().await;
+    let created = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": target, "wake_when": condition, "poll_interval": 0.2, "timeout": 60}),
+    )
+    .await;
+    assert_eq!(created["status"], "watching", "{created}");
+    (created["wait_id"].as_str().unwrap().to_owned(), created)
+}
+
+async fn status_of(daemon: &TestDaemon, wait_id: &str) -> Value {
+    daemon.ok("wait_status", json!({"wait_id": wait_id})).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_a_window_wait_skips_still_frames_and_wakes_at_the_first_settled_change() {
+    let xvfb = Xvfb::start();
+    let windows = TestWindows::connect(xvfb.display());
+    let installer = windows.create("Setup Wizard — Installer", 40, 40, 400, 300, GREY);
+    let display = xvfb.display().to_owned();
+    let daemon = TestDaemon::start_with(|config| config.x11.display = Some(display), None).await;
+
+    let (wait_id, created) = watch(&daemon, "window:installer", "the finish dialog appears").await;
+    assert!(
+        created["message"]
+            .as_str()
+            .unwrap()
+            .contains("No vision model is configured"),
+        "{created}"
+    );
+    // A still window: captured again and again, never a reason to wake.
+    wait_until("still frames were skipped", PATIENCE, async || {
+        status_of(&daemon, &wait_id).await["counters"]["skipped_by_gate"]
+            .as_u64()
+            .unwrap()
+            >= 3
+    })
+    .await;
+    assert!(
+        daemon.sink.received().is_empty(),
+        "a still window woke the agent"
+    );
+    assert_eq!(status_of(&daemon, &wait_id).await["status"], "watching");
+
+    // A "dialog" opens in the window: the first settled change wakes, saying no model looked.
+    windows.fill(installer, 100, 100, 200, 120, 0xffffff);
+    wait_until("the change woke the agent", PATIENCE, async || {
+        daemon.sink.received().len() == 1
+    })
+    .await;
+    let event = daemon.sink.received()[0].clone();
+    assert_eq!(event.kind, EventKind::WaitResolved);
+    assert!(
+        event.text.starts_with(&format!(
+            "smart_wait resolved ({wait_id}): the window changed"
+        )),
+        "{}",
+        event.text
+    );
+    assert!(event.text.contains("configure [vision]"), "{}", event.text);
+    let status = status_of(&daemon, &wait_id).await;
+    assert_eq!(status["status"], "resolved");
+    assert_eq!(status["counters"]["judge_calls"], 0, "no model was called");
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_model_judges_the_window_s_frame() {
+    let xvfb = Xvfb::start();
+    let windows = TestWindows::connect(xvfb.display());
+    windows.create("Firefox — Downloads", 0, 0, 320, 200, 0x2040a0);
+    let display = xvfb.display().to_owned();
+    let (url, requests) = chat_server().await;
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.x11.display = Some(display);
+            config.vision.backend = VisionBackend::Openai;
+            config.vision.base_url = Some(url.clone());
+            config.vision.model = Some("llava".into());
+            config.vision.min_interval_s = 0;
+        },
+        None,
+    )
+    .await;
+
+    let (wait_id, created) = watch(&daemon, "window:firefox", "the download finished").await;
+    assert!(
+        !created["message"]
+            .as_str()
+            .unwrap()
+            .contains("No vision model"),
+        "{created}"
+    );
+    wait_until("the model's verdict woke the agent", PATIENCE, async || {
+        daemon.sink.received().len() == 1
+    })
+    .await;
+    let text = daemon.sink.received()[0].text.clone();
+    assert!(
+        text.starts_with(&format!(
+            "smart_wait resolved ({wait_id}): the installer says Finished. Elapsed: "
+        )),
+        "{text}"
+    );
+    let bodies = requests.lock().unwrap().clone();
+    assert_eq!(bodies.len(), 1, "the first settled frame, judged once");
+    let asked = bodies[0].as_str();
+    assert!(
+        asked.contains("data:image/png;base64,"),
+        "the frame is sent"
+    );
+    assert!(asked.contains("the download finished"));
+    assert!(asked.contains("window:firefox"));
+    let status = status_of(&daemon, &wait_id).await;
+    assert_eq!(status["counters"]["judge_calls"], 1, "{status}");
+    assert_eq!(status["counters"]["input_tokens"], 812, "{status}");
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_display_that_cannot_be_opened_is_refused_at_once_with_a_hint() {
+    let daemon =
+        TestDaemon::start_with(|config| config.x11.display = Some(":4999".into()), None).await;
+    let mut client = daemon.client().await;
+    let error = err(
+        &mut client,
+        "smart_wait",
+        json!({"target": "screen", "wake_when": "the screen saver starts"}),
+    )
+    .await;
+    assert_eq!(error.code, codes::UNAVAILABLE, "{error:?}");
+    assert!(
+        error.message.contains("cannot open X display ':4999'"),
+        "{error:?}"
+    );
+    assert!(
+        error.message.contains("import-environment DISPLAY"),
+        "{error:?}"
+    );
+    let listed = ok(&mut client, "wait_status", json!({})).await;
+    assert_eq!(listed["waits"], json!([]), "nothing was stored");
+    daemon.stop().await;
+}
