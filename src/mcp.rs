@@ -22,10 +22,13 @@ use crate::export::error_payload;
 use crate::jsonrpc::RpcError;
 
 /// What the MCP client is told about this server when it connects.
-const INSTRUCTIONS: &str = "lookout keeps a durable memory of your long tasks. Register multi-step \
-    work with task_register, report each step with task_update as you finish it, set the status \
-    when you are done, and after a context compaction call task_update with a query such as \
-    \"where am I?\" to get your place back.";
+pub(crate) const INSTRUCTIONS: &str = "lookout keeps a durable memory of your long tasks and waits \
+    for you. Register multi-step work with task_register, report each step with task_update as you \
+    finish it, set the status when you are done, and after a context compaction call task_update \
+    with a query such as \"where am I?\" to get your place back. Never sleep or poll to wait: \
+    smart_wait watches a target (pty:<session_id>, tmux:<pane>, file:<absolute path>) until the \
+    text quoted in wake_when appears and wakes you; wait_update revives or extends a wait after \
+    a wake. Run long commands with term_start, then smart_wait on pty:<session_id>.";
 
 /// The MCP server: the catalogue's tools, forwarded to the daemon on `socket`.
 pub struct McpBridge {

@@ -526,6 +526,8 @@ fn fail(message: &str, code: u8) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     /// The argv an example config runs, as `lookout …` arguments.
@@ -580,9 +582,48 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn the_docs_name_only_tools_that_exist() {
-        let parameters: Vec<String> = catalogue::tools()
+    /// What teaches an agent the tools: the skill, the Claude Code docs, the MCP instructions.
+    const AGENT_DOCS: [(&str, &str); 4] = [
+        (
+            "contrib/openclaw/SKILL.md",
+            include_str!("../../contrib/openclaw/SKILL.md"),
+        ),
+        (
+            "contrib/claude-code/README.md",
+            include_str!("../../contrib/claude-code/README.md"),
+        ),
+        (
+            "contrib/claude-code/CLAUDE.md",
+            include_str!("../../contrib/claude-code/CLAUDE.md"),
+        ),
+        ("the MCP server's instructions", mcp::INSTRUCTIONS),
+    ];
+
+    /// The docs that must mention every tool in the catalogue.
+    const COMPLETE_DOCS: [&str; 2] = ["contrib/openclaw/SKILL.md", "contrib/claude-code/CLAUDE.md"];
+
+    /// How tool names start. A tool of a new family must add its prefix here, so the docs
+    /// check keeps seeing every name shaped like a tool.
+    const TOOL_PREFIXES: [&str; 5] = ["task_", "smart_", "wait_", "term_", "memory_"];
+
+    /// Words shaped like a tool name that name something else: the stuck wake's envelope.
+    const NOT_TOOLS: [&str; 1] = ["task_stuck_resume"];
+
+    /// Every identifier in `text` (a run of letters, digits and `_`) shaped like a tool name.
+    fn tool_shaped_words(text: &str) -> BTreeSet<&str> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|word| {
+                TOOL_PREFIXES
+                    .iter()
+                    .any(|prefix| word.len() > prefix.len() && word.starts_with(prefix))
+            })
+            .collect()
+    }
+
+    /// The tool-shaped words of `text` that are neither a tool, nor a parameter of one, nor
+    /// a known word of another kind.
+    fn unknown_tools(text: &str) -> Vec<&str> {
+        let parameters: BTreeSet<String> = catalogue::tools()
             .iter()
             .flat_map(|tool| {
                 let schema = (tool.input_schema)();
@@ -595,28 +636,67 @@ mod tests {
                 names
             })
             .collect();
-        for (file, text) in [
-            (
-                "contrib/openclaw/SKILL.md",
-                include_str!("../../contrib/openclaw/SKILL.md"),
-            ),
-            (
-                "contrib/claude-code/README.md",
-                include_str!("../../contrib/claude-code/README.md"),
-            ),
-        ] {
-            for word in text.split('`').skip(1).step_by(2) {
-                let name = word.split(['(', ' ']).next().unwrap_or(word);
-                let looks_like_a_tool = ["task_", "wait_", "smart_", "term_", "memory_"]
+        tool_shaped_words(text)
+            .into_iter()
+            .filter(|word| {
+                catalogue::find(word).is_none()
+                    && !parameters.contains(*word)
+                    && !NOT_TOOLS.contains(word)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_tool_name_has_a_known_prefix() {
+        for tool in catalogue::tools() {
+            assert!(
+                TOOL_PREFIXES
                     .iter()
-                    .any(|prefix| name.starts_with(prefix));
-                if looks_like_a_tool && !parameters.iter().any(|p| p == name) {
-                    assert!(
-                        catalogue::find(name).is_some(),
-                        "{file} names `{name}`, which is not a tool"
-                    );
-                }
-            }
+                    .any(|prefix| tool.name.starts_with(prefix)),
+                "add the prefix of `{}` to TOOL_PREFIXES",
+                tool.name
+            );
+        }
+    }
+
+    #[test]
+    fn the_docs_check_finds_names_that_are_not_tools() {
+        let text = "Call `smart_wait`, then `wait_extend(wait_id)`; memory_search and \
+                    task_register(task_id) or [task_stuck_resume] term_read.";
+        assert_eq!(unknown_tools(text), ["memory_search", "wait_extend"]);
+        assert_eq!(
+            tool_shaped_words("`task_`, term_, wait_status(x), not_a_task_word"),
+            BTreeSet::from(["wait_status"])
+        );
+    }
+
+    #[test]
+    fn the_docs_name_only_tools_that_exist() {
+        for (doc, text) in AGENT_DOCS {
+            let unknown = unknown_tools(text);
+            assert!(
+                unknown.is_empty(),
+                "{doc} names {unknown:?}, which are not tools in src/catalogue.rs"
+            );
+        }
+    }
+
+    #[test]
+    fn the_skill_and_the_claude_instructions_mention_every_tool() {
+        for (doc, text) in AGENT_DOCS
+            .into_iter()
+            .filter(|(doc, _)| COMPLETE_DOCS.contains(doc))
+        {
+            let mentioned = tool_shaped_words(text);
+            let missing: Vec<&str> = catalogue::tools()
+                .iter()
+                .map(|tool| tool.name)
+                .filter(|name| !mentioned.contains(name))
+                .collect();
+            assert!(
+                missing.is_empty(),
+                "{doc} does not mention {missing:?}: teach the agent when to use them"
+            );
         }
     }
 }

@@ -5,11 +5,11 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{BINARY, TestDaemon, deploy_task, stderr_of, wait_with_timeout};
+use crate::support::{BINARY, TestDaemon, deploy_task, stderr_of, wait_until, wait_with_timeout};
 
 /// How long one MCP answer may take.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(20);
@@ -97,6 +97,31 @@ impl McpSession {
         drop(self.stdin.take());
         let status = wait_with_timeout(&mut self.child, ANSWER_TIMEOUT);
         (status, stderr_of(&mut self.child))
+    }
+}
+
+/// Calls `name` until its result satisfies `check`, and returns that result's structured
+/// content. Every call must succeed.
+fn call_until(
+    session: &mut McpSession,
+    name: &str,
+    arguments: &Value,
+    what: &str,
+    check: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + ANSWER_TIMEOUT;
+    loop {
+        let result = session.call_tool(name, arguments);
+        assert_eq!(result["isError"], false, "{result}");
+        let content = &result["structuredContent"];
+        if check(content) {
+            return content.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {ANSWER_TIMEOUT:?} waiting for {what}; last: {content}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -203,6 +228,86 @@ async fn the_mcp_server_serves_the_catalogue_and_forwards_calls_to_the_daemon() 
         stderr.contains("lookout MCP server on stdio"),
         "logs go to stderr: {stderr}"
     );
+}
+
+/// The way an agent waits on a long command: `term_start`, then `smart_wait` on its
+/// `pty:` target, then the wait resolves on the quoted phrase — all over MCP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_smart_wait_on_a_terminal_session_started_over_mcp_resolves_on_its_phrase() {
+    let daemon = TestDaemon::start().await;
+    let mut session = McpSession::start(&daemon.socket());
+    session.initialize();
+
+    let started = session.call_tool(
+        "term_start",
+        &json!({"command": "sleep 1; echo 'deploy finished: 3 hosts'; sleep 30"}),
+    );
+    assert_eq!(started["isError"], false, "{started}");
+    let session_id = started["structuredContent"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(session_id.starts_with("s-"), "{started}");
+    let target = format!("pty:{session_id}");
+
+    let waiting = session.call_tool(
+        "smart_wait",
+        &json!({"target": target, "wake_when": "wake me when 'Deploy finished' is printed",
+                "timeout": 60, "poll_interval": 0.2}),
+    );
+    assert_eq!(waiting["isError"], false, "{waiting}");
+    let created = &waiting["structuredContent"];
+    let wait_id = created["wait_id"].as_str().unwrap().to_owned();
+    assert!(wait_id.starts_with("w-") && wait_id.len() == 8, "{created}");
+    assert_eq!(
+        created,
+        &json!({"wait_id": wait_id, "status": "watching", "target": target,
+                "message": "Monitoring. I'll wake you when: wake me when 'Deploy finished' is printed. Timeout: 60s."})
+    );
+    let in_text: Value = serde_json::from_str(text_of(&waiting)).unwrap();
+    assert_eq!(&in_text, created, "the text is the JSON result");
+
+    let resolved = call_until(
+        &mut session,
+        "wait_status",
+        &json!({"wait_id": wait_id}),
+        "the wait to resolve",
+        |status| status["status"] != "watching",
+    );
+    assert_eq!(resolved["status"], "resolved", "{resolved}");
+    assert_eq!(resolved["target"], target);
+    assert_eq!(resolved["last_observation"], "deploy finished: 3 hosts");
+    wait_until("the wake", ANSWER_TIMEOUT, async || {
+        !daemon.sink.received().is_empty()
+    })
+    .await;
+    let wakes = daemon.sink.received();
+    assert_eq!(wakes.len(), 1, "{wakes:?}");
+    assert_eq!(wakes[0].wait_id.as_deref(), Some(wait_id.as_str()));
+    assert!(
+        wakes[0].text.starts_with(&format!(
+            "smart_wait resolved ({wait_id}): deploy finished: 3 hosts. Elapsed: "
+        )),
+        "{}",
+        wakes[0].text
+    );
+
+    let read = session.call_tool("term_read", &json!({"session_id": session_id}));
+    assert_eq!(read["structuredContent"]["running"], true, "{read}");
+    assert!(
+        read["structuredContent"]["screen"]
+            .as_str()
+            .unwrap()
+            .contains("deploy finished: 3 hosts"),
+        "{read}"
+    );
+    let stopped = session.call_tool(
+        "term_stop",
+        &json!({"session_id": session_id, "signal": "KILL"}),
+    );
+    assert_eq!(stopped["isError"], false, "{stopped}");
+    let (status, stderr) = session.close();
+    assert!(status.success(), "{status}: {stderr}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Stuck alerts and durable wake delivery end to end: real time, real sinks (a program, a
 //! loopback HTTP server, a fake `openclaw` on PATH), the real socket and the real binary.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lookout::client::Client;
@@ -269,20 +270,18 @@ async fn a_crash_between_commit_and_delivery_delivers_exactly_once_after_restart
     );
 }
 
-/// With no sink configured and an `openclaw` on PATH, a stuck task produces exactly one
-/// `openclaw system event --text … --mode now --session-key …` call.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn openclaw_on_path_is_woken_once_with_the_session_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
+/// A fake `openclaw` in `<dir>/bin` that records each call: its argument count and
+/// arguments, NUL-terminated, to `argv.log` (so a text with newlines stays one argument),
+/// and its stdin to `stdin.log`. Returns the bin folder and a PATH that starts with it.
+fn fake_openclaw(dir: &Path) -> (PathBuf, String) {
+    let bin = dir.join("bin");
     std::fs::create_dir(&bin).unwrap();
     write_script(
         &bin,
         "openclaw",
         r#"here="$(dirname "$0")"
-for arg in "$@"; do printf '%s\n' "$arg" >> "$here/argv.log"; done
-echo --- >> "$here/argv.log"
-cat > /dev/null
+printf '%s\0' "$#" "$@" >> "$here/argv.log"
+cat >> "$here/stdin.log"
 "#,
     );
     let path = format!(
@@ -290,6 +289,72 @@ cat > /dev/null
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    (bin, path)
+}
+
+/// One run of the fake `openclaw`: its arguments and the event it read on stdin.
+#[derive(Debug)]
+struct OpenClawCall {
+    argv: Vec<String>,
+    event: Value,
+}
+
+/// Every call the fake `openclaw` in `bin` recorded, in order.
+fn openclaw_calls(bin: &Path) -> Vec<OpenClawCall> {
+    let argv = std::fs::read_to_string(bin.join("argv.log")).unwrap_or_default();
+    let mut fields = argv.split_terminator('\0');
+    let mut argvs = Vec::new();
+    while let Some(count) = fields.next() {
+        let count: usize = count.parse().unwrap();
+        let args: Vec<String> = fields.by_ref().take(count).map(str::to_owned).collect();
+        assert_eq!(args.len(), count, "a whole call is recorded: {argv:?}");
+        argvs.push(args);
+    }
+    let stdin = std::fs::read_to_string(bin.join("stdin.log")).unwrap_or_default();
+    let events: Vec<Value> = stdin
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(argvs.len(), events.len(), "one event on stdin per call");
+    argvs
+        .into_iter()
+        .zip(events)
+        .map(|(argv, event)| OpenClawCall { argv, event })
+        .collect()
+}
+
+/// Waits until the daemon recorded one delivery and has none pending, then gives any
+/// repeat (a retry, a second wake) time to show, and returns the recorded calls.
+async fn the_one_delivery(client: &mut Client, bin: &Path) -> Vec<OpenClawCall> {
+    wait_until("the delivery is recorded", PATIENCE, async || {
+        let wake = &status(client).await["wake"];
+        wake["delivered_since_start"].as_u64() >= Some(1) && wake["pending"] == 0
+    })
+    .await;
+    // The fake has exited (the delivery is recorded only then), so its logs are whole.
+    let calls = openclaw_calls(bin);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    // A retry would come after 1 s and a second poll of a wait after 0.2 s.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let wake = &status(client).await["wake"];
+    assert_eq!(
+        (
+            wake["delivered_since_start"].as_u64(),
+            wake["pending"].as_u64()
+        ),
+        (Some(1), Some(0)),
+        "{wake}"
+    );
+    assert_eq!(openclaw_calls(bin).len(), 1, "no second call");
+    calls
+}
+
+/// With no sink configured and an `openclaw` on PATH, a stuck task produces exactly one
+/// `openclaw system event --text … --mode now --session-key …` call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openclaw_on_path_is_woken_once_with_the_session_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, path) = fake_openclaw(dir.path());
     let daemon = DaemonProcess::start_with(
         dir.path(),
         QUICK_STUCK,
@@ -303,28 +368,106 @@ cat > /dev/null
     let mut client = Client::connect(&daemon.socket).await.unwrap();
     let mut task = deploy_task();
     task["session_key"] = json!("agent:main:telegram:42");
-    ok(&mut client, "task_register", task).await;
+    let task_id = ok(&mut client, "task_register", task).await["task_id"].clone();
 
-    let argv_log = bin.join("argv.log");
-    wait_until("openclaw was run", PATIENCE, async || argv_log.exists()).await;
-    wait_until("the delivery is recorded", PATIENCE, async || {
-        status(&mut client).await["wake"]["pending"] == 0
-    })
-    .await;
-    let argv = std::fs::read_to_string(&argv_log).unwrap();
-    let calls: Vec<Vec<&str>> = argv
-        .split("---\n")
-        .filter(|call| !call.is_empty())
-        .map(|call| call.lines().collect())
-        .collect();
-    assert_eq!(calls.len(), 1, "{argv}");
-    let call = &calls[0];
+    let calls = the_one_delivery(&mut client, &bin).await;
+    let call = &calls[0].argv;
     assert_eq!(&call[..3], ["system", "event", "--text"]);
-    assert!(call[3].starts_with("[task_stuck_resume] {"));
+    assert!(call[3].starts_with("[task_stuck_resume] {"), "{call:?}");
+    assert_eq!(packet_of(&call[3])["task_id"], task_id);
     assert_eq!(
         &call[4..],
         ["--mode", "now", "--session-key", "agent:main:telegram:42"]
     );
+    let event = &calls[0].event;
+    assert_eq!(
+        (&event["kind"], &event["task_id"], &event["text"]),
+        (&json!("task_stuck"), &task_id, &json!(call[3]))
+    );
+}
+
+/// With no sink configured and an `openclaw` on PATH, a `file:` wait linked to a task
+/// produces exactly one call when its phrase is appended: the resolved wake, with the
+/// task's session key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openclaw_on_path_is_woken_once_when_a_wait_resolves() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, path) = fake_openclaw(dir.path());
+    let daemon = DaemonProcess::start_with(dir.path(), "", &[("PATH", &path)]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let mut task = deploy_task();
+    task["session_key"] = json!("agent:main:telegram:42");
+    let task_id = ok(&mut client, "task_register", task).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let log = dir.path().join("deploy.log");
+    append(&log, "pulling image");
+    let created = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": format!("file:{}", log.display()), "wake_when": "when 'deploy finished' is printed",
+               "task_id": task_id, "poll_interval": 0.2, "timeout": 120}),
+    )
+    .await;
+    let wait_id = created["wait_id"].as_str().unwrap().to_owned();
+    // Watched at least once before the phrase arrives, so it is the append that resolves it.
+    wait_until("a first look at the file", PATIENCE, async || {
+        ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await["counters"]["captures"]
+            .as_u64()
+            >= Some(1)
+    })
+    .await;
+    assert!(openclaw_calls(&bin).is_empty(), "no wake before the phrase");
+    append(&log, "deploy finished on 3 hosts");
+
+    let calls = the_one_delivery(&mut client, &bin).await;
+    let call = &calls[0].argv;
+    assert_eq!(&call[..3], ["system", "event", "--text"]);
+    let text = &call[3];
+    assert!(
+        text.starts_with(&format!(
+            "smart_wait resolved ({wait_id}): deploy finished on 3 hosts. Elapsed: "
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "Task {task_id} \"Deploy coursefolio to production\": continue with step 1"
+        )),
+        "{text}"
+    );
+    assert_eq!(
+        &call[4..],
+        ["--mode", "now", "--session-key", "agent:main:telegram:42"]
+    );
+    let event = &calls[0].event;
+    assert_eq!(
+        (
+            &event["kind"],
+            &event["wait_id"],
+            &event["task_id"],
+            &event["session_key"]
+        ),
+        (
+            &json!("wait_resolved"),
+            &json!(wait_id),
+            &json!(task_id),
+            &json!("agent:main:telegram:42")
+        )
+    );
+    let wait = ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await;
+    assert_eq!(wait["status"], "resolved", "{wait}");
+}
+
+fn append(path: &Path, line: &str) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    writeln!(file, "{line}").unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
