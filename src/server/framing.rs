@@ -123,6 +123,98 @@ mod tests {
         }
     }
 
+    /// A reader that hands out its bytes in chunks of the given sizes, the way a socket may.
+    struct Chunked {
+        data: Vec<u8>,
+        sizes: Vec<usize>,
+        position: usize,
+        reads: usize,
+    }
+
+    impl AsyncRead for Chunked {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            let size = self.sizes[self.reads % self.sizes.len()];
+            let end = (self.position + size)
+                .min(self.data.len())
+                .min(self.position + buf.remaining());
+            buf.put_slice(&self.data[self.position..end]);
+            self.position = end;
+            self.reads += 1;
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        const LIMIT: usize = 64;
+
+        /// A line without its newline, never ending in `\r` (that one is stripped).
+        fn line() -> impl Strategy<Value = Vec<u8>> {
+            prop_oneof![
+                prop::collection::vec(
+                    any::<u8>().prop_filter("no newline", |b| *b != b'\n'),
+                    0..LIMIT + 1
+                ),
+                prop::collection::vec(Just(b'x'), LIMIT + 1..4 * LIMIT),
+            ]
+            .prop_filter("no trailing carriage return", |line| {
+                line.last() != Some(&b'\r')
+            })
+        }
+
+        fn expected_frame(line: &[u8]) -> Frame {
+            if line.len() > LIMIT {
+                Frame::TooLong { bytes: line.len() }
+            } else {
+                Frame::Line(line.to_vec())
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn any_chunking_yields_each_line_or_one_too_long_then_eof(
+                lines in prop::collection::vec(line(), 0..8),
+                unterminated in prop::option::of(line().prop_filter("not empty", |l| !l.is_empty())),
+                sizes in prop::collection::vec(1usize..300, 1..6),
+            ) {
+                let mut data = Vec::new();
+                let mut expected = Vec::new();
+                for line in &lines {
+                    data.extend_from_slice(line);
+                    data.push(b'\n');
+                    expected.push(expected_frame(line));
+                }
+                if let Some(line) = &unterminated {
+                    data.extend_from_slice(line);
+                    expected.push(expected_frame(line));
+                }
+                expected.push(Frame::Eof);
+                let reader = Chunked { data, sizes, position: 0, reads: 0 };
+                let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+                let frames = runtime.block_on(async {
+                    let mut lines = LineReader::new(reader, LIMIT);
+                    let mut frames = Vec::new();
+                    loop {
+                        let frame = lines.next_frame().await.unwrap();
+                        let done = frame == Frame::Eof;
+                        frames.push(frame);
+                        if done {
+                            return frames;
+                        }
+                    }
+                });
+                prop_assert_eq!(frames, expected);
+            }
+        }
+    }
+
     #[tokio::test]
     async fn splits_lines_and_strips_crlf() {
         assert_eq!(

@@ -298,3 +298,104 @@ async fn sigterm_during_a_burst_drains_in_flight_requests() {
         assert!(stored.contains(note), "acknowledged {note:?} is stored");
     }
 }
+
+/// Random-looking so that no other text in a log or a reply contains them by chance.
+const HOOK_TOKEN: &str = "hook-tok-7Qx3vLm9Pz";
+const VISION_KEY: &str = "sk-vision-4Kd8Rw2Yt6";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_and_api_keys_never_reach_logs_status_or_error_messages() {
+    use crate::support::{HttpStub, wait_until};
+    const PATIENCE: Duration = Duration::from_secs(20);
+    // Both servers refuse with 401 and quote the credentials they were sent.
+    let hook = HttpStub::start_echoing_credentials(401).await;
+    let model = HttpStub::start_echoing_credentials(401).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[stuck]\nthreshold_s = 1\nscan_interval_s = 1\ncooldown_s = 600\n\
+         [vision]\nbackend = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"llava\"\n\
+         api_key_env = \"LOOKOUT_IT_VISION_KEY\"\nmin_interval_s = 0\n\
+         [[wake.sinks]]\nkind = \"webhook\"\nurl = \"{}/hooks/wake\"\ntoken_env = \"LOOKOUT_IT_HOOK_TOKEN\"\n",
+        model.url, hook.url
+    );
+    let daemon = DaemonProcess::start_with(
+        dir.path(),
+        &config,
+        &[
+            ("LOOKOUT_IT_HOOK_TOKEN", HOOK_TOKEN),
+            ("LOOKOUT_IT_VISION_KEY", VISION_KEY),
+            // As much logging as there is.
+            ("LOOKOUT_LOG", "debug"),
+        ],
+    );
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let mut replies = Vec::new();
+    replies.push(ok(&mut client, "task_register", deploy_task()).await);
+    let file = dir.path().join("install.log");
+    std::fs::write(&file, "setting up nginx\n").unwrap();
+    let created = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": format!("file:{}", file.display()),
+               "wake_when": "the log shows the installation succeeded",
+               "poll_interval": 0.2, "timeout": 60}),
+    )
+    .await;
+    let wait_id = created["wait_id"].as_str().unwrap().to_owned();
+    replies.push(created);
+
+    // The stuck alert reaches the webhook and is refused; the model refuses the judge call.
+    wait_until("both servers refused", PATIENCE, async || {
+        !hook.requests().is_empty() && !model.requests().is_empty()
+    })
+    .await;
+    let wait_status =
+        async |client: &mut Client| ok(client, "wait_status", json!({"wait_id": wait_id})).await;
+    wait_until("the wait ended in an error", PATIENCE, async || {
+        wait_status(&mut client).await["status"] == "error"
+    })
+    .await;
+    wait_until("the refusal is recorded", PATIENCE, async || {
+        ok(&mut client, "daemon.status", json!({})).await["wake"]["rejected"]
+            .as_u64()
+            .is_some_and(|rejected| rejected >= 1)
+    })
+    .await;
+    // The secrets did travel, so the refusals above really quoted them.
+    assert_eq!(
+        hook.requests()[0].header("authorization"),
+        Some(format!("Bearer {HOOK_TOKEN}").as_str())
+    );
+    assert_eq!(
+        model.requests()[0].header("authorization"),
+        Some(format!("Bearer {VISION_KEY}").as_str())
+    );
+
+    let failed_wait = wait_status(&mut client).await;
+    assert!(
+        failed_wait.to_string().contains("HTTP 401"),
+        "the model's refusal is reported: {failed_wait}"
+    );
+    replies.push(failed_wait);
+    replies.push(ok(&mut client, "daemon.status", json!({})).await);
+    replies.push(ok(&mut client, "task_list", json!({"status": "all"})).await);
+    let refused_update = crate::support::err(
+        &mut client,
+        "wait_update",
+        json!({"wait_id": wait_id, "timeout": 0}),
+    )
+    .await;
+    replies.push(json!({"message": refused_update.message, "hint": refused_update.hint}));
+    drop(daemon);
+    let log = std::fs::read_to_string(dir.path().join("daemon.log")).unwrap();
+    assert!(
+        log.contains("HTTP 401"),
+        "the webhook's refusal is logged: {log}"
+    );
+    for secret in [HOOK_TOKEN, VISION_KEY] {
+        assert!(!log.contains(secret), "{secret} in the log: {log}");
+        for reply in &replies {
+            assert!(!reply.to_string().contains(secret), "{secret} in {reply}");
+        }
+    }
+}

@@ -324,3 +324,65 @@ async fn errors_without_an_id_reach_a_waiting_client() {
     assert_eq!(error.code, codes::NOT_FOUND);
     assert!(error.hint.contains("task_list"), "{}", error.hint);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn truncated_deep_oversize_and_non_utf8_lines_each_get_one_error() {
+    let daemon = TestDaemon::start_with(|config| config.max_request_bytes = 64 * 1024, None).await;
+    let mut client = daemon.client().await;
+    let valid = r#"{"jsonrpc":"2.0","id":9,"method":"task_list","params":{}}"#;
+    let mut cases: Vec<(Vec<u8>, i64)> = (1..valid.len())
+        .map(|cut| (valid.as_bytes()[..cut].to_vec(), codes::PARSE_ERROR))
+        .collect();
+    cases.extend([
+        ("[".repeat(10_000).into_bytes(), codes::PARSE_ERROR),
+        (r#"{"a":"#.repeat(10_000).into_bytes(), codes::PARSE_ERROR),
+        (
+            format!("{}{}", "[".repeat(10_000), "]".repeat(10_000)).into_bytes(),
+            codes::PARSE_ERROR,
+        ),
+        // Invalid UTF-8 inside a string, an overlong encoding, an encoded surrogate.
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"task_list\xc3\x28\"}".to_vec(),
+            codes::PARSE_ERROR,
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xc0\xaf\"}".to_vec(),
+            codes::PARSE_ERROR,
+        ),
+        (b"\"\xed\xa0\x80\"".to_vec(), codes::PARSE_ERROR),
+        // A lone surrogate escape and a raw control character are not JSON strings either.
+        (
+            br#"{"jsonrpc":"2.0","id":1,"method":"\ud800"}"#.to_vec(),
+            codes::PARSE_ERROR,
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\x00b\"}".to_vec(),
+            codes::PARSE_ERROR,
+        ),
+        // Over the limit: deep nesting and invalid UTF-8 are never even parsed.
+        ("[".repeat(100_000).into_bytes(), codes::TOO_LARGE),
+        (vec![0xff; 100_000], codes::TOO_LARGE),
+    ]);
+    for (round, (line, expected)) in cases.iter().enumerate() {
+        // Each bad line, then a good call: exactly one error, then the good call's result.
+        let id = 1000 + round;
+        let follow_up = json!({"jsonrpc": "2.0", "id": id, "method": "task_list"});
+        client.send_line(line).await.unwrap();
+        client
+            .send_line(follow_up.to_string().as_bytes())
+            .await
+            .unwrap();
+        let what = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
+        let response = client.read_json().await.unwrap();
+        assert_eq!(code(&response), *expected, "{what}: {response}");
+        assert_eq!(response["id"], Value::Null, "{what}");
+        assert!(!hint(&response).is_empty());
+        let answer = client.read_json().await.unwrap();
+        assert_eq!(answer["id"], id, "{what}: one error, then the next answer");
+        assert_eq!(answer["result"]["tasks"], json!([]), "{what}: {answer}");
+    }
+    assert_eq!(
+        ok(&mut client, "task_list", json!({})).await["tasks"],
+        json!([])
+    );
+}

@@ -342,6 +342,16 @@ pub struct HttpStub {
 
 impl HttpStub {
     pub async fn start(status: u16) -> HttpStub {
+        Self::start_answering(status, false).await
+    }
+
+    /// The same, but a refusal quotes the request's `Authorization` header back, the way
+    /// some servers name the key they refused: whatever lookout keeps of it must not leak.
+    pub async fn start_echoing_credentials(status: u16) -> HttpStub {
+        Self::start_answering(status, true).await
+    }
+
+    async fn start_answering(status: u16, echo_credentials: bool) -> HttpStub {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let requests: Arc<std::sync::Mutex<Vec<RecordedRequest>>> = Arc::default();
@@ -351,7 +361,7 @@ impl HttpStub {
             while let Ok((stream, _)) = listener.accept().await {
                 let (recorded, answer) = (recorded.clone(), answer.clone());
                 tokio::spawn(async move {
-                    if let Some(request) = read_request(stream, &answer).await {
+                    if let Some(request) = read_request(stream, &answer, echo_credentials).await {
                         recorded.lock().unwrap().push(request);
                     }
                 });
@@ -368,6 +378,7 @@ impl HttpStub {
 async fn read_request(
     mut stream: tokio::net::TcpStream,
     answer: &std::sync::atomic::AtomicU16,
+    echo_credentials: bool,
 ) -> Option<RecordedRequest> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut raw = Vec::new();
@@ -407,10 +418,17 @@ async fn read_request(
         body.extend_from_slice(&chunk[..read]);
     }
     let status = answer.load(std::sync::atomic::Ordering::SeqCst);
-    let reply_body = if status < 300 {
-        "{\"ok\":true}"
-    } else {
-        "{\"error\":\"sessionKey is not allowed\"}"
+    let credentials = headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+        .map(|(_, value)| value.as_str());
+    let reply_body = match (status < 300, credentials) {
+        (true, _) => "{\"ok\":true}".to_owned(),
+        (false, Some(credentials)) if echo_credentials => {
+            serde_json::json!({"error": {"message": format!("invalid credentials: {credentials}")}})
+                .to_string()
+        }
+        (false, _) => "{\"error\":\"sessionKey is not allowed\"}".to_owned(),
     };
     let response = format!(
         "HTTP/1.1 {status} Status\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply_body}",

@@ -110,7 +110,15 @@ async fn the_command_sink_gets_placeholders_as_single_arguments_and_the_event_on
     let dir = tempfile::tempdir().unwrap();
     let program = recording_program(dir.path());
     std::fs::write(dir.path().join("deliver-ok"), "").unwrap();
-    let marker = dir.path().join("pwned");
+    let marker = |name: &str| dir.path().join(format!("pwned-{name}"));
+    // Were `{text}` ever handed to a shell, the substitutions would run inside the JSON's
+    // double quotes and the separator outside them.
+    let hostile_name = format!(
+        "deploy $(touch {}) `touch {}`; touch {} #",
+        marker("substitution").display(),
+        marker("backticks").display(),
+        marker("separator").display()
+    );
     let config = format!(
         "{QUICK_STUCK}[[wake.sinks]]\nkind = \"command\"\nprogram = {:?}\nargs = [\"{{kind}}\", \"id={{event_id}}\", \"{{text}}\", \"{{session_key}}\"]\n",
         program.display().to_string()
@@ -119,7 +127,7 @@ async fn the_command_sink_gets_placeholders_as_single_arguments_and_the_event_on
     let mut client = Client::connect(&daemon.socket).await.unwrap();
     let mut task = deploy_task();
     // Hostile text: it must reach the program as part of one argument, never as a command.
-    task["name"] = json!(format!("deploy; touch {} #", marker.display()));
+    task["name"] = json!(hostile_name);
     ok(&mut client, "task_register", task).await;
 
     let args_log = dir.path().join("args.log");
@@ -134,15 +142,22 @@ async fn the_command_sink_gets_placeholders_as_single_arguments_and_the_event_on
     assert_eq!(args[0], "task_stuck");
     assert!(args[1].starts_with("id=e-"), "{args:?}");
     assert!(args[2].starts_with("[task_stuck_resume] {"), "{args:?}");
+    assert_eq!(
+        packet_of(args[2])["name"],
+        json!(hostile_name),
+        "the text arrives whole, as one argument"
+    );
     assert_eq!(args[3], "", "no session key: an empty argument");
     assert_eq!(args[4], "---");
-    assert!(!marker.exists(), "the task name was never run");
+    for name in ["substitution", "backticks", "separator"] {
+        assert!(!marker(name).exists(), "the task name ran ({name})");
+    }
     let stdin = std::fs::read_to_string(&stdin_log).unwrap();
     let event: Value = serde_json::from_str(stdin.trim()).unwrap();
     assert_eq!(event["kind"], "task_stuck");
     assert_eq!(
         packet_of(event["text"].as_str().unwrap())["name"],
-        json!(format!("deploy; touch {} #", marker.display()))
+        json!(hostile_name)
     );
 }
 
