@@ -313,6 +313,13 @@ impl Sink for WebhookSink {
         if let Some(token) = &self.bearer_token {
             request = request.bearer_auth(token.expose());
         }
+        // A refusing server may quote the token back; the failure text goes to the log and
+        // the delivery record, so it must not carry it.
+        let token = self
+            .bearer_token
+            .as_ref()
+            .map(|token| token.expose().to_owned())
+            .filter(|token| !token.is_empty());
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
@@ -326,6 +333,10 @@ impl Sink for WebhookSink {
                 return Delivery::Delivered;
             }
             let text = response.text().await.unwrap_or_default();
+            let text = match &token {
+                Some(token) => text.replace(token.as_str(), "***"),
+                None => text,
+            };
             let snippet: String = text.chars().take(RESPONSE_BODY_KEPT).collect();
             let failure = format!("HTTP {status}: {}", snippet.trim());
             let retryable = status.is_server_error()
