@@ -542,7 +542,7 @@ mod tests {
                         prop_assert_eq!(&response["id"], &Value::Null);
                         return Ok(());
                     }
-                    Ok(Incoming::Single(entry)) => vec![(value.clone(), entry)],
+                    Ok(Incoming::Single(entry)) => vec![(value, entry)],
                     Ok(Incoming::Batch(entries)) => {
                         let Value::Array(values) = &value else {
                             panic!("a batch from a non-array: {value}");
