@@ -28,7 +28,7 @@ pub mod pixels;
 mod windows;
 
 #[cfg(test)]
-mod test_display;
+pub(crate) mod test_display;
 #[cfg(test)]
 mod tests;
 
