@@ -41,6 +41,10 @@ pub struct WaitConfig {
     // -- the pixel gate of window: and screen targets --
     /// Seconds after which a window or screen is judged again although nothing on it changed.
     pub floor_s: u64,
+    /// Seconds a watched window may stay closed (unless a model finds the condition met by
+    /// its absence) before its wait ends in `error`; 0 ends it at the first capture that
+    /// finds the window closed.
+    pub window_gone_grace_s: u64,
 }
 
 impl Default for WaitConfig {
@@ -48,6 +52,7 @@ impl Default for WaitConfig {
         Self {
             max_consecutive_failures: 5,
             floor_s: 120,
+            window_gone_grace_s: 30,
         }
     }
 }
@@ -110,6 +115,11 @@ impl WaitConfig {
     /// The pixel gate's floor interval.
     pub fn floor(&self) -> std::time::Duration {
         std::time::Duration::from_secs(self.floor_s)
+    }
+
+    /// How long a watched window may stay closed.
+    pub fn window_gone_grace(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.window_gone_grace_s)
     }
 }
 
@@ -568,6 +578,12 @@ mod tests {
         assert!(Config::parse("[wait]\nfloor_s = 0\n", Path::new("c.toml")).is_err());
         let floor = Config::parse("[wait]\nfloor_s = 30\n", Path::new("c.toml")).unwrap();
         assert_eq!(floor.wait.floor(), std::time::Duration::from_secs(30));
+        let grace =
+            Config::parse("[wait]\nwindow_gone_grace_s = 5\n", Path::new("c.toml")).unwrap();
+        assert_eq!(
+            grace.wait.window_gone_grace(),
+            std::time::Duration::from_secs(5)
+        );
         let custom = Config::parse("data_dir = \"/srv/lookout\"\n", Path::new("c.toml")).unwrap();
         assert_eq!(custom.data_dir, Some(PathBuf::from("/srv/lookout")));
     }

@@ -116,6 +116,7 @@ impl Daemon {
         tree_args.max_consecutive_failures = config.wait.max_consecutive_failures;
         tree_args.x11_display = config.x11.resolved_display();
         tree_args.pixel_floor = config.wait.floor();
+        tree_args.window_gone_grace = config.wait.window_gone_grace();
         tree_args.sinks = sinks.specs;
         tree_args.vision = vision.spec;
         tree_args

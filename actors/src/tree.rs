@@ -85,6 +85,8 @@ pub struct TreeArgs {
     pub x11_display: Option<String>,
     /// The pixel gate's floor: a still window is judged again after this long.
     pub pixel_floor: Duration,
+    /// How long a watched window may stay closed before its wait ends in `error`.
+    pub window_gone_grace: Duration,
     /// How many terminal sessions may run, and how many ended ones stay readable.
     pub terminal_limits: TerminalLimits,
 }
@@ -112,6 +114,7 @@ impl TreeArgs {
             max_consecutive_failures: 5,
             x11_display: None,
             pixel_floor: Duration::from_secs(120),
+            window_gone_grace: Duration::from_secs(30),
             terminal_limits: TerminalLimits::default(),
             vision: VisionSpec::default(),
         }
@@ -174,6 +177,7 @@ impl Tree {
             text_judge: TextJudge::new(text_model),
             pixel_judge,
             max_consecutive_failures: args.max_consecutive_failures.max(1),
+            window_gone_grace: args.window_gone_grace,
         });
         let root_args = RootArgs {
             directory: directory.clone(),

@@ -17,9 +17,19 @@ use crate::support::{DaemonProcess, TestDaemon, wait_until, wait_with_timeout};
 /// The request bodies a chat server received.
 pub type Bodies = Arc<Mutex<Vec<String>>>;
 
-/// A chat-completions server that answers every request with one verdict and records the
-/// request bodies.
+/// A chat-completions server that answers every request with a fenced "met" verdict ("the
+/// installer says Finished") and records the request bodies.
 pub async fn chat_server() -> (String, Bodies) {
+    chat_server_saying(
+        "```json\n{\"met\": true, \"observation\": \"the installer says Finished\"}\n```",
+    )
+    .await
+}
+
+/// A chat-completions server whose model says `said` to every request, recording the request
+/// bodies.
+pub async fn chat_server_saying(said: &str) -> (String, Bodies) {
+    let said = said.to_owned();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let bodies = Bodies::default();
@@ -27,6 +37,7 @@ pub async fn chat_server() -> (String, Bodies) {
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
             let recorded = recorded.clone();
+            let said = said.clone();
             tokio::spawn(async move {
                 let mut raw = Vec::new();
                 let mut chunk = vec![0u8; 65536];
@@ -55,8 +66,7 @@ pub async fn chat_server() -> (String, Bodies) {
                 };
                 recorded.lock().unwrap().push(body);
                 let body = json!({
-                    "choices": [{"message": {"role": "assistant",
-                        "content": "```json\n{\"met\": true, \"observation\": \"the installer says Finished\"}\n```"}}],
+                    "choices": [{"message": {"role": "assistant", "content": said}}],
                     "usage": {"prompt_tokens": 812, "completion_tokens": 17},
                 })
                 .to_string();

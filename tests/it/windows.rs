@@ -1,7 +1,8 @@
 //! Window and screen waits end to end on a private Xvfb: `smart_wait(window:…)` through the
 //! socket, the X11 capture and the pixel gate in the daemon, judged with no model (the first
 //! settled change wakes, and says so) and by a loopback chat-completions model that receives
-//! the frame; a display that cannot be opened is refused at once with a hint.
+//! the frame; a window that closes and stays closed ends its wait in `error`; a display that
+//! cannot be opened is refused at once with a hint.
 
 #[path = "../../actors/src/waits/x11/test_display.rs"]
 mod test_display;
@@ -14,7 +15,7 @@ use serde_json::{Value, json};
 use storage::EventKind;
 
 use crate::support::{TestDaemon, err, ok, wait_until};
-use crate::vision::chat_server;
+use crate::vision::{chat_server, chat_server_saying};
 use test_display::{TestWindows, Xvfb};
 
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -163,5 +164,60 @@ async fn a_display_that_cannot_be_opened_is_refused_at_once_with_a_hint() {
     );
     let listed = ok(&mut client, "wait_status", json!({})).await;
     assert_eq!(listed["waits"], json!([]), "nothing was stored");
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_that_closes_and_stays_closed_ends_the_wait_in_error() {
+    let xvfb = Xvfb::start();
+    let windows = TestWindows::connect(xvfb.display());
+    let installer = windows.create("Setup Wizard — Installer", 40, 40, 400, 300, GREY);
+    let display = xvfb.display().to_owned();
+    let (url, requests) = chat_server_saying(
+        "{\"met\": false, \"observation\": \"the installer is still copying files\"}",
+    )
+    .await;
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.x11.display = Some(display);
+            config.vision.backend = VisionBackend::Openai;
+            config.vision.base_url = Some(url.clone());
+            config.vision.model = Some("llava".into());
+            config.vision.min_interval_s = 0;
+            config.wait.window_gone_grace_s = 1;
+        },
+        None,
+    )
+    .await;
+
+    let (wait_id, _) = watch(&daemon, "window:installer", "the installation finishes").await;
+    wait_until("the model judged the window", PATIENCE, async || {
+        !requests.lock().unwrap().is_empty()
+    })
+    .await;
+    windows.destroy(installer);
+    wait_until("the closed window woke the agent", PATIENCE, async || {
+        !daemon.sink.received().is_empty()
+    })
+    .await;
+    let event = daemon.sink.received()[0].clone();
+    assert_eq!(event.kind, EventKind::WaitError, "{}", event.text);
+    let head =
+        format!("smart_wait error ({wait_id}): window:installer closed and stayed closed for ");
+    let seconds: u64 = event
+        .text
+        .strip_prefix(&head)
+        .and_then(|rest| rest.split_once("s. ")?.0.parse().ok())
+        .unwrap_or_else(|| panic!("{}", event.text));
+    assert!(seconds >= 1, "{}", event.text);
+    assert!(
+        event
+            .text
+            .contains(&format!("wait_update(wait_id: \"{wait_id}\")")),
+        "{}",
+        event.text
+    );
+    let status = status_of(&daemon, &wait_id).await;
+    assert_eq!(status["status"], "error", "{status}");
     daemon.stop().await;
 }

@@ -7,6 +7,7 @@ mod tree;
 mod vision;
 mod waits;
 mod wake;
+mod window_waits;
 
 use std::sync::Arc;
 use std::time::Duration;

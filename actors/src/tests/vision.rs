@@ -17,8 +17,8 @@ use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
 use crate::wake::sinks::Secret;
 use crate::{ActorKind, Tree};
 
-const KEY: &str = "sk-test-right-key";
-const KEY_VARIABLE: &str = "LOOKOUT_TEST_KEY";
+pub(super) const KEY: &str = "sk-test-right-key";
+pub(super) const KEY_VARIABLE: &str = "LOOKOUT_TEST_KEY";
 const GREEN: [u8; 3] = [40, 200, 30];
 const RED: [u8; 3] = [210, 30, 30];
 
@@ -46,7 +46,7 @@ fn green_request(wait_id: &str) -> JudgeRequest {
     )
 }
 
-fn quick_settings() -> VisionSettings {
+pub(super) fn quick_settings() -> VisionSettings {
     VisionSettings {
         max_concurrency: 2,
         min_interval: Duration::ZERO,
@@ -55,7 +55,7 @@ fn quick_settings() -> VisionSettings {
     }
 }
 
-fn backend_for(server: &ModelServer, wire: Wire, key: &str) -> BackendSpec {
+pub(super) fn backend_for(server: &ModelServer, wire: Wire, key: &str) -> BackendSpec {
     let api_key = ApiKey {
         variable: KEY_VARIABLE.into(),
         secret: Secret::new(key),

@@ -8,8 +8,8 @@ use storage::{EventKind, MsgType, Status, Store, TaskId, Timestamp, WaitId, Wait
 
 use super::{Fixture, START, deploy_request, note, query};
 use crate::tasks::stuck::StuckPolicy;
-use crate::waits::content::{Content, ProcessExit};
-use crate::waits::judge::{JudgeFailure, Usage, Verdict};
+use crate::waits::content::{Content, Frame, ProcessExit, WINDOW_CLOSED};
+use crate::waits::judge::{Judge, JudgeFailure, Usage, Verdict};
 use crate::waits::scripted::{ScriptedJudge, ScriptedSources, ScriptedTarget};
 use crate::waits::source::CaptureError;
 use crate::waits::target::Target;
@@ -32,7 +32,7 @@ async fn start(model: Option<Arc<ScriptedJudge>>) -> Waits {
     let fixture = Fixture::start(move |args| {
         args.sources = Some(factory);
         args.sinks = vec![SinkSpec::Custom(recorder)];
-        args.text_model = model.map(|judge| judge as Arc<dyn crate::waits::judge::Judge>);
+        args.text_model = model.map(|judge| judge as Arc<dyn Judge>);
         args.stuck = StuckPolicy {
             scan_interval: Duration::from_secs(60),
             ..StuckPolicy::default()
@@ -754,4 +754,296 @@ async fn waits_on_terminal_tasks_and_unknown_targets_are_refused() {
         .unwrap_err();
     assert_eq!(unscripted.kind, ErrorKind::NotFound);
     assert_eq!(tree.status().await.unwrap().waits.live_waits, 0);
+}
+
+/// How long a closed window may stay closed in the window tests below.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// A tree watching scripted windows, judged by `model` (none: the first settled change wakes).
+async fn start_watching_windows(model: Option<Arc<dyn Judge>>) -> Waits {
+    let sources = Arc::new(ScriptedSources::default());
+    let sink = RecordingSink::new("recorder");
+    let (factory, recorder) = (sources.clone(), sink.clone());
+    let fixture = Fixture::start(move |args| {
+        args.sources = Some(factory);
+        args.sinks = vec![SinkSpec::Custom(recorder)];
+        args.pixel_judge = model;
+        args.window_gone_grace = GRACE;
+    })
+    .await;
+    Waits {
+        fixture,
+        sources,
+        sink,
+    }
+}
+
+fn window(shade: u8) -> Content {
+    Content::Frame(Frame::new(64, 48, vec![shade; 64 * 48 * 4]))
+}
+
+fn closed_window() -> Content {
+    Content::Absent {
+        description: WINDOW_CLOSED.into(),
+    }
+}
+
+/// A vision model stand-in: a frame never meets the condition; the window's absence does
+/// when `met_when_closed`.
+fn installer_model(met_when_closed: bool) -> Arc<ScriptedJudge> {
+    ScriptedJudge::new(move |request| {
+        let (met, observation) = match &request.content {
+            Content::Absent { description } => (
+                met_when_closed,
+                format!("the installer is gone ({description})"),
+            ),
+            _ => (false, "the installer is still copying files".to_owned()),
+        };
+        Ok(Verdict {
+            met,
+            observation,
+            model_call: Some(Usage {
+                input_tokens: 10,
+                output_tokens: 2,
+            }),
+        })
+    })
+}
+
+impl Waits {
+    /// A wait on `window:Installer` whose first capture is done (t = 0).
+    async fn watch_installer(&self) -> (ScriptedTarget, WaitId) {
+        let installer = self.sources.target("window:Installer", window(40));
+        let id = self
+            .tree()
+            .smart_wait(wait_for(
+                "window:Installer",
+                "the installer finishes",
+                600,
+                None,
+            ))
+            .await
+            .unwrap()
+            .record
+            .id;
+        self.tree().settle().await.unwrap();
+        (installer, id)
+    }
+
+    /// Polls until the wait is no longer `Watching` (or `polls` are done); returns how many
+    /// polls that took and the state.
+    async fn poll_until_ended(&self, id: &WaitId, polls: u32) -> (u32, WaitState) {
+        for poll in 1..=polls {
+            self.advance(POLL).await;
+            let state = self.state(id).await;
+            if state != WaitState::Watching {
+                return (poll, state);
+            }
+        }
+        (polls, WaitState::Watching)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_that_closes_and_stays_closed_ends_the_wait_in_error_after_the_grace() {
+    let model = installer_model(false);
+    let waits = start_watching_windows(Some(model.clone())).await;
+    let (installer, id) = waits.watch_installer().await;
+    waits.advance(POLL).await; // settled: the model looks (t = 2)
+    assert_eq!(model.calls(), 1);
+
+    installer.show(closed_window());
+    waits.advance(POLL).await; // the first capture without the window (t = 4)
+    let closed_at = waits.tree().directory().now();
+    waits.advance(POLL).await; // settled: the model sees the absence and says not met
+    assert_eq!(model.calls(), 2);
+    // Polls go on while the window is closed for less than the grace, then it ends.
+    let (polls, state) = waits.poll_until_ended(&id, 20).await;
+    assert_eq!(state, WaitState::Error);
+    let ended_at = waits.tree().directory().now();
+    assert_eq!(
+        ended_at.millis_since(closed_at),
+        GRACE.as_millis() as u64,
+        "ended after {polls} more polls"
+    );
+    assert_eq!(model.calls(), 2, "the absence was judged once");
+
+    let events = waits.events().await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].0, EventKind::WaitError);
+    assert_eq!(
+        events[0].1,
+        format!(
+            "smart_wait error ({id}): window:Installer closed and stayed closed for 10s. If another \
+             window now shows what you are waiting for, start a new smart_wait on it (window:<title> \
+             or window:0x<id>); if this one will open again, wait_update(wait_id: \"{id}\") watches \
+             for it again. Fix what the error names, then start a new smart_wait or go on without it."
+        )
+    );
+    let record = waits.tree().wait_status(Some(id)).await.unwrap()[0]
+        .record
+        .clone();
+    assert_eq!(
+        record.last_observation.as_deref(),
+        Some("the installer is gone (window closed)")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_back_within_the_grace_is_watched_as_before_and_a_revived_wait_gets_a_new_grace() {
+    let model = installer_model(false);
+    let waits = start_watching_windows(Some(model.clone())).await;
+    let (installer, id) = waits.watch_installer().await;
+    installer.show(closed_window());
+    for _ in 0..4 {
+        waits.advance(POLL).await; // closed for 6 s of the 10
+    }
+    installer.show(window(40));
+    let (_, state) = waits.poll_until_ended(&id, 15).await;
+    assert_eq!(state, WaitState::Watching, "the window came back in time");
+
+    // Closed again: a whole new grace, not what was left of the first one.
+    installer.show(closed_window());
+    waits.advance(POLL).await;
+    let closed_at = waits.tree().directory().now();
+    let (_, state) = waits.poll_until_ended(&id, 20).await;
+    assert_eq!(state, WaitState::Error);
+    let ended_at = waits.tree().directory().now();
+    assert_eq!(ended_at.millis_since(closed_at), GRACE.as_millis() as u64);
+
+    // What the wake suggests: wait_update watches again, with a grace of its own.
+    waits
+        .tree()
+        .wait_update(id.clone(), WaitUpdate::default())
+        .await
+        .unwrap();
+    waits.tree().settle().await.unwrap();
+    let revived_at = waits.tree().directory().now();
+    let (_, state) = waits.poll_until_ended(&id, 20).await;
+    assert_eq!(state, WaitState::Error);
+    let ended_at = waits.tree().directory().now();
+    assert_eq!(ended_at.millis_since(revived_at), GRACE.as_millis() as u64);
+    let events = waits.events().await;
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events.iter().all(|(kind, _)| *kind == EventKind::WaitError));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_that_finds_the_condition_met_by_the_absence_resolves_the_wait() {
+    let model = installer_model(true);
+    let waits = start_watching_windows(Some(model.clone())).await;
+    let (installer, id) = waits.watch_installer().await;
+    installer.show(closed_window());
+    waits.advance(POLL).await;
+    waits.advance(POLL).await;
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+    let events = waits.events().await;
+    assert_eq!(events[0].0, EventKind::WaitResolved);
+    assert!(
+        events[0].1.starts_with(&format!(
+            "smart_wait resolved ({id}): the installer is gone (window closed). Elapsed: 4s."
+        )),
+        "{}",
+        events[0].1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_a_closed_window_is_the_first_change_and_wakes_saying_so() {
+    let waits = start_watching_windows(None).await;
+    let (installer, id) = waits.watch_installer().await;
+    waits.advance(POLL).await;
+    installer.show(closed_window());
+    waits.advance(POLL).await;
+    waits.advance(POLL).await;
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+    let events = waits.events().await;
+    assert!(
+        events[0].1.starts_with(&format!(
+            "smart_wait resolved ({id}): window closed (no vision model is configured"
+        )),
+        "{}",
+        events[0].1
+    );
+}
+
+/// A judge that answers only when the test lets it: a judgment the test can keep in flight.
+#[derive(Debug)]
+struct HeldJudge {
+    answers: Arc<tokio::sync::Semaphore>,
+    calls: std::sync::atomic::AtomicU64,
+}
+
+impl HeldJudge {
+    fn new() -> Arc<HeldJudge> {
+        Arc::new(HeldJudge {
+            answers: Arc::new(tokio::sync::Semaphore::new(0)),
+            calls: Default::default(),
+        })
+    }
+}
+
+impl Judge for HeldJudge {
+    fn describe(&self) -> String {
+        "held judge".to_owned()
+    }
+
+    fn judge(
+        &self,
+        request: crate::waits::judge::JudgeRequest,
+    ) -> futures::future::BoxFuture<'static, Result<Verdict, JudgeFailure>> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let answers = self.answers.clone();
+        Box::pin(async move {
+            answers.acquire().await.unwrap().forget();
+            Ok(Verdict {
+                met: request.content.is_closed_window(),
+                observation: "the installer closed: it is done".to_owned(),
+                model_call: Some(Usage::default()),
+            })
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_judgment_in_flight_when_the_grace_ends_decides_first() {
+    let judge = HeldJudge::new();
+    let waits = start_watching_windows(Some(judge.clone())).await;
+    waits.sources.target("window:Installer", closed_window());
+    // The window is closed from the start: the first capture says so (t = 0).
+    let id = waits
+        .tree()
+        .smart_wait(wait_for(
+            "window:Installer",
+            "the installer finishes",
+            600,
+            None,
+        ))
+        .await
+        .unwrap()
+        .record
+        .id;
+    waits.tree().settle().await.unwrap();
+    // Settled at t = 2: the model is asked, and holds its answer past the grace.
+    let asked = waits.advance(POLL);
+    let held = async {
+        super::eventually("the model was asked", async || {
+            judge.calls.load(std::sync::atomic::Ordering::SeqCst) == 1
+        })
+        .await;
+        for _ in 0..6 {
+            waits.advance(POLL).await; // up to t = 14: closed for 14 s
+        }
+        let still = waits.state(&id).await;
+        judge.answers.add_permits(1);
+        still
+    };
+    let ((), still) = tokio::join!(asked, held);
+    assert_eq!(
+        still,
+        WaitState::Watching,
+        "the grace passed while the model was judging"
+    );
+    waits.tree().settle().await.unwrap();
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
 }

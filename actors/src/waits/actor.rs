@@ -51,6 +51,8 @@ pub struct WaitSettings {
     pub pixel_judge: Option<Arc<dyn Judge>>,
     /// Capture or judge failures in a row that end a wait in `error`.
     pub max_consecutive_failures: u32,
+    /// How long a watched window may stay closed before the wait ends in `error`.
+    pub window_gone_grace: Duration,
 }
 
 /// A new wait, validated.
@@ -101,6 +103,12 @@ pub enum WaitMsg {
         reply: RpcReplyPort<Option<JoinHandle<()>>>,
     },
     CaptureFailed(CaptureError, RpcReplyPort<()>),
+    /// From the Watcher, at every poll once the watched window has been closed for the grace
+    /// period.
+    WindowClosed {
+        closed_for: Duration,
+        reply: RpcReplyPort<()>,
+    },
     /// A capture worked after failures: the failure streak is over.
     CaptureSucceeded,
     /// A model's verdict on observation `seq`.
@@ -225,6 +233,10 @@ impl Actor for WaitActor {
             }
             WaitMsg::CaptureFailed(error, reply) => {
                 capture_failed(&myself, state, error).await;
+                let _ = reply.send(());
+            }
+            WaitMsg::WindowClosed { closed_for, reply } => {
+                window_closed(&myself, state, closed_for).await;
                 let _ = reply.send(());
             }
             WaitMsg::CaptureSucceeded => state.capture_failures_in_a_row = 0,
@@ -649,12 +661,12 @@ async fn observe(
         match (&state.settings.pixel_judge, readiness) {
             (_, Readiness::Changing) => Decision::NotMet(String::new()),
             (Some(_), Readiness::Settled) => Decision::AskModel,
-            (None, Readiness::Settled) if !is_baseline => Decision::Met(
-                "the window changed (no vision model is configured to judge the condition, so lookout woke you \
-                 at the first settled change; configure [vision] to have a model judge it)"
-                    .to_owned(),
-            ),
-            (None, Readiness::Settled) => Decision::NotMet("watching for the first change".to_owned()),
+            (None, Readiness::Settled) if !is_baseline => {
+                Decision::Met(first_settled_change(&content))
+            }
+            (None, Readiness::Settled) => {
+                Decision::NotMet("watching for the first change".to_owned())
+            }
         }
     } else {
         let exit_known = state.settings.sources.reports_exit(&target);
@@ -737,6 +749,19 @@ async fn observe(
             }))
         }
     }
+}
+
+/// The observation of a window or screen wait with no model, at the first settled change:
+/// what changed (a closed window says so), and why that woke the agent.
+fn first_settled_change(content: &Content) -> String {
+    let what = match content {
+        Content::Absent { description } => description.as_str(),
+        Content::Text { .. } | Content::Frame(_) => "the window changed",
+    };
+    format!(
+        "{what} (no vision model is configured to judge the condition, so lookout woke you at the \
+         first settled change; configure [vision] to have a model judge it)"
+    )
 }
 
 impl WaitActorState {
@@ -845,6 +870,21 @@ async fn capture_failed(
     }
 }
 
+/// The watched window stayed closed for the grace period. Unless a model is still judging
+/// (it may find the condition met by the absence; the Watcher reports again at the next
+/// poll), the wait ends in `error` saying what to do.
+async fn window_closed(
+    myself: &ActorRef<WaitMsg>,
+    state: &mut WaitActorState,
+    closed_for: Duration,
+) {
+    if !is_watching(state) || state.judging {
+        return;
+    }
+    let cause = texts::window_closed_cause(&state.id, &target_text(state), closed_for.as_secs());
+    finish(myself, state, Ending::Error(cause)).await;
+}
+
 async fn start_watcher(
     myself: &ActorRef<WaitMsg>,
     state: &mut WaitActorState,
@@ -862,6 +902,7 @@ async fn start_watcher(
         gate: state.settings.sources.gate(&target),
         counters: state.counters.clone(),
         directory: state.directory.clone(),
+        window_gone_grace: state.settings.window_gone_grace,
     };
     let (watcher, _) = Actor::spawn_linked(None, WatcherActor, args, myself.get_cell())
         .await

@@ -3,6 +3,11 @@
 use std::fmt;
 use std::sync::Arc;
 
+/// The description of `Content::Absent` for a watched window that existed and is gone (the
+/// X11 source says so; one never found and one minimised are described otherwise). A wait
+/// whose window stays closed for `[wait] window_gone_grace_s` ends in `error`.
+pub const WINDOW_CLOSED: &str = "window closed";
+
 /// A captured image: 8-bit BGRA (X11's native order on little-endian), row-major,
 /// `width * 4` bytes per row.
 #[derive(Clone, PartialEq, Eq)]
@@ -79,5 +84,10 @@ impl Content {
             text: text.into(),
             exit: None,
         }
+    }
+
+    /// The watched window closed: it was there once and is gone now.
+    pub fn is_closed_window(&self) -> bool {
+        matches!(self, Content::Absent { description } if description == WINDOW_CLOSED)
     }
 }

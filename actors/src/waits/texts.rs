@@ -111,6 +111,16 @@ pub fn cancelled_note(id: &WaitId, reason: Option<&str>) -> String {
     )
 }
 
+/// Why a wait whose window closed and stayed closed ended, and what to do about it.
+pub fn window_closed_cause(id: &WaitId, target: &str, closed_for_s: u64) -> String {
+    format!(
+        "{target} closed and stayed closed for {closed_for_s}s. If another window \
+         now shows what you are waiting for, start a new smart_wait on it (window:<title> or \
+         window:0x<id>); if this one will open again, wait_update(wait_id: \"{id}\") watches for it \
+         again"
+    )
+}
+
 /// The first part of a wake text, seed 000's wording.
 pub fn wake_head(kind: EventKind, id: &WaitId, observation_or_cause: &str, seconds: u64) -> String {
     match kind {

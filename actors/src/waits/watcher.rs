@@ -1,13 +1,17 @@
 //! The Watcher: a WaitActor's child that owns the capture loop of one target — its source
 //! and its gate. On each poll it captures and asks the gate; only news goes to the WaitActor
-//! (as an observation), and a failed capture is reported. A panicking source kills the
-//! Watcher; its WaitActor counts the failure and starts a new one.
+//! (as an observation), and a failed capture is reported. It also times how long a watched
+//! window has been closed, since the gate lets the absence through only once: a window
+//! closed for the grace period is reported at every poll until the wait ends (the WaitActor
+//! decides, after any judgment in flight). A panicking source kills the Watcher; its
+//! WaitActor counts the failure and starts a new one (which times a closed window afresh).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use storage::Timestamp;
 use tokio::task::JoinHandle;
 
 use crate::directory::Directory;
@@ -35,7 +39,8 @@ pub enum WatcherMsg {
     Poll(Option<RpcReplyPort<Option<JoinHandle<()>>>>),
     /// The judge looked at observation `seq`: it becomes the gate's baseline.
     Judged(u64),
-    /// Forget the baselines: the next capture is news (a new condition, a revived wait).
+    /// Forget the baselines: the next capture is news (a new condition, a revived wait); a
+    /// closed window gets a full grace period again, so the new condition is judged on it.
     Reset,
 }
 
@@ -47,6 +52,8 @@ pub struct WatcherArgs {
     pub gate: Box<dyn Gate>,
     pub counters: Arc<WatchCounters>,
     pub directory: Directory,
+    /// How long a watched window may stay closed before the WaitActor hears of it.
+    pub window_gone_grace: Duration,
 }
 
 pub struct WatcherState {
@@ -58,6 +65,9 @@ pub struct WatcherState {
     next_seq: u64,
     /// The last observation handed over, until the WaitActor says it was judged.
     handed_over: Option<(u64, Content, Readiness)>,
+    window_gone_grace: Duration,
+    /// When the captures started finding the watched window closed.
+    closed_since: Option<Timestamp>,
 }
 
 impl Actor for WatcherActor {
@@ -78,6 +88,8 @@ impl Actor for WatcherActor {
             directory: args.directory,
             next_seq: 1,
             handed_over: None,
+            window_gone_grace: args.window_gone_grace,
+            closed_since: None,
         })
     }
 
@@ -109,13 +121,14 @@ impl Actor for WatcherActor {
             WatcherMsg::Reset => {
                 state.gate.reset();
                 state.handed_over = None;
+                state.closed_since = None;
             }
         }
         Ok(())
     }
 }
 
-/// One capture: gate it, hand news over, report failures.
+/// One capture: gate it, hand news over, report failures and a window that stays closed.
 async fn poll(state: &mut WatcherState) -> Option<JoinHandle<()>> {
     state.counters.captures.fetch_add(1, Ordering::Relaxed);
     let captured = match tokio::time::timeout(CAPTURE_TIMEOUT, state.source.capture()).await {
@@ -139,7 +152,47 @@ async fn poll(state: &mut WatcherState) -> Option<JoinHandle<()>> {
             return None;
         }
     };
-    let readiness = match state.gate.consider(&content, state.directory.now()) {
+    let now = state.directory.now();
+    let closed_for = closed_for(&mut state.closed_since, &content, now);
+    // The absence goes through the gate first, so a model can still find the condition met
+    // by it; the WaitActor ignores the report while that judgment runs.
+    let judging = hand_over(state, content, now).await;
+    if let Some(closed_for) = closed_for.filter(|d| *d >= state.window_gone_grace) {
+        let _ = state
+            .wait
+            .call(
+                |reply| WaitMsg::WindowClosed { closed_for, reply },
+                Some(HANDOFF_TIMEOUT),
+            )
+            .await;
+    }
+    judging
+}
+
+/// How long the watched window has been closed, as of this capture: timed from the first
+/// capture that found it closed; any other content (a window again, shown or hidden, or a
+/// target that is no window at all) ends the count.
+fn closed_for(
+    closed_since: &mut Option<Timestamp>,
+    content: &Content,
+    now: Timestamp,
+) -> Option<Duration> {
+    if !content.is_closed_window() {
+        *closed_since = None;
+        return None;
+    }
+    let since = *closed_since.get_or_insert(now);
+    Some(Duration::from_millis(now.millis_since(since)))
+}
+
+/// Asks the gate about a capture and hands news to the WaitActor; returns the judgment it
+/// set off.
+async fn hand_over(
+    state: &mut WatcherState,
+    content: Content,
+    now: Timestamp,
+) -> Option<JoinHandle<()>> {
+    let readiness = match state.gate.consider(&content, now) {
         GateDecision::Skip => {
             state
                 .counters

@@ -17,7 +17,8 @@
 //!   with that title is picked up.
 //! - A window that is gone is `Content::Absent` with the description [`WINDOW_CLOSED`];
 //!   one that is minimised or on another desktop is `Content::Absent` saying so. Deciding
-//!   whether that ends a wait is the wait's business.
+//!   whether that ends a wait is the wait's business (the Watcher times how long a window
+//!   stays closed).
 //!
 //! Owns no configuration: the display name comes from the caller (`[x11] display`, else
 //! `DISPLAY`, resolved in `src/`). x11rb reads `XAUTHORITY` (or `~/.Xauthority`) itself for
@@ -28,7 +29,7 @@ pub mod pixels;
 mod windows;
 
 #[cfg(test)]
-mod test_display;
+pub(crate) mod test_display;
 #[cfg(test)]
 mod tests;
 
@@ -54,8 +55,7 @@ use grab::{PixelReader, ReadError, Region};
 use pixels::PixelLayout;
 use windows::Atoms;
 
-/// The description of `Content::Absent` for a watched window that no longer exists.
-pub const WINDOW_CLOSED: &str = "window closed";
+pub use crate::waits::content::WINDOW_CLOSED;
 
 /// The description of `Content::Absent` for a watched window that exists but is not shown
 /// (minimised, on another desktop, withdrawn).
