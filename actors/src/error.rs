@@ -62,11 +62,22 @@ impl CallError {
         Self::new(ErrorKind::Internal, message, hint)
     }
 
-    /// A storage failure: the write was not saved.
+    /// A write that failed. After an I/O error in the commit the disk may or may not hold
+    /// it (the sync failed, not necessarily the write); otherwise nothing was saved.
     pub fn storage(error: &storage::StorageError) -> Self {
+        let hint = if error.is_io() {
+            "the disk failed while saving, so the change may or may not be stored: read it back (task_update with a query, task_thread or wait_status) before repeating it, and check the disk and the daemon log"
+        } else {
+            "nothing was saved; retry the call, and check the disk and the daemon log if it keeps failing"
+        };
+        Self::unavailable(format!("storage failed: {error}"), hint)
+    }
+
+    /// A read that failed; nothing changed.
+    pub fn storage_read(error: &storage::StorageError) -> Self {
         Self::unavailable(
-            format!("storage failed: {error}"),
-            "nothing was saved; retry the call, and check the disk and the daemon log if it keeps failing",
+            format!("reading storage failed: {error}"),
+            "nothing changed; retry the call, and check the disk and the daemon log if it keeps failing",
         )
     }
 

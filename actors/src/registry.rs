@@ -203,7 +203,7 @@ where
 {
     let (sender, receiver) = oneshot::channel();
     let job: ReadJob = Box::new(move |store| {
-        let _ = sender.send(read(store).map_err(|error| CallError::storage(&error)));
+        let _ = sender.send(read(store).map_err(|error| CallError::storage_read(&error)));
     });
     registry
         .cast(RegistryMsg::Read(job))

@@ -42,8 +42,24 @@ pub enum StorageError {
     #[error("message {seq} of task {task_id} already exists; refusing to overwrite it")]
     DuplicateMessage { task_id: String, seq: u64 },
 
+    #[error(
+        "the database {path} hit an I/O error and is being reopened; retry the call, and \
+         check the disk if it keeps failing"
+    )]
+    Recovering { path: PathBuf },
+
     #[error("storage failed: {0}")]
     Redb(#[from] redb::Error),
+}
+
+impl StorageError {
+    /// An I/O failure, or redb refusing to go on after one: the handle must be reopened.
+    pub fn is_io(&self) -> bool {
+        matches!(
+            self,
+            StorageError::Redb(redb::Error::Io(_) | redb::Error::PreviousIo)
+        )
+    }
 }
 
 macro_rules! from_redb {

@@ -5,6 +5,7 @@
 
 mod codec;
 mod error;
+pub mod faults;
 mod legacy;
 pub mod model;
 mod schema;
@@ -12,6 +13,7 @@ mod store;
 
 pub use codec::Versioned;
 pub use error::StorageError;
+pub use faults::StorageFaults;
 pub use model::{
     Author, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, PlanRevisionRecord,
     Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord, Timestamp,

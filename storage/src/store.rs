@@ -5,11 +5,15 @@
 //! the batch survives a crash.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, ReadableTableMetadata};
 
 use crate::StorageError;
 use crate::codec::Versioned;
+use crate::faults::{FaultyFile, StorageFaults};
 use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, Status, StuckCandidate, StuckInfo, TaskId,
     TaskRecord, Timestamp, WaitId, WaitRecord,
@@ -104,48 +108,164 @@ pub struct StoreStats {
     pub live_waits: u64,
 }
 
+/// How long a reopen waits for operations still running on the failed handle to finish.
+const RELEASE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The database. Cheap to share behind an `Arc`; redb serialises writers itself.
+///
+/// After an I/O error redb refuses every later operation on that handle (its `PreviousIo`),
+/// so the store reopens the file on the next operation: redb repairs it from the last
+/// durable commit, and the daemon goes on once the disk works again.
 #[derive(Debug)]
 pub struct Store {
-    db: Database,
+    /// The open database and its generation; `None` while a reopen has not succeeded.
+    handle: RwLock<Option<(u64, Arc<Database>)>>,
+    /// One more than the newest generation an I/O error was seen on (0: none).
+    failed_generation: AtomicU64,
+    reopens: AtomicU64,
     path: PathBuf,
+    /// Injected faults wrap the file (the harness); `None` in production.
+    faults: Option<StorageFaults>,
 }
 
 impl Store {
     /// Opens (creating if missing) the database file and brings it to the current schema.
     /// Fails at once with [`StorageError::Locked`] when another process has it open.
     pub fn open(path: &Path) -> Result<Store, StorageError> {
+        Self::open_with(path, None)
+    }
+
+    /// Like [`Store::open`], on a backend that fails reads and commits and cuts the file back
+    /// to a crash image when `faults` says so (the fault-injection harness).
+    pub fn open_with_faults(path: &Path, faults: StorageFaults) -> Result<Store, StorageError> {
+        Self::open_with(path, Some(faults))
+    }
+
+    fn open_with(path: &Path, faults: Option<StorageFaults>) -> Result<Store, StorageError> {
         if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(folder).map_err(|source| StorageError::DataFolder {
                 path: folder.to_owned(),
                 source,
             })?;
         }
-        let db = Database::builder()
-            .create(path)
-            .map_err(|source| match source {
-                redb::DatabaseError::DatabaseAlreadyOpen => StorageError::Locked {
-                    path: path.to_owned(),
-                },
-                source => StorageError::Open {
-                    path: path.to_owned(),
-                    source,
-                },
-            })?;
         let store = Store {
-            db,
+            handle: RwLock::new(None),
+            failed_generation: AtomicU64::new(0),
+            reopens: AtomicU64::new(0),
             path: path.to_owned(),
+            faults,
         };
+        let db = store.open_database()?;
+        *store.handle.write().unwrap_or_else(|e| e.into_inner()) = Some((1, Arc::new(db)));
         store.migrate()?;
         Ok(store)
     }
 
+    fn open_database(&self) -> Result<Database, StorageError> {
+        let path = &self.path;
+        let opened = match &self.faults {
+            None => Database::builder().create(path),
+            Some(faults) => {
+                let backend = FaultyFile::open(path, faults.clone()).map_err(|source| {
+                    StorageError::Open {
+                        path: path.clone(),
+                        source: source.into(),
+                    }
+                })?;
+                // No cache: every read reaches the backend, so read faults fire when asked.
+                Database::builder()
+                    .set_cache_size(0)
+                    .create_with_backend(backend)
+            }
+        };
+        opened.map_err(|source| match source {
+            redb::DatabaseError::DatabaseAlreadyOpen => StorageError::Locked { path: path.clone() },
+            source => StorageError::Open {
+                path: path.clone(),
+                source,
+            },
+        })
+    }
+
+    /// Runs `operation` on the open database, reopening it first when an I/O error left the
+    /// handle unusable; an I/O error now marks this handle for reopening.
+    fn with_db<T>(
+        &self,
+        operation: impl FnOnce(&Database) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let (generation, db) = self.current()?;
+        let outcome = operation(&db);
+        if outcome.as_ref().is_err_and(StorageError::is_io) {
+            self.failed_generation
+                .fetch_max(generation + 1, Ordering::SeqCst);
+        }
+        outcome
+    }
+
+    fn current(&self) -> Result<(u64, Arc<Database>), StorageError> {
+        {
+            let handle = self.handle.read().unwrap_or_else(|e| e.into_inner());
+            if let Some((generation, db)) = handle.as_ref()
+                && self.failed_generation.load(Ordering::SeqCst) <= *generation
+            {
+                return Ok((*generation, db.clone()));
+            }
+        }
+        self.reopen()
+    }
+
+    /// Closes the failed handle (once operations still on it finish) and opens the file again.
+    fn reopen(&self) -> Result<(u64, Arc<Database>), StorageError> {
+        let mut handle = self.handle.write().unwrap_or_else(|e| e.into_inner());
+        let failed = self.failed_generation.load(Ordering::SeqCst);
+        let mut next_generation = failed.max(1);
+        if let Some((generation, db)) = handle.take() {
+            if failed <= generation {
+                // Another caller reopened it meanwhile.
+                *handle = Some((generation, db.clone()));
+                return Ok((generation, db));
+            }
+            next_generation = generation + 1;
+            let deadline = Instant::now() + RELEASE_TIMEOUT;
+            let mut db = db;
+            loop {
+                match Arc::try_unwrap(db) {
+                    Ok(db) => {
+                        drop(db);
+                        break;
+                    }
+                    Err(still_shared) if Instant::now() < deadline => {
+                        db = still_shared;
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    Err(still_shared) => {
+                        *handle = Some((generation, still_shared));
+                        return Err(StorageError::Recovering {
+                            path: self.path.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        let db = Arc::new(self.open_database()?);
+        self.reopens.fetch_add(1, Ordering::SeqCst);
+        *handle = Some((next_generation, db.clone()));
+        Ok((next_generation, db))
+    }
+
+    /// How many times an I/O error made the store reopen the file.
+    pub fn reopens(&self) -> u64 {
+        self.reopens.load(Ordering::SeqCst)
+    }
+
     fn migrate(&self) -> Result<(), StorageError> {
-        let mut txn = self.db.begin_write()?;
-        txn.set_durability(Durability::Immediate)?;
-        schema::migrate(&txn, &self.path)?;
-        txn.commit()?;
-        Ok(())
+        self.with_db(|db| {
+            let mut txn = db.begin_write()?;
+            txn.set_durability(Durability::Immediate)?;
+            schema::migrate(&txn, &self.path)?;
+            txn.commit()?;
+            Ok(())
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -154,97 +274,102 @@ impl Store {
 
     /// Applies the batches in one durable transaction, in order. Any failure aborts them all.
     pub fn apply(&self, batches: &[WriteBatch]) -> Result<(), StorageError> {
-        let mut txn = self.db.begin_write()?;
-        txn.set_durability(Durability::Immediate)?;
-        {
-            let mut tasks = txn.open_table(TASKS)?;
-            let mut index = txn.open_table(TASKS_BY_STATUS)?;
-            let mut messages = txn.open_table(MESSAGES)?;
-            let mut revisions = txn.open_table(PLAN_REVISIONS)?;
-            let mut meta = txn.open_table(META)?;
-            let mut candidates = txn.open_table(STUCK_CANDIDATES)?;
-            let mut events = txn.open_table(EVENTS)?;
-            let mut pending = txn.open_table(EVENTS_PENDING)?;
-            let mut waits = txn.open_table(WAITS)?;
-            let mut live_waits = txn.open_table(WAITS_LIVE)?;
-            for mutation in batches.iter().flat_map(|batch| &batch.mutations) {
-                match mutation {
-                    Mutation::PutTask(task) => {
-                        let id = task.id.as_str();
-                        let previous = tasks.get(id)?.map(|guard| decode_task(id, guard.value()));
-                        if let Some(previous) = previous.transpose()? {
-                            let updated = previous.updated_at.as_millis();
-                            index.remove((previous.status.index_code(), updated, id))?;
-                            if previous.is_stuck_candidate() {
-                                candidates.remove((updated, id))?;
+        self.with_db(|db| {
+            let mut txn = db.begin_write()?;
+            txn.set_durability(Durability::Immediate)?;
+            {
+                let mut tasks = txn.open_table(TASKS)?;
+                let mut index = txn.open_table(TASKS_BY_STATUS)?;
+                let mut messages = txn.open_table(MESSAGES)?;
+                let mut revisions = txn.open_table(PLAN_REVISIONS)?;
+                let mut meta = txn.open_table(META)?;
+                let mut candidates = txn.open_table(STUCK_CANDIDATES)?;
+                let mut events = txn.open_table(EVENTS)?;
+                let mut pending = txn.open_table(EVENTS_PENDING)?;
+                let mut waits = txn.open_table(WAITS)?;
+                let mut live_waits = txn.open_table(WAITS_LIVE)?;
+                for mutation in batches.iter().flat_map(|batch| &batch.mutations) {
+                    match mutation {
+                        Mutation::PutTask(task) => {
+                            let id = task.id.as_str();
+                            let previous =
+                                tasks.get(id)?.map(|guard| decode_task(id, guard.value()));
+                            if let Some(previous) = previous.transpose()? {
+                                let updated = previous.updated_at.as_millis();
+                                index.remove((previous.status.index_code(), updated, id))?;
+                                if previous.is_stuck_candidate() {
+                                    candidates.remove((updated, id))?;
+                                }
+                            }
+                            let updated = task.updated_at.as_millis();
+                            index.insert((task.status.index_code(), updated, id), ())?;
+                            if task.is_stuck_candidate() {
+                                candidates
+                                    .insert((updated, id), task.stuck_info().encode().as_slice())?;
+                            }
+                            tasks.insert(id, task.encode().as_slice())?;
+                        }
+                        Mutation::AppendMessage {
+                            task_id,
+                            seq,
+                            message,
+                        } => {
+                            let key = (task_id.as_str(), *seq);
+                            if messages.insert(key, message.encode().as_slice())?.is_some() {
+                                return Err(StorageError::DuplicateMessage {
+                                    task_id: task_id.to_string(),
+                                    seq: *seq,
+                                });
                             }
                         }
-                        let updated = task.updated_at.as_millis();
-                        index.insert((task.status.index_code(), updated, id), ())?;
-                        if task.is_stuck_candidate() {
-                            candidates
-                                .insert((updated, id), task.stuck_info().encode().as_slice())?;
+                        Mutation::PutPlanRevision(revision) => {
+                            let key = (revision.task_id.as_str(), revision.revision);
+                            revisions.insert(key, revision.encode().as_slice())?;
                         }
-                        tasks.insert(id, task.encode().as_slice())?;
-                    }
-                    Mutation::AppendMessage {
-                        task_id,
-                        seq,
-                        message,
-                    } => {
-                        let key = (task_id.as_str(), *seq);
-                        if messages.insert(key, message.encode().as_slice())?.is_some() {
-                            return Err(StorageError::DuplicateMessage {
-                                task_id: task_id.to_string(),
-                                seq: *seq,
-                            });
+                        Mutation::RaiseCounter { counter, at_least } => {
+                            let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
+                            if *at_least > current {
+                                meta.insert(counter.key(), *at_least)?;
+                            }
                         }
-                    }
-                    Mutation::PutPlanRevision(revision) => {
-                        let key = (revision.task_id.as_str(), revision.revision);
-                        revisions.insert(key, revision.encode().as_slice())?;
-                    }
-                    Mutation::RaiseCounter { counter, at_least } => {
-                        let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
-                        if *at_least > current {
-                            meta.insert(counter.key(), *at_least)?;
+                        Mutation::AddToCounter { counter, by } => {
+                            let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
+                            meta.insert(counter.key(), current.saturating_add(*by))?;
                         }
-                    }
-                    Mutation::AddToCounter { counter, by } => {
-                        let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
-                        meta.insert(counter.key(), current.saturating_add(*by))?;
-                    }
-                    Mutation::PutEvent(event) => {
-                        events.insert(event.seq, event.encode().as_slice())?;
-                        if event.settled {
-                            pending.remove(event.seq)?;
-                        } else {
-                            pending.insert(event.seq, ())?;
+                        Mutation::PutEvent(event) => {
+                            events.insert(event.seq, event.encode().as_slice())?;
+                            if event.settled {
+                                pending.remove(event.seq)?;
+                            } else {
+                                pending.insert(event.seq, ())?;
+                            }
                         }
-                    }
-                    Mutation::PutWait(wait) => {
-                        let id = wait.id.as_str();
-                        waits.insert(id, wait.encode().as_slice())?;
-                        if wait.is_live() {
-                            live_waits.insert(id, ())?;
-                        } else {
-                            live_waits.remove(id)?;
+                        Mutation::PutWait(wait) => {
+                            let id = wait.id.as_str();
+                            waits.insert(id, wait.encode().as_slice())?;
+                            if wait.is_live() {
+                                live_waits.insert(id, ())?;
+                            } else {
+                                live_waits.remove(id)?;
+                            }
                         }
                     }
                 }
             }
-        }
-        txn.commit()?;
-        Ok(())
+            txn.commit()?;
+            Ok(())
+        })
     }
 
     pub fn task(&self, id: &TaskId) -> Result<Option<TaskRecord>, StorageError> {
-        let txn = self.db.begin_read()?;
-        let tasks = txn.open_table(TASKS)?;
-        let found = tasks.get(id.as_str())?;
-        found
-            .map(|guard| decode_task(id.as_str(), guard.value()))
-            .transpose()
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let tasks = txn.open_table(TASKS)?;
+            let found = tasks.get(id.as_str())?;
+            found
+                .map(|guard| decode_task(id.as_str(), guard.value()))
+                .transpose()
+        })
     }
 
     /// Up to `limit` messages with seq below `before` (all when `None`), oldest first.
@@ -254,36 +379,40 @@ impl Store {
         before: Option<u64>,
         limit: usize,
     ) -> Result<Vec<(u64, MessageRecord)>, StorageError> {
-        let txn = self.db.begin_read()?;
-        let table = txn.open_table(MESSAGES)?;
-        let end = before.unwrap_or(u64::MAX);
-        let mut newest_first = Vec::with_capacity(limit.min(1024));
-        for entry in table
-            .range((id.as_str(), 0)..(id.as_str(), end))?
-            .rev()
-            .take(limit)
-        {
-            let (key, value) = entry?;
-            let seq = key.value().1;
-            newest_first.push((seq, decode_message(id, seq, value.value())?));
-        }
-        newest_first.reverse();
-        Ok(newest_first)
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let table = txn.open_table(MESSAGES)?;
+            let end = before.unwrap_or(u64::MAX);
+            let mut newest_first = Vec::with_capacity(limit.min(1024));
+            for entry in table
+                .range((id.as_str(), 0)..(id.as_str(), end))?
+                .rev()
+                .take(limit)
+            {
+                let (key, value) = entry?;
+                let seq = key.value().1;
+                newest_first.push((seq, decode_message(id, seq, value.value())?));
+            }
+            newest_first.reverse();
+            Ok(newest_first)
+        })
     }
 
     /// Plan revisions of a task, oldest first.
     pub fn plan_revisions(&self, id: &TaskId) -> Result<Vec<PlanRevisionRecord>, StorageError> {
-        let txn = self.db.begin_read()?;
-        let table = txn.open_table(PLAN_REVISIONS)?;
-        let mut revisions = Vec::new();
-        for entry in table.range((id.as_str(), 0)..=(id.as_str(), u32::MAX))? {
-            let (key, value) = entry?;
-            let revision = PlanRevisionRecord::decode(value.value()).map_err(|error| {
-                corrupt::<PlanRevisionRecord>(format!("{id}#{}", key.value().1), &error)
-            })?;
-            revisions.push(revision);
-        }
-        Ok(revisions)
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let table = txn.open_table(PLAN_REVISIONS)?;
+            let mut revisions = Vec::new();
+            for entry in table.range((id.as_str(), 0)..=(id.as_str(), u32::MAX))? {
+                let (key, value) = entry?;
+                let revision = PlanRevisionRecord::decode(value.value()).map_err(|error| {
+                    corrupt::<PlanRevisionRecord>(format!("{id}#{}", key.value().1), &error)
+                })?;
+                revisions.push(revision);
+            }
+            Ok(revisions)
+        })
     }
 
     /// Tasks of the filter's statuses, most recently updated first.
@@ -292,29 +421,31 @@ impl Store {
         filter: &StatusFilter,
         limit: usize,
     ) -> Result<TaskPage, StorageError> {
-        let txn = self.db.begin_read()?;
-        let index = txn.open_table(TASKS_BY_STATUS)?;
-        let mut candidates: Vec<(u64, String)> = Vec::new();
-        for status in filter.statuses() {
-            let code = status.index_code();
-            let range = index.range((code, 0, "")..(code + 1, 0, ""))?;
-            for entry in range.rev().take(limit.saturating_add(1)) {
-                let (key, ()) = entry.map(|(k, v)| (k, v.value()))?;
-                let (_, updated_at, id) = key.value();
-                candidates.push((updated_at, id.to_owned()));
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let index = txn.open_table(TASKS_BY_STATUS)?;
+            let mut candidates: Vec<(u64, String)> = Vec::new();
+            for status in filter.statuses() {
+                let code = status.index_code();
+                let range = index.range((code, 0, "")..(code + 1, 0, ""))?;
+                for entry in range.rev().take(limit.saturating_add(1)) {
+                    let (key, ()) = entry.map(|(k, v)| (k, v.value()))?;
+                    let (_, updated_at, id) = key.value();
+                    candidates.push((updated_at, id.to_owned()));
+                }
             }
-        }
-        candidates.sort_by(|a, b| b.cmp(a));
-        let more = candidates.len() > limit;
-        candidates.truncate(limit);
-        let tasks_table = txn.open_table(TASKS)?;
-        let mut tasks = Vec::with_capacity(candidates.len());
-        for (_, id) in candidates {
-            if let Some(guard) = tasks_table.get(id.as_str())? {
-                tasks.push(decode_task(&id, guard.value())?);
+            candidates.sort_by(|a, b| b.cmp(a));
+            let more = candidates.len() > limit;
+            candidates.truncate(limit);
+            let tasks_table = txn.open_table(TASKS)?;
+            let mut tasks = Vec::with_capacity(candidates.len());
+            for (_, id) in candidates {
+                if let Some(guard) = tasks_table.get(id.as_str())? {
+                    tasks.push(decode_task(&id, guard.value())?);
+                }
             }
-        }
-        Ok(TaskPage { tasks, more })
+            Ok(TaskPage { tasks, more })
+        })
     }
 
     /// Active tasks without a live wait, last updated at or before `cutoff`, oldest first,
@@ -324,147 +455,180 @@ impl Store {
         cutoff: Timestamp,
         mut is_due: impl FnMut(Timestamp, &StuckInfo) -> bool,
     ) -> Result<Vec<StuckCandidate>, StorageError> {
-        let txn = self.db.begin_read()?;
-        let table = txn.open_table(STUCK_CANDIDATES)?;
-        let mut due = Vec::new();
-        for entry in table.range((0, "")..=(cutoff.as_millis(), "\u{10FFFF}"))? {
-            let (key, value) = entry?;
-            let (updated_ms, id) = key.value();
-            let info = StuckInfo::decode(value.value())
-                .map_err(|error| corrupt::<StuckInfo>(id.to_owned(), &error))?;
-            let updated_at = Timestamp(updated_ms);
-            if is_due(updated_at, &info) {
-                due.push(StuckCandidate {
-                    task_id: TaskId::new(id),
-                    updated_at,
-                    info,
-                });
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let table = txn.open_table(STUCK_CANDIDATES)?;
+            let mut due = Vec::new();
+            for entry in table.range((0, "")..=(cutoff.as_millis(), "\u{10FFFF}"))? {
+                let (key, value) = entry?;
+                let (updated_ms, id) = key.value();
+                let info = StuckInfo::decode(value.value())
+                    .map_err(|error| corrupt::<StuckInfo>(id.to_owned(), &error))?;
+                let updated_at = Timestamp(updated_ms);
+                if is_due(updated_at, &info) {
+                    due.push(StuckCandidate {
+                        task_id: TaskId::new(id),
+                        updated_at,
+                        info,
+                    });
+                }
             }
-        }
-        Ok(due)
+            Ok(due)
+        })
     }
 
     pub fn wait(&self, id: &WaitId) -> Result<Option<WaitRecord>, StorageError> {
-        let txn = self.db.begin_read()?;
-        let waits = txn.open_table(WAITS)?;
-        let found = waits.get(id.as_str())?;
-        found
-            .map(|guard| decode_wait(id.as_str(), guard.value()))
-            .transpose()
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let waits = txn.open_table(WAITS)?;
+            let found = waits.get(id.as_str())?;
+            found
+                .map(|guard| decode_wait(id.as_str(), guard.value()))
+                .transpose()
+        })
     }
 
     /// Every wait still watching (what a restarted daemon resumes).
     pub fn live_waits(&self) -> Result<Vec<WaitRecord>, StorageError> {
-        let txn = self.db.begin_read()?;
-        let live = txn.open_table(WAITS_LIVE)?;
-        let waits = txn.open_table(WAITS)?;
-        let mut found = Vec::new();
-        for entry in live.iter()? {
-            let (key, _) = entry?;
-            if let Some(guard) = waits.get(key.value())? {
-                found.push(decode_wait(key.value(), guard.value())?);
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let live = txn.open_table(WAITS_LIVE)?;
+            let waits = txn.open_table(WAITS)?;
+            let mut found = Vec::new();
+            for entry in live.iter()? {
+                let (key, _) = entry?;
+                if let Some(guard) = waits.get(key.value())? {
+                    found.push(decode_wait(key.value(), guard.value())?);
+                }
             }
-        }
-        Ok(found)
+            Ok(found)
+        })
     }
 
     /// Events some sink still has to deliver, oldest first.
     pub fn pending_events(&self) -> Result<Vec<EventRecord>, StorageError> {
-        let txn = self.db.begin_read()?;
-        let pending = txn.open_table(EVENTS_PENDING)?;
-        let events = txn.open_table(EVENTS)?;
-        let mut found = Vec::new();
-        for entry in pending.iter()? {
-            let seq = entry?.0.value();
-            if let Some(guard) = events.get(seq)? {
-                found.push(decode_event(seq, guard.value())?);
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let pending = txn.open_table(EVENTS_PENDING)?;
+            let events = txn.open_table(EVENTS)?;
+            let mut found = Vec::new();
+            for entry in pending.iter()? {
+                let seq = entry?.0.value();
+                if let Some(guard) = events.get(seq)? {
+                    found.push(decode_event(seq, guard.value())?);
+                }
             }
-        }
-        Ok(found)
+            Ok(found)
+        })
     }
 
     /// The events with these seqs (missing ones are skipped).
     pub fn events(&self, seqs: &[u64]) -> Result<Vec<EventRecord>, StorageError> {
-        let txn = self.db.begin_read()?;
-        let events = txn.open_table(EVENTS)?;
-        let mut found = Vec::with_capacity(seqs.len());
-        for &seq in seqs {
-            if let Some(guard) = events.get(seq)? {
-                found.push(decode_event(seq, guard.value())?);
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let events = txn.open_table(EVENTS)?;
+            let mut found = Vec::with_capacity(seqs.len());
+            for &seq in seqs {
+                if let Some(guard) = events.get(seq)? {
+                    found.push(decode_event(seq, guard.value())?);
+                }
             }
-        }
-        Ok(found)
+            Ok(found)
+        })
     }
 
     /// The newest `limit` events, oldest first.
     pub fn recent_events(&self, limit: usize) -> Result<Vec<EventRecord>, StorageError> {
-        let txn = self.db.begin_read()?;
-        let events = txn.open_table(EVENTS)?;
-        let mut found = Vec::new();
-        for entry in events.iter()?.rev().take(limit) {
-            let (key, value) = entry?;
-            found.push(decode_event(key.value(), value.value())?);
-        }
-        found.reverse();
-        Ok(found)
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let events = txn.open_table(EVENTS)?;
+            let mut found = Vec::new();
+            for entry in events.iter()?.rev().take(limit) {
+                let (key, value) = entry?;
+                found.push(decode_event(key.value(), value.value())?);
+            }
+            found.reverse();
+            Ok(found)
+        })
     }
 
     pub fn counter(&self, counter: Counter) -> Result<u64, StorageError> {
-        let txn = self.db.begin_read()?;
-        let meta = txn.open_table(META)?;
-        Ok(meta
-            .get(counter.key())?
-            .map(|guard| guard.value())
-            .unwrap_or(0))
-    }
-
-    pub fn stats(&self) -> Result<StoreStats, StorageError> {
-        let txn = self.db.begin_read()?;
-        let index = txn.open_table(TASKS_BY_STATUS)?;
-        let mut tasks_by_status = Vec::with_capacity(Status::ALL.len());
-        for status in Status::ALL {
-            let code = status.index_code();
-            let count = index.range((code, 0, "")..(code + 1, 0, ""))?.count() as u64;
-            tasks_by_status.push((status, count));
-        }
-        let messages = txn.open_table(MESSAGES)?.len()?;
-        let plan_revisions = txn.open_table(PLAN_REVISIONS)?.len()?;
-        let schema_version = txn
-            .open_table(META)?
-            .get(SCHEMA_VERSION_KEY)?
-            .map(|guard| guard.value())
-            .unwrap_or(0);
-        let file_bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
-        let meta = txn.open_table(META)?;
-        let counter = |counter: Counter| -> Result<u64, StorageError> {
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let meta = txn.open_table(META)?;
             Ok(meta
                 .get(counter.key())?
                 .map(|guard| guard.value())
                 .unwrap_or(0))
-        };
-        Ok(StoreStats {
-            tasks_by_status,
-            messages,
-            plan_revisions,
-            file_bytes,
-            schema_version,
-            events: txn.open_table(EVENTS)?.len()?,
-            events_pending: txn.open_table(EVENTS_PENDING)?.len()?,
-            dead_deliveries: counter(Counter::DeadDeliveries)?,
-            rejected_deliveries: counter(Counter::RejectedDeliveries)?,
-            waits: txn.open_table(WAITS)?.len()?,
-            live_waits: txn.open_table(WAITS_LIVE)?.len()?,
         })
     }
 
-    /// redb's full integrity check (the harness runs it after every scenario).
-    pub fn check_integrity(&mut self) -> Result<bool, StorageError> {
-        self.db
-            .check_integrity()
-            .map_err(|source| StorageError::Open {
-                path: self.path.clone(),
-                source,
+    pub fn stats(&self) -> Result<StoreStats, StorageError> {
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let index = txn.open_table(TASKS_BY_STATUS)?;
+            let mut tasks_by_status = Vec::with_capacity(Status::ALL.len());
+            for status in Status::ALL {
+                let code = status.index_code();
+                let count = index.range((code, 0, "")..(code + 1, 0, ""))?.count() as u64;
+                tasks_by_status.push((status, count));
+            }
+            let messages = txn.open_table(MESSAGES)?.len()?;
+            let plan_revisions = txn.open_table(PLAN_REVISIONS)?.len()?;
+            let schema_version = txn
+                .open_table(META)?
+                .get(SCHEMA_VERSION_KEY)?
+                .map(|guard| guard.value())
+                .unwrap_or(0);
+            let file_bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+            let meta = txn.open_table(META)?;
+            let counter = |counter: Counter| -> Result<u64, StorageError> {
+                Ok(meta
+                    .get(counter.key())?
+                    .map(|guard| guard.value())
+                    .unwrap_or(0))
+            };
+            Ok(StoreStats {
+                tasks_by_status,
+                messages,
+                plan_revisions,
+                file_bytes,
+                schema_version,
+                events: txn.open_table(EVENTS)?.len()?,
+                events_pending: txn.open_table(EVENTS_PENDING)?.len()?,
+                dead_deliveries: counter(Counter::DeadDeliveries)?,
+                rejected_deliveries: counter(Counter::RejectedDeliveries)?,
+                waits: txn.open_table(WAITS)?.len()?,
+                live_waits: txn.open_table(WAITS_LIVE)?.len()?,
             })
+        })
+    }
+
+    /// redb's full integrity check (the harness runs it after every scenario). Waits for
+    /// the operations in flight to finish, since the check needs the database to itself.
+    pub fn check_integrity(&self) -> Result<bool, StorageError> {
+        self.current()?;
+        let mut handle = self.handle.write().unwrap_or_else(|e| e.into_inner());
+        let deadline = Instant::now() + RELEASE_TIMEOUT;
+        loop {
+            let Some((_, db)) = handle.as_mut() else {
+                return Err(StorageError::Recovering {
+                    path: self.path.clone(),
+                });
+            };
+            if let Some(db) = Arc::get_mut(db) {
+                return db.check_integrity().map_err(|source| StorageError::Open {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+            if Instant::now() >= deadline {
+                return Err(StorageError::Recovering {
+                    path: self.path.clone(),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 }
 

@@ -702,3 +702,86 @@ fn the_live_wait_index_follows_the_state() {
     let stats = store.stats().unwrap();
     assert_eq!((stats.waits, stats.live_waits), (2, 0));
 }
+
+fn faulty_store() -> (tempfile::TempDir, PathBuf, StorageFaults, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lookout.redb");
+    let faults = StorageFaults::default();
+    let store = Store::open_with_faults(&path, faults.clone()).unwrap();
+    (dir, path, faults, store)
+}
+
+fn put(sequence: u64) -> WriteBatch {
+    batch(vec![Mutation::PutTask(task(
+        sequence,
+        Status::Active,
+        1_771_000_000 + sequence,
+    ))])
+}
+
+#[test]
+fn a_failed_commit_is_an_error_and_the_store_recovers_when_the_disk_does() {
+    let (_dir, _path, faults, store) = faulty_store();
+    store.apply(&[put(1)]).unwrap();
+    faults.fail_next_commits(2);
+    let error = store.apply(&[put(2)]).unwrap_err();
+    assert!(error.is_io(), "{error}");
+    // The store reopens the file for the next write; the disk still fails, so that fails too.
+    assert!(store.apply(&[put(3)]).is_err());
+    assert_eq!(faults.fired(), 2);
+    faults.clear();
+    store.apply(&[put(4)]).unwrap();
+    assert_eq!(store.reopens(), 1, "one reopen once the disk worked again");
+    // Acknowledged writes are there. A write whose sync failed may be there too (the pages
+    // reached the file, only the sync failed), which is why its caller is told "may or may
+    // not be stored"; each batch is whole either way.
+    for n in [1, 4] {
+        assert!(
+            store.task(&TaskId::from_sequence(n)).unwrap().is_some(),
+            "task {n}"
+        );
+    }
+    assert!(store.check_integrity().unwrap());
+}
+
+#[test]
+fn a_failed_read_is_an_error_and_reads_work_again_after_it() {
+    let (_dir, _path, faults, store) = faulty_store();
+    store.apply(&[put(1)]).unwrap();
+    faults.fail_next_reads(1);
+    let id = TaskId::from_sequence(1);
+    assert!(store.task(&id).unwrap_err().is_io());
+    assert_eq!(faults.fired(), 1);
+    assert!(store.task(&id).unwrap().is_some());
+    assert_eq!(store.reopens(), 1);
+}
+
+#[test]
+fn a_crash_image_keeps_every_acknowledged_write_and_nothing_unsynced() {
+    let (_dir, path, faults, store) = faulty_store();
+    for n in 1..=20 {
+        store.apply(&[put(n)]).unwrap();
+    }
+    // This write reaches the file but never becomes durable: the sync fails.
+    faults.fail_next_commits(1);
+    assert!(store.apply(&[put(21)]).is_err());
+    faults.crash_image().unwrap();
+    drop(store);
+    let store = Store::open_with_faults(&path, faults.clone()).unwrap();
+    assert!(store.check_integrity().unwrap());
+    for n in 1..=20 {
+        assert!(
+            store.task(&TaskId::from_sequence(n)).unwrap().is_some(),
+            "task {n}"
+        );
+    }
+    assert_eq!(store.task(&TaskId::from_sequence(21)).unwrap(), None);
+    // A crash cuts the open handle off: its next operation fails, nothing reaches the file.
+    store.apply(&[put(22)]).unwrap();
+    faults.crash_image().unwrap();
+    assert!(store.apply(&[put(23)]).is_err());
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    assert!(store.task(&TaskId::from_sequence(22)).unwrap().is_some());
+    assert_eq!(store.task(&TaskId::from_sequence(23)).unwrap(), None);
+}

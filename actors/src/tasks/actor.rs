@@ -200,9 +200,20 @@ async fn create(
         counter: Counter::TaskSequence,
         at_least: sequence,
     });
-    registry::write(&state.directory.registry()?, batch).await?;
+    commit(state, batch).await?;
     state.record = Some(transition.record.clone());
     Ok(transition.record)
+}
+
+/// Commits a batch. On failure the cached record is dropped and the next request reloads it
+/// from storage: after an I/O error it is unknown whether the write landed, and a record
+/// ahead of or behind storage would misnumber the next message.
+async fn commit(state: &mut TaskState, batch: WriteBatch) -> Result<(), CallError> {
+    let outcome = registry::write(&state.directory.registry()?, batch).await;
+    if outcome.is_err() {
+        state.record = None;
+    }
+    outcome
 }
 
 /// The stored record, loaded on first use. A missing task retires this actor.
@@ -241,11 +252,7 @@ async fn apply_update(
 ) -> Result<TaskUpdated, CallError> {
     let transition = transition::update(current, &request, state.directory.now())?;
     if transition.record != *current {
-        registry::write(
-            &state.directory.registry()?,
-            batch_for(&transition, current.last_seq),
-        )
-        .await?;
+        commit(state, batch_for(&transition, current.last_seq)).await?;
         state.record = Some(transition.record.clone());
     }
     let report = match &request.query {
@@ -376,7 +383,7 @@ async fn alert_if_stuck(
             counter: Counter::EventSequence,
             at_least: seq,
         });
-    registry::write(&state.directory.registry()?, batch).await?;
+    commit(state, batch).await?;
     tracing::info!(task = %record.id, event = seq, %reason, "task appears stuck; waking the agent");
     state.record = Some(record);
     wake::notify(&state.directory, vec![seq]);
@@ -441,7 +448,7 @@ async fn apply_wait_change(
         });
         seq
     });
-    registry::write(&state.directory.registry()?, batch).await?;
+    commit(state, batch).await?;
     state.record = Some(task);
     if let Some(seq) = event_seq {
         wake::notify(&state.directory, vec![seq]);

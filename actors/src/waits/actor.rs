@@ -153,6 +153,9 @@ pub struct WaitActorState {
     baseline: Option<u64>,
     /// A model judgment is in flight (one at a time).
     judging: bool,
+    /// The end of the wait could not be saved: the actor fails after this message, and the
+    /// supervisor resumes the wait from storage (where it is still live).
+    unsaved_end: Option<String>,
 }
 
 impl Actor for WaitActor {
@@ -179,6 +182,7 @@ impl Actor for WaitActor {
             generation: 0,
             baseline: None,
             judging: false,
+            unsaved_end: None,
         })
     }
 
@@ -282,7 +286,7 @@ impl Actor for WaitActor {
                 let _ = reply.send(view(state, String::new()));
             }
         }
-        Ok(())
+        fail_if_end_unsaved(state)
     }
 
     async fn handle_supervisor_evt(
@@ -305,7 +309,16 @@ impl Actor for WaitActor {
                 finish(&myself, state, Ending::Error(error.message)).await;
             }
         }
-        Ok(())
+        fail_if_end_unsaved(state)
+    }
+}
+
+/// An end that could not be saved fails the actor: restarted from storage, where the wait
+/// is still live, it watches again and ends again once storage works.
+fn fail_if_end_unsaved(state: &mut WaitActorState) -> Result<(), ActorProcessingErr> {
+    match state.unsaved_end.take() {
+        Some(error) => Err(format!("cannot save the end of wait {}: {error}", state.id).into()),
+        None => Ok(()),
     }
 }
 
@@ -1038,13 +1051,16 @@ async fn finish(myself: &ActorRef<WaitMsg>, state: &mut WaitActorState, ending: 
     )
     .await
     {
-        Ok(stored) => state.record = Some(stored),
+        Ok(stored) => {
+            state.record = Some(stored);
+            retire(myself, state);
+        }
         Err(error) => {
-            // The wait stays live in storage and resumes at the next start: nothing is lost.
-            tracing::error!(wait = %state.id, %error, "cannot save the end of a wait; it resumes at the next start");
+            // Still live in storage: failing the actor resumes it from there.
+            tracing::error!(wait = %state.id, %error, "cannot save the end of a wait; resuming it from storage");
+            state.unsaved_end = Some(error.message);
         }
     }
-    retire(myself, state);
 }
 
 /// Saves the record alone (no task change).
