@@ -392,7 +392,7 @@ fn open_fixture_copy(version: u64) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("lookout.redb");
     std::fs::copy(fixture(version), &copy).expect("the fixture file is committed");
-    let mut store = Store::open(&copy).unwrap();
+    let store = Store::open(&copy).unwrap();
     assert!(store.check_integrity().unwrap());
     assert_eq!(store.stats().unwrap().schema_version, SCHEMA_VERSION);
     (dir, store)
