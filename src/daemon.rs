@@ -12,10 +12,11 @@ use std::time::Duration;
 
 use actors::tasks::stuck::StuckPolicy;
 use actors::vision::backend::{Backend, BackendSpec};
+use actors::waits::sources::SourceFactory;
 use actors::wake::sinks::{Sink, SinkSpec};
-use actors::{Clock, Faults, SystemClock, Tree, TreeArgs};
+use actors::{Clock, Faults, RestartPolicy, SystemClock, Tree, TreeArgs};
 use anyhow::Context;
-use storage::Store;
+use storage::{StorageFaults, Store};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -43,6 +44,13 @@ pub struct DaemonOptions {
     pub extra_sinks: Vec<Arc<dyn Sink>>,
     /// A vision backend that replaces the configured one (tests and the harness script it).
     pub vision_backend: Option<Arc<dyn Backend>>,
+    /// Where waits get their sources (`None`: the real files, terminals and displays; the
+    /// harness scripts them).
+    pub sources: Option<Arc<dyn SourceFactory>>,
+    /// Open the database on the fault-injecting backend these faults control (the harness).
+    pub storage_faults: Option<StorageFaults>,
+    /// How supervisors restart crashed actors (`None`: the production policies).
+    pub restart_policy: Option<RestartPolicy>,
 }
 
 impl DaemonOptions {
@@ -55,6 +63,9 @@ impl DaemonOptions {
             inherited_listener: None,
             extra_sinks: Vec::new(),
             vision_backend: None,
+            sources: None,
+            storage_faults: None,
+            restart_policy: None,
         }
     }
 }
@@ -75,6 +86,7 @@ pub struct Daemon {
     data_file: PathBuf,
     tree: Arc<Tree>,
     store: Arc<Store>,
+    methods: Arc<Methods>,
     stop_server: watch::Sender<bool>,
     server: JoinHandle<()>,
 }
@@ -86,9 +98,13 @@ impl Daemon {
         let data_file = paths::data_file(config);
         let mut socket_path = paths::socket_path(config);
         let open_path = data_file.clone();
-        let store = tokio::task::spawn_blocking(move || Store::open(&open_path))
-            .await
-            .context("the database open task panicked")??;
+        let storage_faults = options.storage_faults.take();
+        let store = tokio::task::spawn_blocking(move || match storage_faults {
+            None => Store::open(&open_path),
+            Some(faults) => Store::open_with_faults(&open_path, faults),
+        })
+        .await
+        .context("the database open task panicked")??;
         let store = Arc::new(store);
 
         let sinks = crate::sinks::resolve(
@@ -119,6 +135,11 @@ impl Daemon {
         tree_args.window_gone_grace = config.wait.window_gone_grace();
         tree_args.sinks = sinks.specs;
         tree_args.vision = vision.spec;
+        tree_args.sources = options.sources.take();
+        if let Some(policy) = options.restart_policy.take() {
+            tree_args.policy = policy.clone();
+            tree_args.task_policy = policy;
+        }
         tree_args
             .sinks
             .extend(options.extra_sinks.drain(..).map(SinkSpec::Custom));
@@ -160,7 +181,7 @@ impl Daemon {
         };
         let server = tokio::spawn(server::serve(
             listener,
-            methods,
+            methods.clone(),
             server_options,
             stop_signal,
         ));
@@ -177,9 +198,20 @@ impl Daemon {
             data_file,
             tree,
             store,
+            methods,
             stop_server,
             server,
         })
+    }
+
+    /// The calls the socket serves, to make in-process (the harness).
+    pub fn methods(&self) -> &Arc<Methods> {
+        &self.methods
+    }
+
+    /// The database (the harness checks its invariants).
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
     }
 
     pub fn socket_path(&self) -> &Path {
@@ -206,6 +238,7 @@ impl Daemon {
         let _ = self.server.await;
         self.tree.shutdown().await;
         drop(self.tree);
+        drop(self.methods);
         let deadline = tokio::time::Instant::now() + STORE_RELEASE_TIMEOUT;
         while Arc::strong_count(&self.store) > 1 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;

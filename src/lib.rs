@@ -12,6 +12,8 @@ pub mod client;
 pub mod config;
 pub mod daemon;
 pub mod export;
+#[cfg(feature = "harness")]
+pub mod harness;
 pub mod hooks;
 pub mod jsonrpc;
 pub mod logging;

@@ -69,6 +69,15 @@ impl Faults {
         self.inner.any_armed.store(true, Ordering::SeqCst);
     }
 
+    /// Whether a fault for `kind` is armed and has not fired yet.
+    pub fn is_armed(&self, kind: ActorKind) -> bool {
+        self.inner
+            .countdowns
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(&kind)
+    }
+
     pub fn disarm_all(&self) {
         self.inner
             .countdowns

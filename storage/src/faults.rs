@@ -39,6 +39,9 @@ struct Inner {
 struct Journal {
     /// Bumped by a crash: a backend of an older generation refuses every operation.
     generation: u64,
+    /// Crashed and not restarted: nothing may open the file (the dead process's store
+    /// must not reopen it).
+    down: bool,
     path: Option<PathBuf>,
     undo: Vec<Undo>,
 }
@@ -78,6 +81,7 @@ impl StorageFaults {
     pub fn crash_image(&self) -> io::Result<()> {
         let mut journal = self.journal();
         journal.generation += 1;
+        journal.down = true;
         let undo = std::mem::take(&mut journal.undo);
         let Some(path) = journal.path.clone() else {
             return Ok(());
@@ -90,6 +94,11 @@ impl StorageFaults {
             }
         }
         file.sync_all()
+    }
+
+    /// After [`StorageFaults::crash_image`]: the "machine is back", stores may open the file.
+    pub fn restart(&self) {
+        self.journal().down = false;
     }
 
     fn journal(&self) -> MutexGuard<'_, Journal> {
@@ -132,6 +141,11 @@ impl FaultyFile {
         let file = FileBackend::new(file).map_err(io::Error::other)?;
         let generation = {
             let mut journal = faults.journal();
+            if journal.down {
+                return Err(io::Error::other(
+                    "the harness crashed this database; StorageFaults::restart lets it open again",
+                ));
+            }
             journal.path = Some(path.to_owned());
             journal.undo.clear();
             journal.generation

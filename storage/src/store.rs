@@ -505,6 +505,46 @@ impl Store {
         })
     }
 
+    /// Every wait, whatever its state (the harness's invariant checks).
+    pub fn waits(&self) -> Result<Vec<WaitRecord>, StorageError> {
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let waits = txn.open_table(WAITS)?;
+            let mut found = Vec::new();
+            for entry in waits.iter()? {
+                let (key, value) = entry?;
+                found.push(decode_wait(key.value(), value.value())?);
+            }
+            Ok(found)
+        })
+    }
+
+    /// Ids of the waits in the live index.
+    pub fn live_wait_ids(&self) -> Result<Vec<String>, StorageError> {
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let live = txn.open_table(WAITS_LIVE)?;
+            let mut ids = Vec::new();
+            for entry in live.iter()? {
+                ids.push(entry?.0.value().to_owned());
+            }
+            Ok(ids)
+        })
+    }
+
+    /// Sequence numbers in the pending-delivery index.
+    pub fn pending_event_seqs(&self) -> Result<Vec<u64>, StorageError> {
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let pending = txn.open_table(EVENTS_PENDING)?;
+            let mut seqs = Vec::new();
+            for entry in pending.iter()? {
+                seqs.push(entry?.0.value());
+            }
+            Ok(seqs)
+        })
+    }
+
     /// Events some sink still has to deliver, oldest first.
     pub fn pending_events(&self) -> Result<Vec<EventRecord>, StorageError> {
         self.with_db(|db| {

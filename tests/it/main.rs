@@ -3,6 +3,8 @@
 
 mod cli;
 mod function_tools;
+#[cfg(feature = "harness")]
+mod harness;
 mod hooks;
 mod mcp;
 mod process;

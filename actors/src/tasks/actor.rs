@@ -383,10 +383,13 @@ async fn alert_if_stuck(
             counter: Counter::EventSequence,
             at_least: seq,
         });
-    commit(state, batch).await?;
+    let written = commit(state, batch).await;
+    // Told even when the commit failed: an I/O error may still have stored the event, and
+    // the wake actor skips events that are not there.
+    wake::notify(&state.directory, vec![seq]);
+    written?;
     tracing::info!(task = %record.id, event = seq, %reason, "task appears stuck; waking the agent");
     state.record = Some(record);
-    wake::notify(&state.directory, vec![seq]);
     Ok(Some(seq))
 }
 
@@ -448,11 +451,13 @@ async fn apply_wait_change(
         });
         seq
     });
-    commit(state, batch).await?;
-    state.record = Some(task);
+    let written = commit(state, batch).await;
+    // Told even when the commit failed (see `alert_if_stuck`).
     if let Some(seq) = event_seq {
         wake::notify(&state.directory, vec![seq]);
     }
+    written?;
+    state.record = Some(task);
     Ok(wait)
 }
 

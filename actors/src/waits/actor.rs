@@ -1144,10 +1144,13 @@ async fn persist_link(
                 });
                 seq
             });
-            registry::write(&state.directory.registry()?, batch).await?;
+            let written = registry::write(&state.directory.registry()?, batch).await;
+            // Told even when the commit failed: an I/O error may still have stored the
+            // event, and the wake actor skips events that are not there.
             if let Some(seq) = seq {
                 wake::notify(&state.directory, vec![seq]);
             }
+            written?;
             Ok(wait)
         }
     }

@@ -1,0 +1,371 @@
+//! The fault-injection harness (`lookout::harness`): actor panics of every kind, storage
+//! faults, crash images, model and sink faults, the invariant checks and the seeded soak.
+
+use std::time::Duration;
+
+use actors::ActorKind;
+use lookout::harness::{Harness, soak};
+use serde_json::{Value, json};
+use storage::{Mutation, WriteBatch};
+
+/// No call may take longer than this, whatever fault is armed.
+const CALL_LIMIT: Duration = Duration::from_secs(30);
+
+async fn call(harness: &Harness, method: &str, params: Value) -> Result<Value, String> {
+    match tokio::time::timeout(CALL_LIMIT, harness.call(method, params)).await {
+        Ok(outcome) => outcome.map_err(|error| format!("{} ({})", error.message, error.hint)),
+        Err(_) => panic!("{method} hung past {CALL_LIMIT:?}"),
+    }
+}
+
+async fn ok(harness: &Harness, method: &str, params: Value) -> Value {
+    call(harness, method, params.clone())
+        .await
+        .unwrap_or_else(|error| panic!("{method}({params}) failed: {error}"))
+}
+
+async fn register(harness: &Harness) -> String {
+    let params = json!({"name": "Deploy coursefolio", "plan": ["Build", "Push", "Verify"]});
+    ok(harness, "task_register", params).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn wait_state(harness: &Harness, wait: &str) -> String {
+    ok(harness, "wait_status", json!({"wait_id": wait})).await["status"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Keeps advancing the clock until `done` holds (time-driven retries and restarts need a
+/// few rounds); fails after `rounds`.
+async fn advance_until<F, Fut>(harness: &Harness, step: Duration, rounds: usize, done: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..rounds {
+        if done().await {
+            return;
+        }
+        harness.advance(step).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(done().await, "not done after {rounds} rounds of {step:?}");
+}
+
+fn delivered_for(harness: &Harness, wait: &str) -> usize {
+    harness
+        .sink()
+        .received()
+        .iter()
+        .filter(|event| event.wait_id.as_deref() == Some(wait))
+        .count()
+}
+
+/// Every kind of actor panicking in the middle of a request: the caller gets an answer or
+/// an error (never a hang), the actor is restarted from storage, and the scenario ends with
+/// the wait resolved, its wake delivered once and every invariant intact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_actor_kind_panicking_mid_request_is_restarted_and_loses_nothing() {
+    for kind in [
+        ActorKind::Registry,
+        ActorKind::Tasks,
+        ActorKind::Task,
+        ActorKind::Waits,
+        ActorKind::Wait,
+        ActorKind::Watcher,
+        ActorKind::Vision,
+        ActorKind::Wake,
+        ActorKind::Clock,
+    ] {
+        let harness = Harness::start().await.unwrap();
+        let task = register(&harness).await;
+        let target = harness.target("tmux:build", "compiling");
+        harness.faults().panic_next(kind);
+        // A note, a model-judged wait and its resolution: every kind sees a message.
+        let noted = call(
+            &harness,
+            "task_update",
+            json!({"task_id": task, "message": "first note"}),
+        )
+        .await;
+        // An error says "retry the call": retry as an agent would, a little later.
+        let mut created = Err(String::new());
+        for _ in 0..100 {
+            let params =
+                json!({"target": "tmux:build", "wake_when": "the build is green", "task_id": task});
+            created = call(&harness, "smart_wait", params).await;
+            if created.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let wait =
+            created.unwrap_or_else(|e| panic!("{kind:?}: smart_wait kept failing: {e}"))["wait_id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+        target.show(actors::waits::content::Content::text(
+            "tests pass\nthe build is green",
+        ));
+        advance_until(&harness, Duration::from_secs(2), 200, || async {
+            call(&harness, "wait_status", json!({"wait_id": wait}))
+                .await
+                .is_ok_and(|status| status["status"] == "resolved")
+                && delivered_for(&harness, &wait) == 1
+        })
+        .await;
+        assert!(
+            !harness.faults().is_armed(kind),
+            "{kind:?}: the fault fired"
+        );
+        ok(
+            &harness,
+            "task_update",
+            json!({"task_id": task, "message": "after the fault"}),
+        )
+        .await;
+        let report = harness
+            .check_invariants()
+            .await
+            .unwrap_or_else(|violations| panic!("{kind:?}: {violations}"));
+        if noted.is_ok() {
+            assert_eq!(report.acknowledged_notes, 2, "{kind:?}");
+        }
+        assert_eq!(delivered_for(&harness, &wait), 1, "{kind:?}: one wake");
+        harness.shutdown().await;
+    }
+}
+
+/// A failed commit is an error that says what to do, the daemon stays up, and once the
+/// disk works again writes succeed; the thread stays numbered without gaps or doubles.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn storage_faults_are_errors_and_the_daemon_recovers_when_they_clear() {
+    let harness = Harness::start().await.unwrap();
+    let task = register(&harness).await;
+    ok(
+        &harness,
+        "task_update",
+        json!({"task_id": task, "message": "before"}),
+    )
+    .await;
+
+    harness.storage_faults().fail_next_commits(1);
+    let error = call(
+        &harness,
+        "task_update",
+        json!({"task_id": task, "message": "during"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.contains("storage failed"), "{error}");
+    assert!(error.contains("may or may not be stored"), "{error}");
+    ok(&harness, "daemon.status", json!({})).await;
+
+    harness.storage_faults().fail_next_reads(1);
+    let error = call(&harness, "task_thread", json!({"task_id": task}))
+        .await
+        .unwrap_err();
+    assert!(error.contains("reading storage failed"), "{error}");
+    assert!(harness.storage_faults().fired() >= 2);
+
+    ok(
+        &harness,
+        "task_update",
+        json!({"task_id": task, "message": "after"}),
+    )
+    .await;
+    let thread = ok(&harness, "task_thread", json!({"task_id": task})).await;
+    let contents: Vec<&str> = thread["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert!(
+        contents.contains(&"before") && contents.contains(&"after"),
+        "{contents:?}"
+    );
+    assert!(harness.store().reopens() >= 1);
+    harness.check_invariants().await.unwrap();
+    harness.shutdown().await;
+}
+
+/// The end of a wait that cannot be saved is not lost: the wait actor fails, is resumed
+/// from storage, and ends again once the disk works; the agent is woken exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_whose_end_cannot_be_saved_ends_again_and_wakes_once() {
+    let harness = Harness::start().await.unwrap();
+    let task = register(&harness).await;
+    let target = harness.target("tmux:deploy", "deploying");
+    let wait = ok(
+        &harness,
+        "smart_wait",
+        json!({"target": "tmux:deploy", "wake_when": "'DEPLOYED'", "task_id": task}),
+    )
+    .await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    harness.storage_faults().fail_next_commits(1);
+    target.show(actors::waits::content::Content::text("DEPLOYED v2"));
+    advance_until(&harness, Duration::from_secs(2), 200, || async {
+        wait_state(&harness, &wait).await == "resolved" && delivered_for(&harness, &wait) == 1
+    })
+    .await;
+    assert_eq!(harness.storage_faults().fired(), 1);
+    harness.advance(Duration::from_secs(30)).await.unwrap();
+    assert_eq!(delivered_for(&harness, &wait), 1);
+    harness.check_invariants().await.unwrap();
+    harness.shutdown().await;
+}
+
+/// Power loss: everything acknowledged survives the crash image, live waits resume and
+/// resolve, and the invariants hold on the reopened file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_image_keeps_every_acknowledged_write_and_waits_resume() {
+    let mut harness = Harness::start().await.unwrap();
+    let target = harness.target("tmux:tests", "running");
+    let mut waits = Vec::new();
+    for n in 0..3 {
+        let task = register(&harness).await;
+        for m in 0..5 {
+            let note = format!("task {n} note {m}");
+            ok(
+                &harness,
+                "task_update",
+                json!({"task_id": task, "message": note}),
+            )
+            .await;
+        }
+        let wait = ok(
+            &harness,
+            "smart_wait",
+            json!({"target": "tmux:tests", "wake_when": format!("'PASS {n}'"), "task_id": task}),
+        )
+        .await;
+        waits.push(wait["wait_id"].as_str().unwrap().to_owned());
+    }
+    harness.crash().await.unwrap();
+    assert_eq!(harness.boots(), 2);
+    let report = harness.check_invariants().await.unwrap();
+    assert_eq!(
+        (report.tasks, report.acknowledged_notes, report.live_waits),
+        (3, 15, 3)
+    );
+    target.show(actors::waits::content::Content::text(
+        "PASS 0\nPASS 1\nPASS 2",
+    ));
+    advance_until(&harness, Duration::from_secs(2), 100, || async {
+        let mut all = true;
+        for wait in &waits {
+            all &= wait_state(&harness, wait).await == "resolved"
+                && delivered_for(&harness, wait) == 1;
+        }
+        all
+    })
+    .await;
+    harness.check_invariants().await.unwrap();
+    harness.shutdown().await;
+}
+
+/// A sink that fails is retried until it delivers; one that hangs holds up nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_or_hanging_sink_delays_delivery_and_nothing_else() {
+    let harness = Harness::start().await.unwrap();
+    let target = harness.target("tmux:job", "working");
+    harness.sink().fail_next(3);
+    let wait = ok(
+        &harness,
+        "smart_wait",
+        json!({"target": "tmux:job", "wake_when": "'FINISHED'"}),
+    )
+    .await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    target.show(actors::waits::content::Content::text("FINISHED"));
+    advance_until(&harness, Duration::from_secs(5), 200, || async {
+        delivered_for(&harness, &wait) == 1
+    })
+    .await;
+    assert!(harness.sink().attempts() >= 4);
+
+    harness.sink().hang(Some(Duration::from_secs(2)));
+    let target = harness.target("tmux:job2", "working");
+    let wait = ok(
+        &harness,
+        "smart_wait",
+        json!({"target": "tmux:job2", "wake_when": "'FINISHED'"}),
+    )
+    .await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    target.show(actors::waits::content::Content::text("FINISHED"));
+    harness.clock().advance(Duration::from_secs(3));
+    harness.tree().tick().await.unwrap();
+    // While the sink hangs, calls are answered.
+    let task = register(&harness).await;
+    ok(
+        &harness,
+        "task_update",
+        json!({"task_id": task, "message": "still served"}),
+    )
+    .await;
+    harness.sink().hang(None);
+    advance_until(&harness, Duration::from_secs(5), 200, || async {
+        delivered_for(&harness, &wait) == 1
+    })
+    .await;
+    harness.check_invariants().await.unwrap();
+    harness.shutdown().await;
+}
+
+/// The checks can fail: a task naming a wait that does not exist is reported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_invariant_checks_report_what_is_broken() {
+    let harness = Harness::start().await.unwrap();
+    let task = register(&harness).await;
+    let mut record = harness
+        .store()
+        .task(&storage::TaskId::new(&task))
+        .unwrap()
+        .unwrap();
+    record.active_wait_ids.push("w-ghost1".into());
+    let mut batch = WriteBatch::new();
+    batch.push(Mutation::PutTask(record));
+    harness.store().apply(&[batch]).unwrap();
+    let violations = harness.check_invariants().await.unwrap_err();
+    assert!(
+        violations
+            .to_string()
+            .contains("w-ghost1, which does not exist"),
+        "{violations}"
+    );
+    harness.shutdown().await;
+}
+
+/// Random operations and faults from a seed, invariants checked every 25 steps. The seeds
+/// come from `LOOKOUT_SOAK_SEED` (one) or are 1, 2 and 3; `LOOKOUT_SOAK_STEPS` sets the
+/// length (300). A failure prints its seed and how to replay it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn soak() {
+    let seeds: Vec<u64> = match std::env::var("LOOKOUT_SOAK_SEED") {
+        Ok(seed) => vec![seed.parse().expect("LOOKOUT_SOAK_SEED is a number")],
+        Err(_) => vec![1, 2, 3],
+    };
+    let steps = std::env::var("LOOKOUT_SOAK_STEPS")
+        .ok()
+        .and_then(|steps| steps.parse().ok())
+        .unwrap_or(300);
+    for seed in seeds {
+        match soak::soak(seed, steps).await {
+            Ok(report) => println!("soak: {report:?}"),
+            Err(failure) => panic!("{failure}"),
+        }
+    }
+}
