@@ -16,7 +16,8 @@
 //! - every fourth round a terminal session: `term_start` (`cat`), `term_send`, `term_read`,
 //!   `term_stop`; at most `TERMINAL_SLOTS` sessions exist at once, well under the daemon's
 //!   session limit (64, `TerminalLimits::default().max_live`);
-//! - `tools.list` and `daemon.status`.
+//! - `tools.list` and `daemon.status` (`LOOKOUT_LOAD_STATUS_EVERY=N`: `daemon.status` only
+//!   every N rounds, 0 never; default every round).
 //!
 //! Every response must be a success (and the few fields the round relies on must be there):
 //! errors are counted per method, and the bench exits non-zero if there was any. A call that
@@ -316,6 +317,28 @@ async fn run(length: Duration, clients: usize) -> bool {
     let warm_rss = warm_rss.unwrap_or(started_rss);
 
     let mut status_client = Client::connect(&shared.socket).await.unwrap();
+    // What a call costs on the quiet daemon, now that the store is full: the median of 10.
+    let mut quiet = Vec::new();
+    for (method, params) in [
+        ("daemon.status", json!({})),
+        ("task_list", json!({"status": "all", "limit": 20})),
+        ("wait_status", json!({})),
+    ] {
+        let mut times = Vec::new();
+        for _ in 0..10 {
+            let started = Instant::now();
+            let outcome = status_client.call(method, params.clone()).await.unwrap();
+            times.push(started.elapsed());
+            if let Err(error) = outcome {
+                stats.error(method, format!("quiet: {}", error.message));
+            }
+        }
+        times.sort();
+        quiet.push(format!(
+            "{method} {:.2} ms",
+            times[5].as_secs_f64() * 1000.0
+        ));
+    }
     let status = status_client
         .call("daemon.status", json!({}))
         .await
@@ -408,6 +431,11 @@ async fn run(length: Duration, clients: usize) -> bool {
         status["storage"]["file_bytes"],
     );
 
+    println!(
+        "on the quiet daemon after the load, median of 10 calls: {}",
+        quiet.join(", ")
+    );
+
     let left = guard.stop();
     let sessions = shared.terminal_pids.lock().unwrap().len();
     println!(
@@ -439,6 +467,8 @@ fn percentiles(sorted: &[u32]) -> (f64, f64, f64) {
 /// One client's connection and its figures.
 struct Caller {
     client: Client,
+    /// `daemon.status` every this many rounds (0: never).
+    status_every: usize,
     shared: Arc<Shared>,
     stats: Stats,
 }
@@ -503,6 +533,7 @@ async fn client_loop(index: usize, shared: Arc<Shared>) -> Stats {
     let client = Client::connect(&shared.socket).await.unwrap();
     let mut caller = Caller {
         client,
+        status_every: env_or("LOOKOUT_LOAD_STATUS_EVERY", 1),
         shared: shared.clone(),
         stats: Stats::default(),
     };
@@ -619,7 +650,9 @@ async fn one_round(caller: &mut Caller, index: usize, round: usize, log: &Path, 
         terminal(caller, &tag).await;
     }
     caller.call("tools.list", json!({})).await;
-    caller.call("daemon.status", json!({})).await;
+    if caller.status_every > 0 && round.is_multiple_of(caller.status_every) {
+        caller.call("daemon.status", json!({})).await;
+    }
 
     // Finish the task.
     match round % 4 {
