@@ -826,7 +826,7 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
         events.entry(&line.event).or_default().push(line);
     }
     let generation = |pid: u32| pids.iter().position(|p| *p == pid).unwrap();
-    let mut duplicates = 0;
+    let (mut duplicates, mut repeats) = (0, Vec::new());
     for (event, lines) in &events {
         let first = lines[0];
         for (index, line) in lines.iter().enumerate() {
@@ -843,6 +843,10 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
             }
         }
         duplicates += lines.len() - 1;
+        if lines.len() > 1 {
+            let by: Vec<usize> = lines.iter().map(|line| generation(line.pid)).collect();
+            repeats.push(format!("{event} ({}) by daemons {by:?}", first.kind));
+        }
     }
     assert_eq!(
         status["wake"]["events"],
@@ -929,5 +933,12 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
         alerted_tasks.len() + stuck_events(&waits_task),
         seen.len(),
     );
+    if !repeats.is_empty() {
+        // Daemons are numbered from 0 (the first cycle); each but the last was SIGKILLed.
+        eprintln!(
+            "sigkill soak: delivered again after a kill: {}",
+            repeats.join(", ")
+        );
+    }
     let _ = daemon.terminate();
 }
