@@ -32,6 +32,26 @@ pub const EXIT_TREE_FAILED: u8 = 70;
 /// How long shutdown waits for in-flight reads to let go of the database.
 const STORE_RELEASE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Faults the real binary arms in itself, for end-to-end fault tests: a comma-separated list
+/// of `<actor>:<N|every>` ([`actors::FaultSpec::parse_list`]), e.g. `registry:every` (a crash
+/// loop) or `task:3`. Only a build with the `harness` feature reads it; any other build
+/// ignores the variable entirely.
+#[cfg(feature = "harness")]
+pub const HARNESS_FAULTS_VAR: &str = "LOOKOUT_HARNESS_FAULTS";
+
+/// The faults [`HARNESS_FAULTS_VAR`] asks for; a malformed value is a start-up error.
+#[cfg(feature = "harness")]
+fn harness_faults_from_env() -> anyhow::Result<Vec<actors::FaultSpec>> {
+    match std::env::var(HARNESS_FAULTS_VAR) {
+        Ok(text) => actors::FaultSpec::parse_list(&text)
+            .map_err(|error| anyhow::anyhow!("{HARNESS_FAULTS_VAR}: {error}")),
+        Err(std::env::VarError::NotPresent) => Ok(Vec::new()),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            anyhow::bail!("{HARNESS_FAULTS_VAR} is not valid UTF-8")
+        }
+    }
+}
+
 pub struct DaemonOptions {
     pub config: Config,
     pub config_source: ConfigSource,
@@ -272,7 +292,20 @@ pub async fn run(
 ) -> anyhow::Result<ExitCode> {
     let mut terminate = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
+    #[cfg(feature = "harness")]
+    let harness_faults = harness_faults_from_env()?;
     let daemon = Daemon::start(options).await?;
+    // Armed once the tree is up, so that a fault on every message is a crash loop of a
+    // serving daemon rather than a failed start.
+    #[cfg(feature = "harness")]
+    for spec in harness_faults {
+        tracing::warn!(
+            actor = spec.kind.as_str(),
+            arming = ?spec.arming,
+            "{HARNESS_FAULTS_VAR}: fault armed"
+        );
+        daemon.tree().faults().arm(spec);
+    }
     service_manager.ready(&format!("serving on {}", daemon.socket_path().display()));
     let watchdog = service_manager.spawn_watchdog(daemon.tree().clone());
     let exit = tokio::select! {

@@ -29,7 +29,7 @@ pub mod wake;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use directory::{Directory, Health};
 pub use error::{CallError, ErrorKind};
-pub use faults::{ActorKind, Faults};
+pub use faults::{ActorKind, Arming, FaultSpec, Faults};
 pub use policy::RestartPolicy;
 pub use tree::{Tree, TreeArgs, TreeStatus};
 

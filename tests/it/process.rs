@@ -399,3 +399,546 @@ async fn tokens_and_api_keys_never_reach_logs_status_or_error_messages() {
         }
     }
 }
+
+/// The exit code of a daemon whose actor tree gave up: a crash loop past the restart
+/// intensity, injected through the `harness` build's `LOOKOUT_HARNESS_FAULTS`.
+#[cfg(feature = "harness")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_loop_past_the_restart_intensity_exits_70_and_says_why() {
+    use lookout::daemon::{EXIT_TREE_FAILED, HARNESS_FAULTS_VAR};
+    let dir = tempfile::tempdir().unwrap();
+    // The Registry panics on every message once the daemon serves, so each restart dies
+    // again on the first read it makes: the root's intensity limit (5 restarts in 60 s,
+    // backoff from 100 ms doubling) runs out within a few seconds.
+    let mut daemon =
+        DaemonProcess::start_with(dir.path(), "", &[(HARNESS_FAULTS_VAR, "registry:every")]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let reply = tokio::time::timeout(
+        Duration::from_secs(20),
+        client.call("task_register", deploy_task()),
+    )
+    .await
+    .expect("the call is answered (with an error), never left hanging");
+    match reply {
+        Ok(Err(error)) => assert_eq!(error.code, -32603, "{error:?}"),
+        Ok(Ok(result)) => panic!("the registry was armed to panic, yet: {result}"),
+        Err(error) => panic!("no answer, the connection failed: {error}"),
+    }
+    let status = wait_with_timeout(&mut daemon.child, Duration::from_secs(60));
+    assert_eq!(
+        status.code(),
+        Some(i32::from(EXIT_TREE_FAILED)),
+        "{status}: {}",
+        daemon.log_text()
+    );
+    let log = daemon.log_text();
+    for said in [
+        "fault armed",
+        "injected fault: the registry panics on this message",
+        "the registry failed 6 times within 60s",
+        "giving up so the service manager restarts the daemon",
+        "the actor tree gave up; exiting so the service manager restarts lookout",
+    ] {
+        assert!(log.contains(said), "{said:?} is not in the log:\n{log}");
+    }
+}
+
+/// Cycles of [`sigkill_cycles_under_updates_waits_and_stuck_alerts`]: `LOOKOUT_SIGKILL_CYCLES`,
+/// 10 unless set. `LOOKOUT_SIGKILL_CYCLES=100` is the long version (a few minutes).
+fn sigkill_cycles() -> usize {
+    std::env::var("LOOKOUT_SIGKILL_CYCLES")
+        .ok()
+        .map(|value| value.parse().expect("LOOKOUT_SIGKILL_CYCLES is a number"))
+        .unwrap_or(10)
+}
+
+/// xorshift64*: the soak's random choices (kill moments, which waits resolve when).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+}
+
+/// How a soak wait is meant to end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    /// Its phrase is appended to its file at a random moment: during a cycle, while the
+    /// daemon is down, or cycles later (it stays live across kills meanwhile).
+    Resolve,
+    /// A 1–3 s timeout: it runs out while serving, across a kill, or while the daemon is down.
+    Timeout,
+    /// An hour's timeout and a phrase that never comes: live across every kill and at the end.
+    Live,
+}
+
+struct SoakWait {
+    id: String,
+    fate: Fate,
+    file: std::path::PathBuf,
+    phrase: String,
+    appended: bool,
+    /// Certainly live when a daemon was killed (its phrase not yet there, its timeout an hour).
+    live_at_a_kill: bool,
+}
+
+impl SoakWait {
+    fn append_phrase(&mut self) {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.file)
+            .unwrap();
+        writeln!(file, "some progress, then {}", self.phrase).unwrap();
+        self.appended = true;
+    }
+}
+
+/// One line of the sink's log: one delivery.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Delivered {
+    event: String,
+    kind: String,
+    wait: String,
+    task: String,
+    /// The daemon process that ran the sink.
+    pid: u32,
+}
+
+fn read_deliveries(log: &std::path::Path) -> Vec<Delivered> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split(' ').collect();
+            assert_eq!(fields.len(), 5, "a torn delivery line: {line:?}");
+            Delivered {
+                event: fields[0].to_owned(),
+                kind: fields[1].to_owned(),
+                wait: fields[2].to_owned(),
+                task: fields[3].to_owned(),
+                pid: fields[4].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// The real binary SIGKILLed `LOOKOUT_SIGKILL_CYCLES` times (10 by default; 100 for the long
+/// version) while several clients stream `task_update`s, `file:` waits resolve (their phrase
+/// appended during a cycle, while the daemon is down, or cycles later), time out (while
+/// serving, at a kill, while down) or stay live across every kill, and quiet tasks go stuck
+/// (`[stuck]` at its minimum: 1 s threshold, 1 s scans). Every wake goes to a command sink
+/// that appends `<event id> <kind> <wait> <task> <daemon pid>` to a file. After one more
+/// restart:
+///
+/// - every acknowledged update is in its thread exactly once, and no update was refused
+///   by a live daemon;
+/// - every acknowledged wait is where its fate says: resolved, timed out, or still watching
+///   (resumed), and the waits task's `active_wait_ids` are exactly its watching waits;
+/// - every ended wait has exactly one wake event, of its kind; a live wait has none;
+/// - every task except the one with live waits has exactly one stuck event (cooldown 1 day);
+/// - the outbox is drained (`wake.pending` 0, nothing dead or rejected), and the sink saw
+///   every stored event (`wake.events` distinct ids);
+/// - duplicates: the design promises at-least-once delivery — a kill after the sink accepted
+///   an event but before its outcome was committed means the next daemon delivers it again,
+///   with the same id. So the check is strict about what that allows: one daemon process
+///   never delivers an event twice, every line of one id names the same event, and a repeat
+///   comes from a later process than the first delivery. Repeats are counted and printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
+    const WRITERS: usize = 3;
+    const PATIENCE: Duration = Duration::from_secs(120);
+    let cycles = sigkill_cycles();
+    let seed = std::env::var("LOOKOUT_SIGKILL_SEED")
+        .ok()
+        .and_then(|seed| seed.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        })
+        | 1;
+    eprintln!("sigkill soak: {cycles} cycles, LOOKOUT_SIGKILL_SEED={seed}");
+    let mut rng = Rng(seed);
+    let started = std::time::Instant::now();
+
+    let dir = tempfile::tempdir().unwrap();
+    let deliveries = dir.path().join("deliveries.log");
+    let sink = crate::support::write_script(
+        dir.path(),
+        "sink.sh",
+        &format!(
+            "printf '%s %s %s %s %s\\n' \"$1\" \"$2\" \"${{3:--}}\" \"${{4:--}}\" \"$PPID\" >> {:?}\n",
+            deliveries.display().to_string()
+        ),
+    );
+    let config = format!(
+        "[stuck]\nthreshold_s = 1\nscan_interval_s = 1\ncooldown_s = 86400\n\
+         [[wake.sinks]]\nkind = \"command\"\nname = \"recorder\"\nprogram = {:?}\n\
+         args = [\"{{event_id}}\", \"{{kind}}\", \"{{wait_id}}\", \"{{task_id}}\"]\n",
+        sink.display().to_string()
+    );
+    let waits_dir = dir.path().join("watched");
+    std::fs::create_dir(&waits_dir).unwrap();
+
+    let acknowledged: Arc<Mutex<BTreeMap<String, Vec<String>>>> = Arc::default();
+    let refused: Arc<Mutex<Vec<String>>> = Arc::default();
+    let mut pids = Vec::new();
+    let mut writer_tasks = Vec::new();
+    let mut quiet_tasks = Vec::new();
+    let mut waits_task = String::new();
+    let mut waits: Vec<SoakWait> = Vec::new();
+    let register = async |client: &mut Client, name: String| -> String {
+        let mut task = deploy_task();
+        task["name"] = json!(name);
+        ok(client, "task_register", task).await["task_id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+
+    for cycle in 0..cycles {
+        let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+        pids.push(daemon.child.id());
+        let mut client = Client::connect(&daemon.socket).await.unwrap();
+        if cycle == 0 {
+            waits_task = register(&mut client, "owner of the soak's waits".into()).await;
+            for writer in 0..WRITERS {
+                writer_tasks.push(register(&mut client, format!("writer {writer}")).await);
+            }
+        }
+        // This cycle's waits: two to resolve and one to stay live, linked to the waits task;
+        // one to time out, on its own.
+        for (slot, fate) in [Fate::Live, Fate::Resolve, Fate::Resolve, Fate::Timeout]
+            .into_iter()
+            .enumerate()
+        {
+            let file = waits_dir.join(format!("c{cycle}-{slot}.log"));
+            std::fs::write(&file, "starting up\n").unwrap();
+            let phrase = format!("READY-{cycle}-{slot}");
+            let mut params = json!({
+                "target": format!("file:{}", file.display()),
+                "wake_when": format!("wake me when \"{phrase}\" is printed"),
+                "timeout": 3600,
+                "poll_interval": 0.2,
+            });
+            match fate {
+                Fate::Timeout => {
+                    params["timeout"] = json!(1 + rng.below(3));
+                    params["poll_interval"] = json!(0.5);
+                }
+                Fate::Live => {
+                    params["task_id"] = json!(waits_task);
+                    params["poll_interval"] = json!(2.0);
+                }
+                Fate::Resolve => params["task_id"] = json!(waits_task),
+            }
+            let created = ok(&mut client, "smart_wait", params).await;
+            waits.push(SoakWait {
+                id: created["wait_id"].as_str().unwrap().to_owned(),
+                fate,
+                file,
+                phrase,
+                appended: false,
+                live_at_a_kill: false,
+            });
+        }
+        quiet_tasks.push(register(&mut client, format!("quiet {cycle}")).await);
+
+        let mut writers = Vec::new();
+        for (writer, task_id) in writer_tasks.iter().cloned().enumerate() {
+            let (socket, acknowledged, refused) =
+                (daemon.socket.clone(), acknowledged.clone(), refused.clone());
+            writers.push(tokio::spawn(async move {
+                let Ok(mut client) = Client::connect(&socket).await else {
+                    return;
+                };
+                for n in 0.. {
+                    let content = format!("cycle {cycle} writer {writer} note {n}");
+                    let params = json!({"task_id": task_id, "message": content});
+                    match client.call("task_update", params).await {
+                        Ok(Ok(_)) => acknowledged
+                            .lock()
+                            .unwrap()
+                            .entry(task_id.clone())
+                            .or_default()
+                            .push(content),
+                        Ok(Err(error)) => {
+                            refused
+                                .lock()
+                                .unwrap()
+                                .push(format!("{content}: {error:?}"));
+                            return;
+                        }
+                        Err(_) => return, // killed
+                    }
+                }
+            }));
+        }
+        // Which unresolved waits get their phrase now, which while the daemon is down, and
+        // which stay live into the next cycle.
+        let (mut now, mut while_down) = (Vec::new(), Vec::new());
+        for (index, wait) in waits.iter().enumerate() {
+            if wait.fate == Fate::Resolve && !wait.appended {
+                match rng.below(3) {
+                    0 => now.push(index),
+                    1 => while_down.push(index),
+                    _ => {}
+                }
+            }
+        }
+        let total = || -> usize { acknowledged.lock().unwrap().values().map(Vec::len).sum() };
+        let target = total() + 30;
+        let deadline = std::time::Instant::now() + PATIENCE;
+        while total() < target {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "cycle {cycle}: the writers stalled: {:?}\n{}",
+                refused.lock().unwrap(),
+                daemon.log_text()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        for index in now {
+            waits[index].append_phrase();
+        }
+        // Kill at a random moment: before, during or after those waits resolve and their
+        // wakes go out.
+        tokio::time::sleep(Duration::from_millis(rng.below(600))).await;
+        for wait in waits.iter_mut() {
+            wait.live_at_a_kill |=
+                wait.fate == Fate::Live || (wait.fate == Fate::Resolve && !wait.appended);
+        }
+        daemon.kill();
+        for writer in writers {
+            writer.await.unwrap();
+        }
+        for index in while_down {
+            waits[index].append_phrase();
+        }
+        // Down for a while: short timeouts and stuck thresholds pass meanwhile.
+        tokio::time::sleep(Duration::from_millis(rng.below(1500))).await;
+    }
+
+    // The last phrases arrive while the daemon is down; then one restart settles it all.
+    for wait in waits.iter_mut() {
+        if wait.fate == Fate::Resolve && !wait.appended {
+            wait.append_phrase();
+        }
+    }
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    pids.push(daemon.child.id());
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+
+    // Waits: the live ones are exactly those meant to stay live, then each is in its state.
+    let meant_live: std::collections::BTreeSet<String> = waits
+        .iter()
+        .filter(|wait| wait.fate == Fate::Live)
+        .map(|wait| wait.id.clone())
+        .collect();
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        let listed = ok(&mut client, "wait_status", json!({})).await;
+        let live: std::collections::BTreeSet<String> = listed["waits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|wait| wait["wait_id"].as_str().unwrap().to_owned())
+            .collect();
+        if live == meant_live {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "seed {seed}: live waits never settled to the {} meant to stay live; still live \
+             beyond them: {:?}; missing: {:?}",
+            meant_live.len(),
+            live.difference(&meant_live).collect::<Vec<_>>(),
+            meant_live.difference(&live).collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for wait in &waits {
+        let status = ok(&mut client, "wait_status", json!({"wait_id": wait.id})).await;
+        let expected = match wait.fate {
+            Fate::Resolve => "resolved",
+            Fate::Timeout => "timeout",
+            Fate::Live => "watching",
+        };
+        assert_eq!(
+            status["status"], expected,
+            "seed {seed}: {} ({:?}): {status}",
+            wait.id, wait.fate
+        );
+    }
+    let linkage = ok(
+        &mut client,
+        "task_update",
+        json!({"task_id": waits_task, "query": "which waits are live?"}),
+    )
+    .await;
+    let linked: std::collections::BTreeSet<String> = linkage["wait"]["active_wait_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        linked, meant_live,
+        "seed {seed}: the waits task links exactly its watching waits"
+    );
+
+    // Wakes: every task but the waits task gets its one stuck alert; then the outbox drains.
+    let alerted_tasks: Vec<&String> = writer_tasks.iter().chain(&quiet_tasks).collect();
+    let deadline = std::time::Instant::now() + PATIENCE;
+    let status = loop {
+        let status = ok(&mut client, "daemon.status", json!({})).await;
+        let seen = read_deliveries(&deliveries);
+        let all_alerted = alerted_tasks.iter().all(|task| {
+            seen.iter()
+                .any(|line| line.kind == "task_stuck" && &&line.task == task)
+        });
+        if all_alerted && status["wake"]["pending"] == 0 && status["wake"]["in_flight"] == 0 {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "seed {seed}: the outbox never drained or a stuck alert never came: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(status["wake"]["dead"], 0, "{status}");
+    assert_eq!(status["wake"]["rejected"], 0, "{status}");
+    assert_eq!(status["health"], "serving", "{status}");
+
+    let seen = read_deliveries(&deliveries);
+    let mut events: BTreeMap<&str, Vec<&Delivered>> = BTreeMap::new();
+    for line in &seen {
+        assert!(
+            pids.contains(&line.pid),
+            "seed {seed}: a delivery by an unknown process: {line:?}"
+        );
+        events.entry(&line.event).or_default().push(line);
+    }
+    let generation = |pid: u32| pids.iter().position(|p| *p == pid).unwrap();
+    let (mut duplicates, mut repeats) = (0, Vec::new());
+    for (event, lines) in &events {
+        let first = lines[0];
+        for (index, line) in lines.iter().enumerate() {
+            assert_eq!(
+                (&line.kind, &line.wait, &line.task),
+                (&first.kind, &first.wait, &first.task),
+                "seed {seed}: event id {event} names two events"
+            );
+            for earlier in &lines[..index] {
+                assert!(
+                    generation(earlier.pid) < generation(line.pid),
+                    "seed {seed}: {event} delivered twice by one daemon, or out of order: {lines:?}"
+                );
+            }
+        }
+        duplicates += lines.len() - 1;
+        if lines.len() > 1 {
+            let by: Vec<usize> = lines.iter().map(|line| generation(line.pid)).collect();
+            repeats.push(format!("{event} ({}) by daemons {by:?}", first.kind));
+        }
+    }
+    assert_eq!(
+        status["wake"]["events"],
+        events.len(),
+        "seed {seed}: the sink saw every stored event, and only those"
+    );
+    for wait in &waits {
+        let ended: Vec<(&str, &str)> = events
+            .iter()
+            .filter(|(_, lines)| lines[0].wait == wait.id)
+            .map(|(event, lines)| (*event, lines[0].kind.as_str()))
+            .collect();
+        let kinds: Vec<&str> = ended.iter().map(|(_, kind)| *kind).collect();
+        let expected: &[&str] = match wait.fate {
+            Fate::Resolve => &["wait_resolved"],
+            Fate::Timeout => &["wait_timeout"],
+            Fate::Live => &[],
+        };
+        assert_eq!(
+            kinds, expected,
+            "seed {seed}: the wakes of {} ({:?}): {ended:?}",
+            wait.id, wait.fate
+        );
+    }
+    let stuck_events = |task: &str| {
+        events
+            .values()
+            .filter(|lines| lines[0].kind == "task_stuck" && lines[0].task == task)
+            .count()
+    };
+    for task in &alerted_tasks {
+        assert_eq!(stuck_events(task), 1, "seed {seed}: stuck alerts of {task}");
+    }
+    assert!(
+        stuck_events(&waits_task) <= 1,
+        "seed {seed}: alerted twice inside a cooldown"
+    );
+    let wait_wakes = events
+        .values()
+        .filter(|lines| lines[0].kind.starts_with("wait_"))
+        .count();
+    assert_eq!(
+        events.len(),
+        wait_wakes + alerted_tasks.len() + stuck_events(&waits_task),
+        "seed {seed}: an event nobody expected: {events:?}"
+    );
+
+    // Updates: none refused by a live daemon, every acknowledged one stored exactly once.
+    assert!(
+        refused.lock().unwrap().is_empty(),
+        "{:?}",
+        refused.lock().unwrap()
+    );
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    let mut writes = 0;
+    for (task_id, notes) in &acknowledged {
+        let stored = all_message_contents(&mut client, task_id).await;
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for content in &stored {
+            *counts.entry(content.as_str()).or_default() += 1;
+        }
+        for note in notes {
+            assert_eq!(
+                counts.get(note.as_str()).copied().unwrap_or(0),
+                1,
+                "seed {seed}: acknowledged {note:?} of {task_id} is stored once"
+            );
+        }
+        writes += notes.len();
+    }
+    assert!(writes >= cycles * 30, "{writes} acknowledged writes");
+    let live_at_a_kill = waits.iter().filter(|wait| wait.live_at_a_kill).count();
+    eprintln!(
+        "sigkill soak: {cycles} SIGKILL cycles in {:.1}s (seed {seed}): {writes} acknowledged \
+         writes, 0 lost; {} waits ({} resolved, {} timed out, {} still watching; {live_at_a_kill} \
+         of them certainly live at a kill), {} wake events ({} stuck alerts) delivered {} times, \
+         {duplicates} repeated after a kill, 0 twice by one daemon",
+        started.elapsed().as_secs_f64(),
+        waits.len(),
+        waits.iter().filter(|w| w.fate == Fate::Resolve).count(),
+        waits.iter().filter(|w| w.fate == Fate::Timeout).count(),
+        meant_live.len(),
+        events.len(),
+        alerted_tasks.len() + stuck_events(&waits_task),
+        seen.len(),
+    );
+    if !repeats.is_empty() {
+        // Daemons are numbered from 0 (the first cycle); each but the last was SIGKILLed.
+        eprintln!(
+            "sigkill soak: delivered again after a kill: {}",
+            repeats.join(", ")
+        );
+    }
+    let _ = daemon.terminate();
+}
