@@ -420,7 +420,9 @@ async fn a_crash_loop_past_the_restart_intensity_exits_70_and_says_why() {
     .await
     .expect("the call is answered (with an error), never left hanging");
     match reply {
-        Ok(Err(error)) => assert_eq!(error.code, -32603, "{error:?}"),
+        // Internal when the call's own message killed the registry; unavailable when it
+        // came while the registry was down between restarts.
+        Ok(Err(error)) => assert!([-32603, -32003].contains(&error.code), "{error:?}"),
         Ok(Ok(result)) => panic!("the registry was armed to panic, yet: {result}"),
         Err(error) => panic!("no answer, the connection failed: {error}"),
     }
