@@ -420,7 +420,9 @@ async fn a_crash_loop_past_the_restart_intensity_exits_70_and_says_why() {
     .await
     .expect("the call is answered (with an error), never left hanging");
     match reply {
-        Ok(Err(error)) => assert_eq!(error.code, -32603, "{error:?}"),
+        // Internal when the call's own message killed the registry; unavailable when it
+        // came while the registry was down between restarts.
+        Ok(Err(error)) => assert!([-32603, -32003].contains(&error.code), "{error:?}"),
         Ok(Ok(result)) => panic!("the registry was armed to panic, yet: {result}"),
         Err(error) => panic!("no answer, the connection failed: {error}"),
     }
@@ -444,12 +446,14 @@ async fn a_crash_loop_past_the_restart_intensity_exits_70_and_says_why() {
 }
 
 /// Cycles of [`sigkill_cycles_under_updates_waits_and_stuck_alerts`]: `LOOKOUT_SIGKILL_CYCLES`,
-/// 10 unless set. `LOOKOUT_SIGKILL_CYCLES=100` is the long version (a few minutes).
+/// 10 unless set (at least 1). `LOOKOUT_SIGKILL_CYCLES=100` is the long version (about two
+/// minutes on a 2-core machine).
 fn sigkill_cycles() -> usize {
     std::env::var("LOOKOUT_SIGKILL_CYCLES")
         .ok()
         .map(|value| value.parse().expect("LOOKOUT_SIGKILL_CYCLES is a number"))
         .unwrap_or(10)
+        .max(1)
 }
 
 /// xorshift64*: the soak's random choices (kill moments, which waits resolve when).
@@ -548,6 +552,10 @@ fn read_deliveries(log: &std::path::Path) -> Vec<Delivered> {
 ///   with the same id. So the check is strict about what that allows: one daemon process
 ///   never delivers an event twice, every line of one id names the same event, and a repeat
 ///   comes from a later process than the first delivery. Repeats are counted and printed.
+///
+/// The random choices (kill delays, downtimes, timeouts, when each phrase arrives) come from
+/// `LOOKOUT_SIGKILL_SEED`, else the clock; the seed is printed and in every failure message.
+/// It replays the schedule, not the exact interleaving: the daemon runs in real time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
     const WRITERS: usize = 3;
