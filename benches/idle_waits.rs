@@ -13,11 +13,15 @@
 //!
 //! `LOOKOUT_BENCH_SECONDS` sets each CPU window (default 20).
 
+#[path = "support/proc_stats.rs"]
+mod proc_stats;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use lookout::client::Client;
+use proc_stats::{clock_ticks_per_second, cpu_ticks, rss_kib};
 use serde_json::{Value, json};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_lookout");
@@ -185,41 +189,4 @@ async fn cpu_share(pid: u32, window: Duration) -> f64 {
     tokio::time::sleep(window).await;
     let ticks = cpu_ticks(pid) - before;
     ticks as f64 / clock_ticks_per_second() / started.elapsed().as_secs_f64()
-}
-
-/// utime + stime of the process (and its reaped children), in clock ticks.
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    // The command name may hold spaces; the fields after it are plain.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .collect();
-    // Fields 14-17 of stat(5): utime, stime, cutime, cstime (index 0 here is field 3).
-    fields[11..15]
-        .iter()
-        .map(|f| f.parse::<u64>().unwrap())
-        .sum()
-}
-
-fn clock_ticks_per_second() -> f64 {
-    let output = Command::new("getconf").arg("CLK_TCK").output().unwrap();
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap()
-        .parse()
-        .unwrap()
 }

@@ -28,6 +28,9 @@
 //! per method, RSS after the warm-up vs at the end and the peak, CPU, and the counts
 //! `daemon.status` gives at the end.
 
+#[path = "support/proc_stats.rs"]
+mod proc_stats;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -37,6 +40,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use lookout::client::Client;
+use proc_stats::{clock_ticks_per_second, cpu_ticks, rss_kib, status_field_kib};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
@@ -831,45 +835,4 @@ fn start(dir: &Path) -> Child {
         std::thread::sleep(Duration::from_millis(20));
     }
     child
-}
-
-/// utime + stime of the process and its reaped children, in clock ticks.
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    // The command name may hold spaces; the fields after it are plain.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .collect();
-    // Fields 14-17 of stat(5): utime, stime, cutime, cstime (index 0 here is field 3).
-    fields[11..15]
-        .iter()
-        .map(|f| f.parse::<u64>().unwrap())
-        .sum()
-}
-
-fn clock_ticks_per_second() -> f64 {
-    let output = Command::new("getconf").arg("CLK_TCK").output().unwrap();
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    status_field_kib(pid, "VmRSS:")
-}
-
-fn status_field_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field))
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap()
-        .parse()
-        .unwrap()
 }
