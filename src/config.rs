@@ -62,7 +62,13 @@ impl Default for WaitConfig {
 pub struct StorageConfig {
     /// Commit writes that queue up together in one transaction. Off only to measure it.
     pub group_commit: bool,
+    /// The most memory (MiB) the database's page cache may hold.
+    pub cache_mib: u64,
 }
+
+/// The largest `[storage] cache_mib` accepted (16 GiB): beyond it a typo is likelier than
+/// a wish.
+const MAX_CACHE_MIB: u64 = 16 * 1024;
 
 /// Seed 004 §5: when an active task with no live wait counts as stuck.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -298,7 +304,10 @@ impl Default for Config {
 
 impl Default for StorageConfig {
     fn default() -> Self {
-        Self { group_commit: true }
+        Self {
+            group_commit: true,
+            cache_mib: (storage::DEFAULT_CACHE_BYTES / (1024 * 1024)) as u64,
+        }
     }
 }
 
@@ -386,6 +395,11 @@ impl Config {
             crate::logging::parse_level(&self.log_level).is_some(),
             "log_level = {:?} is not one of error, warn, info, debug, trace",
             self.log_level
+        );
+        anyhow::ensure!(
+            (1..=MAX_CACHE_MIB).contains(&self.storage.cache_mib),
+            "[storage] cache_mib = {} must be between 1 and {MAX_CACHE_MIB}",
+            self.storage.cache_mib
         );
         let stuck = &self.stuck;
         for (key, value) in [

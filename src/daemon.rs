@@ -16,7 +16,7 @@ use actors::waits::sources::SourceFactory;
 use actors::wake::sinks::{Sink, SinkSpec};
 use actors::{Clock, Faults, RestartPolicy, SystemClock, Tree, TreeArgs};
 use anyhow::Context;
-use storage::{StorageFaults, Store};
+use storage::{OpenOptions, StorageFaults, Store};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -118,13 +118,14 @@ impl Daemon {
         let data_file = paths::data_file(config);
         let mut socket_path = paths::socket_path(config);
         let open_path = data_file.clone();
-        let storage_faults = options.storage_faults.take();
-        let store = tokio::task::spawn_blocking(move || match storage_faults {
-            None => Store::open(&open_path),
-            Some(faults) => Store::open_with_faults(&open_path, faults),
-        })
-        .await
-        .context("the database open task panicked")??;
+        let open_options = OpenOptions {
+            cache_bytes: usize::try_from(config.storage.cache_mib * 1024 * 1024)
+                .unwrap_or(usize::MAX),
+            faults: options.storage_faults.take(),
+        };
+        let store = tokio::task::spawn_blocking(move || Store::open_with(&open_path, open_options))
+            .await
+            .context("the database open task panicked")??;
         let store = Arc::new(store);
 
         let sinks = crate::sinks::resolve(

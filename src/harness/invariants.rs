@@ -4,8 +4,8 @@
 //! 1. the file passes redb's integrity check;
 //! 2. every acknowledged write is there: registered tasks, each `task_update` message (at
 //!    least as often as it was acknowledged), waits, and the state of a wait whose last
-//!    acknowledged call was a cancel; and a task's `last_seq` is its newest message (no
-//!    write applied by half);
+//!    acknowledged call was a cancel; a task's `last_seq` is its newest message and the
+//!    per-status task counts equal the status index (no write applied by half);
 //! 3. every wait is in exactly one state: live exactly when it is in the live index; a
 //!    task's `active_wait_ids` name live waits only, and every live wait of a task is there;
 //! 4. no task was alerted as stuck twice within the cooldown;
@@ -96,6 +96,13 @@ fn check_store(
         .map(|task| (task.id.to_string(), task))
         .collect();
     report.tasks = tasks.len();
+    let counted = store.count_tasks_by_status()?;
+    let kept = store.stats()?.tasks_by_status;
+    if kept != counted {
+        broken.push(format!(
+            "the per-status task counts {kept:?} differ from the status index {counted:?}"
+        ));
+    }
     for id in &ledger.tasks {
         if !tasks.contains_key(id) {
             broken.push(format!("acknowledged task {id} is missing"));

@@ -266,7 +266,7 @@ impl Soak {
             }
             86..=97 => {
                 self.report.faults += 1;
-                match self.rng.below(6) {
+                match self.rng.below(9) {
                     0 | 1 => {
                         let kind = ACTOR_KINDS[self.rng.below(ACTOR_KINDS.len())];
                         harness
@@ -276,8 +276,13 @@ impl Soak {
                     2 => harness.storage_faults().fail_next_commits(1),
                     3 => harness.storage_faults().fail_next_reads(1),
                     4 => harness.sink().fail_next(1 + self.rng.below(3) as u32),
-                    // Model failures (transient, timeout, garbage) are left out until the
-                    // clock stall they cause under the harness is fixed.
+                    5 => harness
+                        .model()
+                        .push(Reply::Transient("HTTP 503 from the provider".into())),
+                    6 => harness.model().push(Reply::Timeout),
+                    7 => harness
+                        .model()
+                        .push(Reply::Garbage("probably? hard to say".into())),
                     _ => harness.model().push(Reply::Answer {
                         met: false,
                         observation: "not yet".into(),

@@ -3,7 +3,7 @@
 //! synced (a crash image), the way redb's own crash tests wrap its backend.
 //!
 //! [`StorageFaults`] is the controller a harness keeps; [`FaultyFile`] is the backend a
-//! [`Store`](crate::Store) opened with [`Store::open_with_faults`](crate::Store::open_with_faults)
+//! [`Store`](crate::Store) opened with [`Store::open_with`](crate::Store::open_with)
 //! runs on. Every write records the bytes it overwrites until the next successful sync, so a
 //! crash image is those records undone in reverse: exactly the synced state remains.
 

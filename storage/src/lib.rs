@@ -20,7 +20,10 @@ pub use model::{
     WaitCounters, WaitEvent, WaitHistoryEntry, WaitId, WaitRecord, WaitState,
 };
 pub use schema::{Counter, SCHEMA_VERSION};
-pub use store::{Mutation, StatusFilter, Store, StoreStats, TaskPage, WriteBatch};
+pub use store::{
+    DEFAULT_CACHE_BYTES, Mutation, OpenOptions, StatusFilter, Store, StoreStats, TaskPage,
+    WriteBatch,
+};
 
 #[cfg(test)]
 pub(crate) mod tests;

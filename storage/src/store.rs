@@ -20,7 +20,8 @@ use crate::model::{
 };
 use crate::schema::{
     self, Counter, EVENTS, EVENTS_PENDING, MESSAGES, META, PLAN_REVISIONS, SCHEMA_VERSION_KEY,
-    STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS, WAITS, WAITS_LIVE,
+    STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS, WAITS, WAITS_LIVE, status_count_key,
+    walk_status_index,
 };
 
 /// One change to the database. A [`WriteBatch`] of them is applied all or nothing.
@@ -124,24 +125,44 @@ pub struct Store {
     failed_generation: AtomicU64,
     reopens: AtomicU64,
     path: PathBuf,
-    /// Injected faults wrap the file (the harness); `None` in production.
-    faults: Option<StorageFaults>,
+    options: OpenOptions,
+}
+
+/// redb's page cache unless configured: enough for the pages a busy daemon touches again
+/// (the newest tasks, the indexes' upper levels), small enough that the daemon's memory
+/// stays flat while the file grows. redb's own default, 1 GiB, let the resident memory
+/// follow the file (see BENCHMARKS.md, "Load").
+pub const DEFAULT_CACHE_BYTES: usize = 32 * 1024 * 1024;
+
+/// How [`Store::open_with`] opens the file.
+#[derive(Clone, Debug)]
+pub struct OpenOptions {
+    /// The most memory redb's page cache may hold.
+    pub cache_bytes: usize,
+    /// A backend that fails reads and commits and cuts the file back to a crash image when
+    /// these say so (the fault-injection harness). It runs without a cache, so that every
+    /// read reaches the backend and read faults fire when asked.
+    pub faults: Option<StorageFaults>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        Self {
+            cache_bytes: DEFAULT_CACHE_BYTES,
+            faults: None,
+        }
+    }
 }
 
 impl Store {
     /// Opens (creating if missing) the database file and brings it to the current schema.
     /// Fails at once with [`StorageError::Locked`] when another process has it open.
     pub fn open(path: &Path) -> Result<Store, StorageError> {
-        Self::open_with(path, None)
+        Self::open_with(path, OpenOptions::default())
     }
 
-    /// Like [`Store::open`], on a backend that fails reads and commits and cuts the file back
-    /// to a crash image when `faults` says so (the fault-injection harness).
-    pub fn open_with_faults(path: &Path, faults: StorageFaults) -> Result<Store, StorageError> {
-        Self::open_with(path, Some(faults))
-    }
-
-    fn open_with(path: &Path, faults: Option<StorageFaults>) -> Result<Store, StorageError> {
+    /// Like [`Store::open`], with a cache size or injected faults.
+    pub fn open_with(path: &Path, options: OpenOptions) -> Result<Store, StorageError> {
         if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(folder).map_err(|source| StorageError::DataFolder {
                 path: folder.to_owned(),
@@ -153,7 +174,7 @@ impl Store {
             failed_generation: AtomicU64::new(0),
             reopens: AtomicU64::new(0),
             path: path.to_owned(),
-            faults,
+            options,
         };
         let db = store.open_database()?;
         *store.handle.write().unwrap_or_else(|e| e.into_inner()) = Some((1, Arc::new(db)));
@@ -163,8 +184,10 @@ impl Store {
 
     fn open_database(&self) -> Result<Database, StorageError> {
         let path = &self.path;
-        let opened = match &self.faults {
-            None => Database::builder().create(path),
+        let opened = match &self.options.faults {
+            None => Database::builder()
+                .set_cache_size(self.options.cache_bytes)
+                .create(path),
             Some(faults) => {
                 let backend = FaultyFile::open(path, faults.clone()).map_err(|source| {
                     StorageError::Open {
@@ -172,7 +195,6 @@ impl Store {
                         source: source.into(),
                     }
                 })?;
-                // No cache: every read reaches the backend, so read faults fire when asked.
                 Database::builder()
                     .set_cache_size(0)
                     .create_with_backend(backend)
@@ -288,13 +310,22 @@ impl Store {
                 let mut pending = txn.open_table(EVENTS_PENDING)?;
                 let mut waits = txn.open_table(WAITS)?;
                 let mut live_waits = txn.open_table(WAITS_LIVE)?;
+                // Tasks gained (or lost) by each status, in `Status::ALL` order.
+                let mut status_deltas = [0i64; Status::ALL.len()];
                 for mutation in batches.iter().flat_map(|batch| &batch.mutations) {
                     match mutation {
                         Mutation::PutTask(task) => {
                             let id = task.id.as_str();
                             let previous =
                                 tasks.get(id)?.map(|guard| decode_task(id, guard.value()));
-                            if let Some(previous) = previous.transpose()? {
+                            let previous = previous.transpose()?;
+                            if previous.as_ref().map(|p| p.status) != Some(task.status) {
+                                status_deltas[usize::from(task.status.index_code())] += 1;
+                                if let Some(previous) = &previous {
+                                    status_deltas[usize::from(previous.status.index_code())] -= 1;
+                                }
+                            }
+                            if let Some(previous) = previous {
                                 let updated = previous.updated_at.as_millis();
                                 index.remove((previous.status.index_code(), updated, id))?;
                                 if previous.is_stuck_candidate() {
@@ -353,6 +384,13 @@ impl Store {
                                 live_waits.remove(id)?;
                             }
                         }
+                    }
+                }
+                for (status, delta) in Status::ALL.into_iter().zip(status_deltas) {
+                    if delta != 0 {
+                        let key = status_count_key(status);
+                        let current = meta.get(key)?.map(|g| g.value()).unwrap_or(0);
+                        meta.insert(key, current.saturating_add_signed(delta))?;
                     }
                 }
             }
@@ -606,28 +644,18 @@ impl Store {
     pub fn stats(&self) -> Result<StoreStats, StorageError> {
         self.with_db(|db| {
             let txn = db.begin_read()?;
-            let index = txn.open_table(TASKS_BY_STATUS)?;
+            let meta = txn.open_table(META)?;
+            let counter = |key: &str| -> Result<u64, StorageError> {
+                Ok(meta.get(key)?.map(|guard| guard.value()).unwrap_or(0))
+            };
             let mut tasks_by_status = Vec::with_capacity(Status::ALL.len());
             for status in Status::ALL {
-                let code = status.index_code();
-                let count = index.range((code, 0, "")..(code + 1, 0, ""))?.count() as u64;
-                tasks_by_status.push((status, count));
+                tasks_by_status.push((status, counter(status_count_key(status))?));
             }
             let messages = txn.open_table(MESSAGES)?.len()?;
             let plan_revisions = txn.open_table(PLAN_REVISIONS)?.len()?;
-            let schema_version = txn
-                .open_table(META)?
-                .get(SCHEMA_VERSION_KEY)?
-                .map(|guard| guard.value())
-                .unwrap_or(0);
+            let schema_version = counter(SCHEMA_VERSION_KEY)?;
             let file_bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
-            let meta = txn.open_table(META)?;
-            let counter = |counter: Counter| -> Result<u64, StorageError> {
-                Ok(meta
-                    .get(counter.key())?
-                    .map(|guard| guard.value())
-                    .unwrap_or(0))
-            };
             Ok(StoreStats {
                 tasks_by_status,
                 messages,
@@ -636,11 +664,20 @@ impl Store {
                 schema_version,
                 events: txn.open_table(EVENTS)?.len()?,
                 events_pending: txn.open_table(EVENTS_PENDING)?.len()?,
-                dead_deliveries: counter(Counter::DeadDeliveries)?,
-                rejected_deliveries: counter(Counter::RejectedDeliveries)?,
+                dead_deliveries: counter(Counter::DeadDeliveries.key())?,
+                rejected_deliveries: counter(Counter::RejectedDeliveries.key())?,
                 waits: txn.open_table(WAITS)?.len()?,
                 live_waits: txn.open_table(WAITS_LIVE)?.len()?,
             })
+        })
+    }
+
+    /// The tasks of each status counted by walking the status index: what the counts
+    /// [`Store::stats`] reads must always equal (the harness's invariant checks compare them).
+    pub fn count_tasks_by_status(&self) -> Result<Vec<(Status, u64)>, StorageError> {
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            walk_status_index(&txn.open_table(TASKS_BY_STATUS)?)
         })
     }
 

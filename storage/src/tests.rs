@@ -394,7 +394,13 @@ fn open_fixture_copy(version: u64) -> (tempfile::TempDir, Store) {
     std::fs::copy(fixture(version), &copy).expect("the fixture file is committed");
     let store = Store::open(&copy).unwrap();
     assert!(store.check_integrity().unwrap());
-    assert_eq!(store.stats().unwrap().schema_version, SCHEMA_VERSION);
+    let stats = store.stats().unwrap();
+    assert_eq!(stats.schema_version, SCHEMA_VERSION);
+    assert_eq!(
+        stats.tasks_by_status,
+        store.count_tasks_by_status().unwrap(),
+        "the migrated per-status counts match the status index"
+    );
     (dir, store)
 }
 
@@ -649,21 +655,10 @@ fn fixture_v3_batch() -> WriteBatch {
     fixture
 }
 
-/// The file schema version 3 wrote. `LOOKOUT_WRITE_FIXTURE=3 cargo test -p storage fixture`
-/// rewrites it (only ever for the current version; older fixtures stay as they were made).
+/// The file schema version 3 wrote (frozen): it migrates (the per-status counts are
+/// counted) and every record decodes.
 #[test]
 fn fixture_from_schema_version_3_opens_and_decodes() {
-    if std::env::var("LOOKOUT_WRITE_FIXTURE").as_deref() == Ok("3") {
-        assert_eq!(
-            SCHEMA_VERSION, 3,
-            "write a fixture only for the current schema version"
-        );
-        let _ = std::fs::remove_file(fixture(3));
-        let store = Store::open(&fixture(3)).unwrap();
-        store.apply(&[fixture_v3_batch()]).unwrap();
-        drop(store);
-        redb::Database::open(fixture(3)).unwrap().compact().unwrap();
-    }
     let (_dir, store) = open_fixture_copy(3);
     assert_holds(&store, &fixture_v3_batch());
     let live: Vec<String> = store
@@ -673,6 +668,93 @@ fn fixture_from_schema_version_3_opens_and_decodes() {
         .map(|w| w.id.to_string())
         .collect();
     assert_eq!(live, [WaitId::from_sequence(1).to_string()]);
+}
+
+/// The file schema version 4 wrote: the records of version 3 with the per-status counts.
+/// `LOOKOUT_WRITE_FIXTURE=4 cargo test -p storage fixture` rewrites it (only ever for the
+/// current version; older fixtures stay as they were made).
+#[test]
+fn fixture_from_schema_version_4_opens_and_decodes() {
+    if std::env::var("LOOKOUT_WRITE_FIXTURE").as_deref() == Ok("4") {
+        assert_eq!(
+            SCHEMA_VERSION, 4,
+            "write a fixture only for the current schema version"
+        );
+        let _ = std::fs::remove_file(fixture(4));
+        let store = Store::open(&fixture(4)).unwrap();
+        store.apply(&[fixture_v3_batch()]).unwrap();
+        drop(store);
+        redb::Database::open(fixture(4)).unwrap().compact().unwrap();
+    }
+    let (_dir, store) = open_fixture_copy(4);
+    assert_holds(&store, &fixture_v3_batch());
+    let tasks: u64 = store
+        .stats()
+        .unwrap()
+        .tasks_by_status
+        .iter()
+        .map(|(_, count)| count)
+        .sum();
+    assert!(tasks > 0, "the fixture has tasks to count");
+}
+
+/// The per-status counts `daemon.status` reads follow every status change, several in one
+/// batch included, and always equal a walk of the status index.
+#[test]
+fn the_per_status_counts_follow_every_status_change() {
+    let (_dir, store) = temp_store();
+    let counts = |store: &Store| -> Vec<u64> {
+        let kept = store.stats().unwrap().tasks_by_status;
+        assert_eq!(kept, store.count_tasks_by_status().unwrap());
+        kept.into_iter().map(|(_, count)| count).collect()
+    };
+    let mut first = task(1, Status::Active, 100);
+    let second = task(2, Status::Active, 100);
+    store
+        .apply(&[WriteBatch {
+            mutations: vec![
+                Mutation::PutTask(first.clone()),
+                Mutation::PutTask(second.clone()),
+            ],
+        }])
+        .unwrap();
+    assert_eq!(counts(&store), [2, 0, 0, 0, 0]);
+    // Paused, then completed, in one batch; an update that keeps the status counts nothing.
+    first.status = Status::Paused;
+    let paused = first.clone();
+    first.status = Status::Completed;
+    let mut touched = second.clone();
+    touched.updated_at = Timestamp(touched.updated_at.0 + 1);
+    store
+        .apply(&[
+            WriteBatch {
+                mutations: vec![Mutation::PutTask(paused)],
+            },
+            WriteBatch {
+                mutations: vec![Mutation::PutTask(first.clone()), Mutation::PutTask(touched)],
+            },
+        ])
+        .unwrap();
+    assert_eq!(counts(&store), [1, 0, 1, 0, 0]);
+    // A failed commit changes no count.
+    let mut failing = second;
+    failing.status = Status::Failed;
+    let duplicate = Mutation::AppendMessage {
+        task_id: first.id,
+        seq: 1,
+        message: message("first", 101),
+    };
+    store
+        .apply(&[WriteBatch {
+            mutations: vec![duplicate.clone()],
+        }])
+        .unwrap();
+    store
+        .apply(&[WriteBatch {
+            mutations: vec![Mutation::PutTask(failing), duplicate],
+        }])
+        .unwrap_err();
+    assert_eq!(counts(&store), [1, 0, 1, 0, 0]);
 }
 
 #[test]
@@ -703,11 +785,18 @@ fn the_live_wait_index_follows_the_state() {
     assert_eq!((stats.waits, stats.live_waits), (2, 0));
 }
 
+fn faulty(faults: &StorageFaults) -> OpenOptions {
+    OpenOptions {
+        faults: Some(faults.clone()),
+        ..OpenOptions::default()
+    }
+}
+
 fn faulty_store() -> (tempfile::TempDir, PathBuf, StorageFaults, Store) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("lookout.redb");
     let faults = StorageFaults::default();
-    let store = Store::open_with_faults(&path, faults.clone()).unwrap();
+    let store = Store::open_with(&path, faulty(&faults)).unwrap();
     (dir, path, faults, store)
 }
 
@@ -772,7 +861,7 @@ fn a_crash_image_keeps_every_acknowledged_write_and_nothing_unsynced() {
     );
     drop(store);
     faults.restart();
-    let store = Store::open_with_faults(&path, faults).unwrap();
+    let store = Store::open_with(&path, faulty(&faults)).unwrap();
     assert!(store.check_integrity().unwrap());
     for n in 1..=20 {
         assert!(

@@ -369,3 +369,79 @@ async fn soak() {
         }
     }
 }
+
+/// A model that answers garbage ends the wait in `error` after the configured failures in
+/// a row, with one wake that quotes what went wrong; a model that fails now and then
+/// (a 5xx, a timeout) is retried and its answer resolves the wait. Neither holds up the
+/// daemon: every tick returns while a retry waits for the clock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_garbage_ends_in_an_error_wake_and_transient_failures_are_retried() {
+    use lookout::harness::Reply;
+    let harness = Harness::start().await.unwrap();
+    let task = register(&harness).await;
+    let _build = harness.target("tmux:build", "compiling");
+    for _ in 0..5 {
+        harness
+            .model()
+            .push(Reply::Garbage("I think it is probably fine?".to_owned()));
+    }
+    let params =
+        json!({"target": "tmux:build", "wake_when": "the build is green", "task_id": task});
+    let garbled = ok(&harness, "smart_wait", params).await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    advance_until(&harness, Duration::from_secs(3), 60, || async {
+        wait_state(&harness, &garbled).await != "watching"
+    })
+    .await;
+    assert_eq!(wait_state(&harness, &garbled).await, "error");
+    assert_eq!(
+        harness.model().asked(),
+        5,
+        "one question per failure in a row"
+    );
+    let wakes: Vec<_> = harness
+        .sink()
+        .received()
+        .into_iter()
+        .filter(|event| event.wait_id.as_deref() == Some(garbled.as_str()))
+        .collect();
+    assert_eq!(wakes.len(), 1, "one error wake: {wakes:?}");
+    assert!(
+        wakes[0].text.contains("5 judge failures in a row"),
+        "the wake says what failed: {}",
+        wakes[0].text
+    );
+
+    let deploy = harness.target("tmux:deploy", "deploying");
+    harness
+        .model()
+        .push(Reply::Transient("HTTP 503 from the provider".to_owned()));
+    harness.model().push(Reply::Timeout);
+    harness.model().push(Reply::Answer {
+        met: true,
+        observation: "the deploy finished".to_owned(),
+    });
+    let params =
+        json!({"target": "tmux:deploy", "wake_when": "the deploy finished", "task_id": task});
+    let retried = ok(&harness, "smart_wait", params).await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    deploy.show(actors::waits::content::Content::text("deploy: done"));
+    advance_until(&harness, Duration::from_secs(3), 60, || async {
+        wait_state(&harness, &retried).await != "watching"
+    })
+    .await;
+    let status = ok(&harness, "wait_status", json!({"wait_id": retried})).await;
+    assert_eq!(status["status"], "resolved", "{status}");
+    assert_eq!(
+        harness.model().asked(),
+        5 + 3,
+        "two retries, then the answer"
+    );
+    assert_eq!(delivered_for(&harness, &retried), 1);
+    harness.check_invariants().await.unwrap();
+    harness.shutdown().await;
+}

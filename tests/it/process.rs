@@ -509,8 +509,9 @@ struct Delivered {
     kind: String,
     wait: String,
     task: String,
-    /// The daemon process that ran the sink.
-    pid: u32,
+    /// Which daemon ran the sink: 0 for the first, one more at each restart. (Passed as an
+    /// argument: a sink still starting when its daemon was killed sees init as its parent.)
+    daemon: usize,
 }
 
 fn read_deliveries(log: &std::path::Path) -> Vec<Delivered> {
@@ -525,7 +526,7 @@ fn read_deliveries(log: &std::path::Path) -> Vec<Delivered> {
                 kind: fields[1].to_owned(),
                 wait: fields[2].to_owned(),
                 task: fields[3].to_owned(),
-                pid: fields[4].parse().unwrap(),
+                daemon: fields[4].parse().unwrap(),
             }
         })
         .collect()
@@ -536,7 +537,7 @@ fn read_deliveries(log: &std::path::Path) -> Vec<Delivered> {
 /// appended during a cycle, while the daemon is down, or cycles later), time out (while
 /// serving, at a kill, while down) or stay live across every kill, and quiet tasks go stuck
 /// (`[stuck]` at its minimum: 1 s threshold, 1 s scans). Every wake goes to a command sink
-/// that appends `<event id> <kind> <wait> <task> <daemon pid>` to a file. After one more
+/// that appends `<event id> <kind> <wait> <task> <daemon number>` to a file. After one more
 /// restart:
 ///
 /// - every acknowledged update is in its thread exactly once, and no update was refused
@@ -581,22 +582,24 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
         dir.path(),
         "sink.sh",
         &format!(
-            "printf '%s %s %s %s %s\\n' \"$1\" \"$2\" \"${{3:--}}\" \"${{4:--}}\" \"$PPID\" >> {:?}\n",
+            "printf '%s %s %s %s %s\\n' \"$1\" \"$2\" \"${{3:--}}\" \"${{4:--}}\" \"$5\" >> {:?}\n",
             deliveries.display().to_string()
         ),
     );
-    let config = format!(
-        "[stuck]\nthreshold_s = 1\nscan_interval_s = 1\ncooldown_s = 86400\n\
-         [[wake.sinks]]\nkind = \"command\"\nname = \"recorder\"\nprogram = {:?}\n\
-         args = [\"{{event_id}}\", \"{{kind}}\", \"{{wait_id}}\", \"{{task_id}}\"]\n",
-        sink.display().to_string()
-    );
+    // Each daemon's sink names the daemon: its number is the last argument.
+    let config = |daemon: usize| {
+        format!(
+            "[stuck]\nthreshold_s = 1\nscan_interval_s = 1\ncooldown_s = 86400\n\
+             [[wake.sinks]]\nkind = \"command\"\nname = \"recorder\"\nprogram = {:?}\n\
+             args = [\"{{event_id}}\", \"{{kind}}\", \"{{wait_id}}\", \"{{task_id}}\", \"{daemon}\"]\n",
+            sink.display().to_string()
+        )
+    };
     let waits_dir = dir.path().join("watched");
     std::fs::create_dir(&waits_dir).unwrap();
 
     let acknowledged: Arc<Mutex<BTreeMap<String, Vec<String>>>> = Arc::default();
     let refused: Arc<Mutex<Vec<String>>> = Arc::default();
-    let mut pids = Vec::new();
     let mut writer_tasks = Vec::new();
     let mut quiet_tasks = Vec::new();
     let mut waits_task = String::new();
@@ -611,8 +614,7 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
     };
 
     for cycle in 0..cycles {
-        let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
-        pids.push(daemon.child.id());
+        let daemon = DaemonProcess::start_with(dir.path(), &config(cycle), &[]);
         let mut client = Client::connect(&daemon.socket).await.unwrap();
         if cycle == 0 {
             waits_task = register(&mut client, "owner of the soak's waits".into()).await;
@@ -739,8 +741,7 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
             wait.append_phrase();
         }
     }
-    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
-    pids.push(daemon.child.id());
+    let daemon = DaemonProcess::start_with(dir.path(), &config(cycles), &[]);
     let mut client = Client::connect(&daemon.socket).await.unwrap();
 
     // Waits: the live ones are exactly those meant to stay live, then each is in its state.
@@ -828,12 +829,11 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
     let mut events: BTreeMap<&str, Vec<&Delivered>> = BTreeMap::new();
     for line in &seen {
         assert!(
-            pids.contains(&line.pid),
-            "seed {seed}: a delivery by an unknown process: {line:?}"
+            line.daemon <= cycles,
+            "seed {seed}: a delivery by an unknown daemon: {line:?}"
         );
         events.entry(&line.event).or_default().push(line);
     }
-    let generation = |pid: u32| pids.iter().position(|p| *p == pid).unwrap();
     let (mut duplicates, mut repeats) = (0, Vec::new());
     for (event, lines) in &events {
         let first = lines[0];
@@ -845,14 +845,14 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
             );
             for earlier in &lines[..index] {
                 assert!(
-                    generation(earlier.pid) < generation(line.pid),
+                    earlier.daemon < line.daemon,
                     "seed {seed}: {event} delivered twice by one daemon, or out of order: {lines:?}"
                 );
             }
         }
         duplicates += lines.len() - 1;
         if lines.len() > 1 {
-            let by: Vec<usize> = lines.iter().map(|line| generation(line.pid)).collect();
+            let by: Vec<usize> = lines.iter().map(|line| line.daemon).collect();
             repeats.push(format!("{event} ({}) by daemons {by:?}", first.kind));
         }
     }

@@ -103,6 +103,7 @@ async fn a_configured_backend_judges_and_daemon_status_counts_it() {
             target: "window:Installer".into(),
             content: Content::Frame(frame),
             elapsed: Duration::from_secs(12),
+            progress: Default::default(),
         })
         .await
         .unwrap();

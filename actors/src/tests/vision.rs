@@ -35,6 +35,7 @@ fn request(wait_id: &str, condition: &str, content: Content) -> JudgeRequest {
         target: "window:Builder".into(),
         content,
         elapsed: Duration::from_secs(95),
+        progress: Default::default(),
     }
 }
 

@@ -29,13 +29,16 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use storage::Timestamp;
 
 use crate::clock::Clock;
 use crate::directory::Directory;
 use crate::faults::ActorKind;
-use crate::waits::judge::{JudgeFailure, JudgeRequest, Usage, Verdict};
+use crate::waits::judge::{
+    AnsweredOnDrop, JudgeFailure, JudgeProgress, JudgeRequest, Usage, Verdict,
+};
 use backend::{AttemptError, Backend, BackendSpec, Cost, Material, Question};
 use cache::VerdictCache;
 pub use handle::VisionJudge;
@@ -119,8 +122,8 @@ pub enum VisionMsg {
     Judge(Box<Ask>, RpcReplyPort<Result<Verdict, JudgeFailure>>),
     /// An attempt finished (sent by the attempt's task).
     Attempted(Box<AttemptReport>),
-    /// Start what is due; with a port, answer with how many attempts started.
-    Pump(Option<RpcReplyPort<usize>>),
+    /// Start what is due; with a port, answer with the progress of the judgments started.
+    Pump(Option<RpcReplyPort<Vec<JudgeProgress>>>),
     Status(RpcReplyPort<VisionStatus>),
 }
 
@@ -180,6 +183,8 @@ struct Job {
     material: Option<Arc<Material>>,
     usage: Usage,
     reached_model: bool,
+    /// The job's end, answered or dropped (a restarted actor), ends its progress.
+    _answered: AnsweredOnDrop,
 }
 
 struct Running {
@@ -291,6 +296,7 @@ fn admit(
         return;
     }
     state.next_job += 1;
+    let answered = AnsweredOnDrop(ask.request.progress.clone());
     state.queue.push_back(Job {
         id: state.next_job,
         ask,
@@ -300,6 +306,7 @@ fn admit(
         material: None,
         usage: Usage::default(),
         reached_model: false,
+        _answered: answered,
     });
     pump(myself, state);
 }
@@ -345,14 +352,18 @@ fn question(request: &JudgeRequest, material: Arc<Material>) -> Question {
     }
 }
 
-/// Starts every queued job that is due while slots are free; arms the pump timer for the
-/// next one that is not. Returns how many started.
-fn pump(myself: &ActorRef<VisionMsg>, state: &mut VisionState) -> usize {
+/// Starts every queued job that is due while slots are free; marks those that wait for
+/// the clock parked and arms the pump timer for the first of them. Returns the progress of
+/// the judgments it started.
+fn pump(myself: &ActorRef<VisionMsg>, state: &mut VisionState) -> Vec<JudgeProgress> {
     let now = state.directory.now();
     if let Some(until) = state.paused_until {
         if until > now {
+            for job in &state.queue {
+                job.ask.request.progress.parked();
+            }
             arm_pump_timer(state, Some(until));
-            return 0;
+            return Vec::new();
         }
         state.paused_until = None;
     }
@@ -360,7 +371,7 @@ fn pump(myself: &ActorRef<VisionMsg>, state: &mut VisionState) -> usize {
     state
         .last_call
         .retain(|_, at| at.saturating_add_millis(interval) > now);
-    let mut started = 0;
+    let mut started = Vec::new();
     let mut next_due: Option<Timestamp> = None;
     let mut index = 0;
     let slots = state.settings.max_concurrency.max(1);
@@ -372,13 +383,14 @@ fn pump(myself: &ActorRef<VisionMsg>, state: &mut VisionState) -> usize {
             .map(|at| at.saturating_add_millis(interval));
         let due = spaced.map_or(job.not_before, |spaced| spaced.max(job.not_before));
         if due > now {
+            job.ask.request.progress.parked();
             next_due = Some(next_due.map_or(due, |next| next.min(due)));
             index += 1;
             continue;
         }
         if let Some(job) = state.queue.remove(index) {
+            started.push(job.ask.request.progress.clone());
             start_attempt(myself, state, job, now);
-            started += 1;
         }
     }
     arm_pump_timer(state, next_due);
@@ -397,9 +409,15 @@ fn arm_pump_timer(state: &VisionState, at: Option<Timestamp>) {
     let directory = state.directory.clone();
     timers.at(PUMP_TIMER, at, move || async move {
         if let Ok(vision) = directory.vision() {
-            let _ = vision
+            let started = vision
                 .call(|reply| VisionMsg::Pump(Some(reply)), Some(PUMP_TIMEOUT))
                 .await;
+            // A tick waits for the judgments it set going again, as it does for new ones.
+            if let Ok(CallResult::Success(started)) = started {
+                for progress in started {
+                    progress.until_not_running().await;
+                }
+            }
         }
     });
 }
@@ -413,6 +431,7 @@ fn start_attempt(
     now: Timestamp,
 ) {
     job.attempts += 1;
+    job.ask.request.progress.running();
     state.last_call.insert(job.ask.request.wait_id.clone(), now);
     let backend = state.backend.clone();
     let clock: Arc<dyn Clock> = state.directory.clock().clone();

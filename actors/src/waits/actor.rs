@@ -23,7 +23,7 @@ use crate::tasks::{TASK_CALL_TIMEOUT, TaskMsg, TasksMsg};
 use crate::waits::WaitsMsg;
 use crate::waits::content::Content;
 use crate::waits::gate::{Readiness, fingerprint};
-use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
+use crate::waits::judge::{Judge, JudgeFailure, JudgeProgress, JudgeRequest, Verdict};
 use crate::waits::source::CaptureError;
 use crate::waits::sources::SourceFactory;
 use crate::waits::target::Target;
@@ -723,7 +723,9 @@ async fn observe(
                 target: target.to_string(),
                 content,
                 elapsed: Duration::from_millis(state.directory.now().millis_since(started_at)),
+                progress: JudgeProgress::default(),
             };
+            let progress = request.progress.clone();
             let model = if target.is_pixels() {
                 state.settings.pixel_judge.clone()
             } else {
@@ -731,7 +733,9 @@ async fn observe(
             };
             let text_judge = state.settings.text_judge.clone();
             let (wait, generation) = (myself.clone(), state.generation);
-            Some(tokio::spawn(async move {
+            let done = progress.done_on_drop();
+            tokio::spawn(async move {
+                let _done = done;
                 let asked = async {
                     match model {
                         Some(model) => model.judge(request).await,
@@ -759,7 +763,11 @@ async fn observe(
                         Some(RECORD_TIMEOUT),
                     )
                     .await;
-            }))
+            });
+            // What a tick waits for: the judgment, unless it is parked on the clock.
+            Some(tokio::spawn(
+                async move { progress.until_not_running().await },
+            ))
         }
     }
 }

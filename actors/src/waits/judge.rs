@@ -5,9 +5,12 @@
 //! Anthropic, OCR, none), and a scripted judge for tests and the harness.
 
 use std::fmt::Debug;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use tokio::sync::watch;
 
 use crate::waits::content::Content;
 
@@ -21,6 +24,108 @@ pub struct JudgeRequest {
     pub content: Content,
     /// Time since the wait started (or was last restarted).
     pub elapsed: Duration,
+    /// Where the judgment stands, for whoever waits on its effects.
+    pub progress: JudgeProgress,
+}
+
+/// Where a judgment stands: running, parked until the clock reaches a later time (a retry
+/// delay, the per-wait spacing, a provider's pause), or done. A tick of a manual clock
+/// waits for what it set off only while that is running: a judgment parked on the clock
+/// can only go on once the clock moves again, so waiting for it would wait forever.
+///
+/// Done is when the judge answered, or, when someone follows the judgment up (a WaitActor
+/// records it), when that follower is done with it too.
+#[derive(Clone, Debug, Default)]
+pub struct JudgeProgress(Arc<ProgressInner>);
+
+#[derive(Debug)]
+struct ProgressInner {
+    stage: watch::Sender<JudgeStage>,
+    /// Live [`DoneOnDrop`] guards: while there are any, the answer alone is not done.
+    followers: AtomicUsize,
+}
+
+impl Default for ProgressInner {
+    fn default() -> Self {
+        Self {
+            stage: watch::Sender::new(JudgeStage::Running),
+            followers: AtomicUsize::new(0),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JudgeStage {
+    Running,
+    Parked,
+    Done,
+}
+
+impl JudgeProgress {
+    pub fn stage(&self) -> JudgeStage {
+        *self.0.stage.borrow()
+    }
+
+    /// Waiting for the clock: the one who parks it starts it again with [`Self::running`].
+    pub fn parked(&self) {
+        self.set(JudgeStage::Parked);
+    }
+
+    pub fn running(&self) {
+        self.set(JudgeStage::Running);
+    }
+
+    /// The judge answered (a verdict or a failure): done, unless a follower still works on it.
+    pub fn answered(&self) {
+        if self.0.followers.load(Ordering::SeqCst) == 0 {
+            self.set(JudgeStage::Done);
+        }
+    }
+
+    /// Follows the judgment up: it is done only when the returned guard drops (the answer
+    /// recorded, or the follower failed or was aborted).
+    pub fn done_on_drop(&self) -> DoneOnDrop {
+        self.0.followers.fetch_add(1, Ordering::SeqCst);
+        DoneOnDrop(self.clone())
+    }
+
+    /// Returns once the judgment is parked or done.
+    pub async fn until_not_running(&self) {
+        let mut stages = self.0.stage.subscribe();
+        let _ = stages.wait_for(|stage| *stage != JudgeStage::Running).await;
+    }
+
+    fn set(&self, stage: JudgeStage) {
+        self.0.stage.send_if_modified(|current| {
+            // Done is final: a late "parked" from a restarted Vision actor cannot undo it.
+            let changed = *current != stage && *current != JudgeStage::Done;
+            if changed {
+                *current = stage;
+            }
+            changed
+        });
+    }
+}
+
+/// See [`JudgeProgress::done_on_drop`].
+pub struct DoneOnDrop(JudgeProgress);
+
+impl Drop for DoneOnDrop {
+    fn drop(&mut self) {
+        if self.0.0.followers.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.set(JudgeStage::Done);
+        }
+    }
+}
+
+/// Calls [`JudgeProgress::answered`] when dropped: a judge's queue entry holds one, so a
+/// request ends whether it was answered or its queue was lost.
+pub struct AnsweredOnDrop(pub JudgeProgress);
+
+impl Drop for AnsweredOnDrop {
+    fn drop(&mut self) {
+        self.0.answered();
+    }
 }
 
 /// Tokens a model call used, from the provider's `usage`.
