@@ -18,6 +18,7 @@
 //!   session limit (64, `TerminalLimits::default().max_live`);
 //! - `tools.list` and `daemon.status` (`LOOKOUT_LOAD_STATUS_EVERY=N`: `daemon.status` only
 //!   every N rounds, 0 never; default every round).
+//! - `LOOKOUT_LOAD_CACHE_MIB=N` runs the daemon with `[storage] cache_mib = N` (default 32).
 //!
 //! Every response must be a success (and the few fields the round relies on must be there):
 //! errors are counted per method, and the bench exits non-zero if there was any. A call that
@@ -411,6 +412,16 @@ async fn run(length: Duration, clients: usize) -> bool {
         },
         FLAT_THRESHOLD * 100.0
     );
+    // The store grows from empty and redb's page cache fills with it: the second half shows
+    // what a daemon with a full cache does.
+    if let Some(&(at, half_rss)) = samples.iter().find(|(at, _)| *at >= load_elapsed / 2) {
+        let growth = end_rss as i64 - half_rss as i64;
+        println!(
+            "second half: {half_rss} KiB at {:.0} s, {end_rss} KiB at the end ({growth:+} KiB, {:+.1}%)",
+            at.as_secs_f64(),
+            growth as f64 / half_rss as f64 * 100.0
+        );
+    }
     println!(
         "daemon CPU: {:.1}% of one core on average ({:.2} of {cores} cores); the bench's clients: {:.1}%",
         cpu * 100.0,
@@ -813,15 +824,15 @@ async fn terminal(caller: &mut Caller, tag: &str) {
 
 fn start(dir: &Path) -> Child {
     let config = dir.join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "data_dir = {:?}\nsocket_path = {:?}\nlog_level = \"warn\"\n",
-            dir.join("data"),
-            dir.join("lookout.sock")
-        ),
-    )
-    .unwrap();
+    let mut text = format!(
+        "data_dir = {:?}\nsocket_path = {:?}\nlog_level = \"warn\"\n",
+        dir.join("data"),
+        dir.join("lookout.sock")
+    );
+    if let Ok(cache_mib) = std::env::var("LOOKOUT_LOAD_CACHE_MIB") {
+        text.push_str(&format!("[storage]\ncache_mib = {cache_mib}\n"));
+    }
+    std::fs::write(&config, text).unwrap();
     let child = Command::new(BINARY)
         .args(["serve", "--config"])
         .arg(&config)

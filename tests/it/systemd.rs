@@ -170,6 +170,7 @@ fn service_install_writes_a_unit_that_runs_this_binary() {
         "NotifyAccess=main",
         "Restart=on-failure",
         "WatchdogSec=30",
+        "Environment=MALLOC_ARENA_MAX=2",
     ] {
         assert!(unit.lines().any(|l| l == line), "{line} missing:\n{unit}");
     }
