@@ -1,5 +1,5 @@
 //! The harness's model: a vision backend whose replies a test scripts (answers, errors,
-//! timeouts, garbage), asked through the real Vision actor, so retries, the cache and the
+//! timeouts, garbage, latencies), asked through the real Vision actor, so retries, the cache and the
 //! per-wait accounting run as they do with a remote model.
 
 use std::collections::VecDeque;
@@ -7,6 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use actors::vision::backend::{Answer, AttemptError, Backend, Cost, Material, Question};
 use actors::vision::image::ImageSettings;
@@ -30,6 +31,8 @@ pub enum Reply {
     Timeout,
     /// The model said this instead of the `{met, observation}` object.
     Garbage(String),
+    /// A slow model: this reply after a real-time delay (the attempt's own timeout applies).
+    Delayed(Duration, Box<Reply>),
 }
 
 /// Replies in order; with none scripted, a text is met when it contains the condition.
@@ -93,7 +96,12 @@ impl Backend for ScriptedModel {
         question: Question,
     ) -> Pin<Box<dyn Future<Output = Result<Answer, AttemptError>> + Send + 'static>> {
         self.asked.fetch_add(1, Ordering::SeqCst);
-        let reply = self.next().unwrap_or_else(|| default_reply(&question));
+        let mut reply = self.next().unwrap_or_else(|| default_reply(&question));
+        let mut delay = Duration::ZERO;
+        while let Reply::Delayed(after, then) = reply {
+            delay += after;
+            reply = *then;
+        }
         let usage = Usage {
             input_tokens: 100,
             output_tokens: 10,
@@ -117,7 +125,11 @@ impl Backend for ScriptedModel {
                     usage,
                 })
                 .map_err(|error| AttemptError::permanent(error, true)),
+            Reply::Delayed(..) => unreachable!("unwrapped above"),
         };
-        Box::pin(async move { outcome })
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            outcome
+        })
     }
 }

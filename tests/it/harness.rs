@@ -373,9 +373,9 @@ async fn soak() {
 /// A model that answers garbage ends the wait in `error` after the configured failures in
 /// a row, with one wake that quotes what went wrong; a model that fails now and then
 /// (a 5xx, a timeout) is retried and its answer resolves the wait. Neither holds up the
-/// daemon: every tick returns while a retry waits for the clock.
+/// daemon: every tick returns while a retry waits for the clock; a slow answer is waited for.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn model_garbage_ends_in_an_error_wake_and_transient_failures_are_retried() {
+async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answers_awaited() {
     use lookout::harness::Reply;
     let harness = Harness::start().await.unwrap();
     let task = register(&harness).await;
@@ -442,6 +442,85 @@ async fn model_garbage_ends_in_an_error_wake_and_transient_failures_are_retried(
         "two retries, then the answer"
     );
     assert_eq!(delivered_for(&harness, &retried), 1);
+
+    // A slow model is waited for by the tick that asked it: the move of the clock that
+    // set the question off returns with the answer recorded.
+    let release = harness.target("tmux:release", "tagging");
+    let params =
+        json!({"target": "tmux:release", "wake_when": "the release is out", "task_id": task});
+    let slow = ok(&harness, "smart_wait", params).await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    harness.model().push(Reply::Delayed(
+        Duration::from_millis(300),
+        Box::new(Reply::Answer {
+            met: true,
+            observation: "the release is out".to_owned(),
+        }),
+    ));
+    release.show(actors::waits::content::Content::text(
+        "release v2 published",
+    ));
+    let asked = harness.model().asked();
+    for _ in 0..20 {
+        harness.advance(Duration::from_secs(3)).await.unwrap();
+        if harness.model().asked() > asked {
+            break;
+        }
+    }
+    assert_eq!(
+        harness.model().asked(),
+        asked + 1,
+        "the slow model was asked"
+    );
+    assert_eq!(
+        wait_state(&harness, &slow).await,
+        "resolved",
+        "the tick waited for the slow answer"
+    );
+    harness.check_invariants().await.unwrap();
+    harness.shutdown().await;
+}
+
+/// Pixel frames through the whole pipeline: a `window:` wait on a scripted source gets a
+/// frame, then a changed one; the pixel gate lets the settled change through to the model,
+/// whose answer resolves the wait with one wake. A panicking Watcher on the way loses nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pixel_frames_reach_the_model_through_the_gate() {
+    use actors::waits::content::{Content, Frame};
+    use lookout::harness::Reply;
+    let solid = |shade: u8| Content::Frame(Frame::new(64, 48, vec![shade; 64 * 48 * 4]));
+    let harness = Harness::start().await.unwrap();
+    let task = register(&harness).await;
+    let installer = harness.target("window:Installer", "");
+    installer.show(solid(40));
+    let params = json!({"target": "window:Installer", "wake_when": "the installer finishes", "task_id": task});
+    let wait = ok(&harness, "smart_wait", params).await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    harness.faults().panic_next(ActorKind::Watcher);
+    advance_until(&harness, Duration::from_secs(2), 30, || async {
+        !harness.faults().is_armed(ActorKind::Watcher)
+    })
+    .await;
+    harness.model().push(Reply::Answer {
+        met: true,
+        observation: "the installer says Finished".to_owned(),
+    });
+    installer.show(solid(200));
+    advance_until(&harness, Duration::from_secs(2), 100, || async {
+        wait_state(&harness, &wait).await != "watching"
+    })
+    .await;
+    let status = ok(&harness, "wait_status", json!({"wait_id": wait})).await;
+    assert_eq!(status["status"], "resolved", "{status}");
+    assert!(
+        status.to_string().contains("the installer says Finished"),
+        "{status}"
+    );
+    assert_eq!(delivered_for(&harness, &wait), 1);
     harness.check_invariants().await.unwrap();
     harness.shutdown().await;
 }
