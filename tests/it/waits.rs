@@ -332,8 +332,9 @@ async fn a_wait_survives_a_sigkill_of_the_daemon() {
     })
     .await;
     let wakes = dir.path().join("wakes.log");
+    // The shell creates the file before `cat` writes to it: wait for a whole line.
     wait_until("the wake reached the sink", PATIENCE, async || {
-        wakes.exists()
+        std::fs::read_to_string(&wakes).is_ok_and(|text| text.contains('\n'))
     })
     .await;
     let text = std::fs::read_to_string(&wakes).unwrap();
