@@ -13,18 +13,20 @@
 //!
 //! `LOOKOUT_BENCH_SECONDS` sets each CPU window (default 20).
 
+#[path = "support/daemon_process.rs"]
+mod daemon_process;
 #[path = "support/proc_stats.rs"]
 mod proc_stats;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use daemon_process::start_daemon;
 use lookout::client::Client;
 use proc_stats::{clock_ticks_per_second, cpu_ticks, rss_kib};
 use serde_json::{Value, json};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_lookout");
 const WAITS: usize = 500;
 const TERMINAL_WAITS: usize = 64;
 
@@ -153,29 +155,7 @@ async fn wait_on(client: &mut Client, target: String) {
 }
 
 fn start(dir: &Path) -> Child {
-    let config = dir.join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "data_dir = {:?}\nsocket_path = {:?}\nlog_level = \"warn\"\n",
-            dir.join("data"),
-            dir.join("lookout.sock")
-        ),
-    )
-    .unwrap();
-    let child = Command::new(BINARY)
-        .args(["serve", "--config"])
-        .arg(&config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::os::unix::net::UnixStream::connect(dir.join("lookout.sock")).is_err() {
-        assert!(Instant::now() < deadline, "the daemon did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child
+    start_daemon(dir, "", Stdio::null())
 }
 
 async fn call(client: &mut Client, method: &str, params: Value) -> Value {

@@ -29,6 +29,8 @@
 //! per method, RSS after the warm-up vs at the end and the peak, CPU, and the counts
 //! `daemon.status` gives at the end.
 
+#[path = "support/daemon_process.rs"]
+mod daemon_process;
 #[path = "support/proc_stats.rs"]
 mod proc_stats;
 
@@ -40,12 +42,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use daemon_process::start_daemon;
 use lookout::client::Client;
 use proc_stats::{clock_ticks_per_second, cpu_ticks, rss_kib, status_field_kib};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-const BINARY: &str = env!("CARGO_BIN_EXE_lookout");
 /// Terminal sessions alive at once, across all clients (the daemon allows 64).
 const TERMINAL_SLOTS: usize = 8;
 /// A call slower than this is a hang: counted as an error.
@@ -823,27 +825,9 @@ async fn terminal(caller: &mut Caller, tag: &str) {
 }
 
 fn start(dir: &Path) -> Child {
-    let config = dir.join("config.toml");
-    let mut text = format!(
-        "data_dir = {:?}\nsocket_path = {:?}\nlog_level = \"warn\"\n",
-        dir.join("data"),
-        dir.join("lookout.sock")
-    );
-    if let Ok(cache_mib) = std::env::var("LOOKOUT_LOAD_CACHE_MIB") {
-        text.push_str(&format!("[storage]\ncache_mib = {cache_mib}\n"));
-    }
-    std::fs::write(&config, text).unwrap();
-    let child = Command::new(BINARY)
-        .args(["serve", "--config"])
-        .arg(&config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::os::unix::net::UnixStream::connect(dir.join("lookout.sock")).is_err() {
-        assert!(Instant::now() < deadline, "the daemon did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child
+    let extra = match std::env::var("LOOKOUT_LOAD_CACHE_MIB") {
+        Ok(cache_mib) => format!("[storage]\ncache_mib = {cache_mib}\n"),
+        Err(_) => String::new(),
+    };
+    start_daemon(dir, &extra, Stdio::inherit())
 }
