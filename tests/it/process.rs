@@ -171,12 +171,55 @@ fn a_connection_from_another_uid_is_refused() {
     );
 }
 
+/// Acknowledged notes per task id.
+type Acknowledged = Arc<Mutex<BTreeMap<String, Vec<String>>>>;
+
+/// A client that sends `"<label> note <n>"` to the task for n = 0, 1, … until the daemon goes
+/// away, recording each acknowledged note; a refusal ends it too, and is recorded in
+/// `refused` when given.
+fn spawn_note_writer(
+    socket: &std::path::Path,
+    task_id: String,
+    label: String,
+    acknowledged: Acknowledged,
+    refused: Option<Arc<Mutex<Vec<String>>>>,
+) -> tokio::task::JoinHandle<()> {
+    let socket = socket.to_owned();
+    tokio::spawn(async move {
+        let Ok(mut client) = Client::connect(&socket).await else {
+            return;
+        };
+        for n in 0.. {
+            let content = format!("{label} note {n}");
+            let params = json!({"task_id": task_id, "message": content});
+            match client.call("task_update", params).await {
+                Ok(Ok(_)) => acknowledged
+                    .lock()
+                    .unwrap()
+                    .entry(task_id.clone())
+                    .or_default()
+                    .push(content),
+                Ok(Err(error)) => {
+                    if let Some(refused) = &refused {
+                        refused
+                            .lock()
+                            .unwrap()
+                            .push(format!("{content}: {error:?}"));
+                    }
+                    return;
+                }
+                Err(_) => return, // killed
+            }
+        }
+    })
+}
+
 /// SIGKILL in the middle of a burst of updates, three times over: every update that was
 /// acknowledged is in the thread after the restart, exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_during_a_burst_of_updates_loses_nothing_acknowledged() {
     let dir = tempfile::tempdir().unwrap();
-    let acknowledged: Arc<Mutex<BTreeMap<String, Vec<String>>>> = Arc::default();
+    let acknowledged: Acknowledged = Arc::default();
     let mut task_ids = Vec::new();
     for cycle in 0..3 {
         let daemon = DaemonProcess::start(dir.path());
@@ -191,29 +234,18 @@ async fn sigkill_during_a_burst_of_updates_loses_nothing_acknowledged() {
                 );
             }
         }
-        let mut writers = Vec::new();
-        for task_id in task_ids.clone() {
-            let socket = daemon.socket.clone();
-            let acknowledged = acknowledged.clone();
-            writers.push(tokio::spawn(async move {
-                let Ok(mut client) = Client::connect(&socket).await else {
-                    return;
-                };
-                for n in 0.. {
-                    let content = format!("cycle {cycle} note {n}");
-                    let params = json!({"task_id": task_id, "message": content});
-                    match client.call("task_update", params).await {
-                        Ok(Ok(_)) => acknowledged
-                            .lock()
-                            .unwrap()
-                            .entry(task_id.clone())
-                            .or_default()
-                            .push(content),
-                        _ => return,
-                    }
-                }
-            }));
-        }
+        let writers: Vec<_> = task_ids
+            .iter()
+            .map(|task_id| {
+                spawn_note_writer(
+                    &daemon.socket,
+                    task_id.clone(),
+                    format!("cycle {cycle}"),
+                    acknowledged.clone(),
+                    None,
+                )
+            })
+            .collect();
         // Let the burst run, then kill the daemon without warning.
         loop {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -492,12 +524,7 @@ struct SoakWait {
 
 impl SoakWait {
     fn append_phrase(&mut self) {
-        use std::io::Write;
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&self.file)
-            .unwrap();
-        writeln!(file, "some progress, then {}", self.phrase).unwrap();
+        crate::support::append(&self.file, &format!("some progress, then {}", self.phrase));
         self.appended = true;
     }
 }
@@ -598,7 +625,7 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
     let waits_dir = dir.path().join("watched");
     std::fs::create_dir(&waits_dir).unwrap();
 
-    let acknowledged: Arc<Mutex<BTreeMap<String, Vec<String>>>> = Arc::default();
+    let acknowledged: Acknowledged = Arc::default();
     let refused: Arc<Mutex<Vec<String>>> = Arc::default();
     let mut writer_tasks = Vec::new();
     let mut quiet_tasks = Vec::new();
@@ -660,36 +687,19 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
         }
         quiet_tasks.push(register(&mut client, format!("quiet {cycle}")).await);
 
-        let mut writers = Vec::new();
-        for (writer, task_id) in writer_tasks.iter().cloned().enumerate() {
-            let (socket, acknowledged, refused) =
-                (daemon.socket.clone(), acknowledged.clone(), refused.clone());
-            writers.push(tokio::spawn(async move {
-                let Ok(mut client) = Client::connect(&socket).await else {
-                    return;
-                };
-                for n in 0.. {
-                    let content = format!("cycle {cycle} writer {writer} note {n}");
-                    let params = json!({"task_id": task_id, "message": content});
-                    match client.call("task_update", params).await {
-                        Ok(Ok(_)) => acknowledged
-                            .lock()
-                            .unwrap()
-                            .entry(task_id.clone())
-                            .or_default()
-                            .push(content),
-                        Ok(Err(error)) => {
-                            refused
-                                .lock()
-                                .unwrap()
-                                .push(format!("{content}: {error:?}"));
-                            return;
-                        }
-                        Err(_) => return, // killed
-                    }
-                }
-            }));
-        }
+        let writers: Vec<_> = writer_tasks
+            .iter()
+            .enumerate()
+            .map(|(writer, task_id)| {
+                spawn_note_writer(
+                    &daemon.socket,
+                    task_id.clone(),
+                    format!("cycle {cycle} writer {writer}"),
+                    acknowledged.clone(),
+                    Some(refused.clone()),
+                )
+            })
+            .collect();
         // Which unresolved waits get their phrase now, which while the daemon is down, and
         // which stay live into the next cycle.
         let (mut now, mut while_down) = (Vec::new(), Vec::new());

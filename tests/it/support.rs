@@ -443,3 +443,14 @@ async fn read_request(
         body: String::from_utf8_lossy(&body).into_owned(),
     })
 }
+
+/// Appends `line` and a newline to the file, creating it when missing.
+pub fn append(path: &Path, line: &str) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    writeln!(file, "{line}").unwrap();
+}

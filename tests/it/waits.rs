@@ -1,7 +1,6 @@
 //! Smart waits end to end: the four tools through the socket, log files, tmux panes and the
 //! daemon's own terminal sessions in real time, and a wait that outlives a SIGKILLed daemon.
 
-use std::io::Write;
 use std::process::Command;
 use std::time::Duration;
 
@@ -9,18 +8,9 @@ use lookout::client::Client;
 use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 
-use crate::support::{DaemonProcess, TestDaemon, deploy_task, err, ok, wait_until};
+use crate::support::{DaemonProcess, TestDaemon, append, deploy_task, err, ok, wait_until};
 
 const PATIENCE: Duration = Duration::from_secs(20);
-
-fn append(path: &std::path::Path, line: &str) {
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .unwrap();
-    writeln!(file, "{line}").unwrap();
-}
 
 async fn state_of(client: &mut Client, wait_id: &str) -> Value {
     ok(client, "wait_status", json!({"wait_id": wait_id})).await

@@ -8,7 +8,7 @@ use lookout::client::Client;
 use serde_json::{Value, json};
 
 use crate::support::{
-    DaemonProcess, HttpStub, TestDaemon, deploy_task, ok, wait_until, write_script,
+    DaemonProcess, HttpStub, TestDaemon, append, deploy_task, ok, wait_until, write_script,
 };
 
 /// Stuck after one idle second, scanned every second, alerted once per ten minutes.
@@ -473,16 +473,6 @@ async fn openclaw_on_path_is_woken_once_when_a_wait_resolves() {
     );
     let wait = ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await;
     assert_eq!(wait["status"], "resolved", "{wait}");
-}
-
-fn append(path: &Path, line: &str) {
-    use std::io::Write;
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .unwrap();
-    writeln!(file, "{line}").unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
