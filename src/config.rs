@@ -494,6 +494,26 @@ mod tests {
     }
 
     #[test]
+    fn the_page_cache_size_is_bounded() {
+        let parse = |mib: u64| {
+            Config::parse(
+                &format!("[storage]\ncache_mib = {mib}\n"),
+                Path::new("c.toml"),
+            )
+        };
+        assert_eq!(parse(64).unwrap().storage.cache_mib, 64);
+        for refused in [0, MAX_CACHE_MIB + 1] {
+            let text = format!("{:#}", parse(refused).unwrap_err());
+            assert!(
+                text.contains(&format!(
+                    "[storage] cache_mib = {refused} must be between 1 and 16384"
+                )),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
     fn the_commented_sink_examples_are_valid_config() {
         let uncommented: String = EXAMPLE
             .lines()

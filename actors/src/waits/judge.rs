@@ -55,17 +55,13 @@ impl Default for ProgressInner {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JudgeStage {
+enum JudgeStage {
     Running,
     Parked,
     Done,
 }
 
 impl JudgeProgress {
-    pub fn stage(&self) -> JudgeStage {
-        *self.0.stage.borrow()
-    }
-
     /// Waiting for the clock: the one who parks it starts it again with [`Self::running`].
     pub fn parked(&self) {
         self.set(JudgeStage::Parked);
