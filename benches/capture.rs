@@ -6,6 +6,10 @@
 //! every 2 s) for `LOOKOUT_BENCH_WATCH_SECONDS` (default 60) and prints the CPU this process
 //! and the X server used meanwhile, as a share of one core.
 
+// A benchmark measures: it reads the wall clock and the environment and starts the programs
+// it measures; the rules these lints enforce are for the daemon's code.
+#![allow(clippy::disallowed_methods)]
+
 use std::time::{Duration, Instant};
 
 use actors::waits::content::Content;

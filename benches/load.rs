@@ -29,6 +29,10 @@
 //! per method, RSS after the warm-up vs at the end and the peak, CPU, and the counts
 //! `daemon.status` gives at the end.
 
+// A benchmark measures: it reads the wall clock and the environment and starts the programs
+// it measures; the rules these lints enforce are for the daemon's code.
+#![allow(clippy::disallowed_methods)]
+
 #[path = "support/daemon_process.rs"]
 mod daemon_process;
 #[path = "support/proc_stats.rs"]

@@ -410,7 +410,7 @@ mod tests {
         let end = readme
             .find("<!-- tools:end -->")
             .expect("README has the tools:end marker");
-        if std::env::var_os("LOOKOUT_WRITE_README").is_some() {
+        if crate::environment::is_set("LOOKOUT_WRITE_README") {
             let rewritten = format!(
                 "{}{}{}",
                 &readme[..start],

@@ -105,7 +105,7 @@ impl X11Config {
     /// The display to watch: this key, else `DISPLAY`; `None` when neither is set (a window
     /// wait then fails with a message saying how to set one).
     pub fn resolved_display(&self) -> Option<String> {
-        resolve_display(self.display.as_deref(), std::env::var("DISPLAY").ok())
+        resolve_display(self.display.as_deref(), crate::environment::var("DISPLAY"))
     }
 }
 
@@ -371,11 +371,9 @@ impl Config {
     /// The config named by `--config`, else by `LOOKOUT_CONFIG`, else the default file when
     /// it exists, else the embedded defaults.
     pub fn discover(explicit: Option<&Path>) -> anyhow::Result<(Config, ConfigSource)> {
-        let named = explicit.map(Path::to_path_buf).or_else(|| {
-            std::env::var_os("LOOKOUT_CONFIG")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        });
+        let named = explicit
+            .map(Path::to_path_buf)
+            .or_else(|| crate::environment::var_os("LOOKOUT_CONFIG").map(PathBuf::from));
         if let Some(path) = named {
             return Ok((Self::load(&path)?, ConfigSource::File(path)));
         }

@@ -1,7 +1,7 @@
 //! Running the daemon: open the store, start the actor tree, bind the socket, serve until
 //! a signal or a fatal tree failure, then shut down in order.
 //!
-//! `Daemon::start` is also how the integration tests, the benchmarks and (later) the
+//! `Daemon::start` is also how the integration tests, the benchmarks and the
 //! harness boot a daemon in-process on a temp folder. `run` adds what only the real process
 //! has: signals, exit codes and the systemd notifications and watchdog.
 
@@ -42,13 +42,13 @@ pub const HARNESS_FAULTS_VAR: &str = "LOOKOUT_HARNESS_FAULTS";
 /// The faults [`HARNESS_FAULTS_VAR`] asks for; a malformed value is a start-up error.
 #[cfg(feature = "harness")]
 fn harness_faults_from_env() -> anyhow::Result<Vec<actors::FaultSpec>> {
-    match std::env::var(HARNESS_FAULTS_VAR) {
-        Ok(text) => actors::FaultSpec::parse_list(&text)
+    match crate::environment::var(HARNESS_FAULTS_VAR) {
+        Some(text) => actors::FaultSpec::parse_list(&text)
             .map_err(|error| anyhow::anyhow!("{HARNESS_FAULTS_VAR}: {error}")),
-        Err(std::env::VarError::NotPresent) => Ok(Vec::new()),
-        Err(std::env::VarError::NotUnicode(_)) => {
+        None if crate::environment::is_set(HARNESS_FAULTS_VAR) => {
             anyhow::bail!("{HARNESS_FAULTS_VAR} is not valid UTF-8")
         }
+        None => Ok(Vec::new()),
     }
 }
 
@@ -131,14 +131,14 @@ impl Daemon {
         let sinks = crate::sinks::resolve(
             &config.wake,
             !options.extra_sinks.is_empty(),
-            |name| std::env::var(name).ok(),
-            crate::sinks::find_on_path,
+            crate::environment::var,
+            crate::environment::find_on_path,
         )?;
         tracing::info!("{}", sinks.summary);
         let mut vision = crate::vision::resolve(
             &config.vision,
-            |name| std::env::var(name).ok(),
-            crate::sinks::find_on_path,
+            crate::environment::var,
+            crate::environment::find_on_path,
         )?;
         if let Some(backend) = options.vision_backend.take() {
             vision.summary = format!("vision: {} (attached in-process)", backend.describe());
@@ -260,10 +260,12 @@ impl Daemon {
         self.tree.shutdown().await;
         drop(self.tree);
         drop(self.methods);
-        let deadline = tokio::time::Instant::now() + STORE_RELEASE_TIMEOUT;
-        while Arc::strong_count(&self.store) > 1 && tokio::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let released = async {
+            while Arc::strong_count(&self.store) > 1 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        let _ = tokio::time::timeout(STORE_RELEASE_TIMEOUT, released).await;
         drop(self.store);
     }
 }

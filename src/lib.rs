@@ -11,6 +11,7 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod daemon;
+pub mod environment;
 pub mod export;
 #[cfg(feature = "harness")]
 pub mod harness;

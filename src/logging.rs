@@ -1,5 +1,5 @@
 //! Logging to stderr (journald picks it up under systemd). stdout stays free for command
-//! output and, later, the MCP stdio transport.
+//! output and the MCP stdio transport.
 
 use tracing::level_filters::LevelFilter;
 
@@ -18,8 +18,7 @@ pub fn parse_level(text: &str) -> Option<LevelFilter> {
 /// Installs the stderr logger at `configured`, unless `LOOKOUT_LOG` names a level.
 /// Safe to call more than once (later calls are ignored).
 pub fn init(configured: &str) {
-    let level = std::env::var("LOOKOUT_LOG")
-        .ok()
+    let level = crate::environment::var("LOOKOUT_LOG")
         .and_then(|value| parse_level(&value))
         .or_else(|| parse_level(configured))
         .unwrap_or(LevelFilter::INFO);

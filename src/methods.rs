@@ -1,7 +1,8 @@
 //! Method dispatch: a method name and its params in, a JSON result or an `RpcError` out.
 //!
-//! Shared by the socket server and (later) the MCP bridge and the harness, so every way in
-//! reaches the same code with the same validation.
+//! Shared by the socket server and the harness (the MCP bridge and `call --function-call`
+//! reach it through the socket), so every way in reaches the same code with the same
+//! validation.
 
 use std::path::PathBuf;
 use std::sync::Arc;

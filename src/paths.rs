@@ -1,7 +1,7 @@
 //! Where things live on disk: the data file, the socket, the config file, the user units.
 //!
 //! Follows the XDG base directories, with the fallbacks the design fixes. The only module
-//! that reads `HOME` and the `XDG_*` variables.
+//! that asks for `HOME` and the `XDG_*` variables (through `environment`).
 
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
@@ -12,9 +12,7 @@ pub const DATA_FILE_NAME: &str = "lookout.redb";
 pub const SOCKET_FILE_NAME: &str = "lookout.sock";
 
 fn env_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os(name)
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
+    crate::environment::var_os(name).map(PathBuf::from)
 }
 
 fn home() -> Option<PathBuf> {

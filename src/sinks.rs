@@ -1,7 +1,7 @@
 //! Turning `[[wake.sinks]]` into the tree's sink specs: names, bearer tokens read from the
 //! environment (only `src/` reads it), and the OpenClaw default when nothing is configured.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use actors::wake::sinks::{Secret, SinkSpec};
@@ -109,19 +109,6 @@ pub fn resolve(
         summary: format!("wake sinks: {}", names.join(", ")),
         specs,
     })
-}
-
-/// The first executable file named `program` in the directories of `PATH`.
-pub fn find_on_path(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|folder| folder.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> Timestamp {
+        #[allow(clippy::disallowed_methods)] // the Clock is the one reader of time
         let since_epoch = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();

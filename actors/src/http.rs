@@ -1,4 +1,4 @@
-//! The HTTP client shared by the webhook sinks (and, later, the vision backends).
+//! The HTTP client shared by the webhook sinks and the vision backends.
 //!
 //! rustls with the ring provider: installed once, process-wide, before the first client.
 

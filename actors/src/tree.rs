@@ -480,23 +480,24 @@ impl Tree {
     /// Ticks until the tree is quiet: no timer due and no delivery attempt in flight. What a
     /// test on a ManualClock calls after moving time, so every effect of the move is done.
     pub async fn settle(&self) -> Result<(), CallError> {
-        let deadline = tokio::time::Instant::now() + SETTLE_TIMEOUT;
-        loop {
-            let fired = self.tick().await?;
-            let wake = self
-                .directory
-                .wake()?
-                .call(WakeMsg::Stats, Some(STATUS_TIMEOUT))
-                .await;
-            let wake = from_call("wake actor", STATUS_TIMEOUT, wake.map(|r| r.map(Ok)))?;
-            if fired == 0 && wake.in_flight == 0 {
-                return Ok(());
+        let until_quiet = async {
+            loop {
+                let fired = self.tick().await?;
+                let wake = self
+                    .directory
+                    .wake()?
+                    .call(WakeMsg::Stats, Some(STATUS_TIMEOUT))
+                    .await;
+                let wake = from_call("wake actor", STATUS_TIMEOUT, wake.map(|r| r.map(Ok)))?;
+                if fired == 0 && wake.in_flight == 0 {
+                    return Ok(());
+                }
+                tokio::time::sleep(SETTLE_POLL).await;
             }
-            if tokio::time::Instant::now() >= deadline {
-                return Err(CallError::timed_out("tree to settle", SETTLE_TIMEOUT));
-            }
-            tokio::time::sleep(SETTLE_POLL).await;
-        }
+        };
+        tokio::time::timeout(SETTLE_TIMEOUT, until_quiet)
+            .await
+            .unwrap_or_else(|_| Err(CallError::timed_out("tree to settle", SETTLE_TIMEOUT)))
     }
 
     /// Runs the stuck scan now, whatever the timer says, and waits for its alerts.

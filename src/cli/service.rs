@@ -2,10 +2,14 @@
 //!
 //! Writes the units from `contrib/systemd/` into the user's unit folder with this binary's
 //! absolute path, prints the `systemctl --user` commands that follow, and with `--now` runs
-//! them itself when `systemctl` is on PATH. The only place the CLI runs another program.
+//! them itself when `systemctl` is on PATH (through the actors' `Spawner`, the one way
+//! lookout starts programs).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use actors::process::{ProcessSpawner, RunOutcome, RunRequest, Spawner};
 
 use anyhow::Context;
 use serde_json::json;
@@ -20,8 +24,8 @@ pub(super) async fn run(command: ServiceCommand, socket: &Path) -> ExitCode {
         ServiceCommand::Install {
             now,
             socket_activation,
-        } => install(now, socket_activation),
-        ServiceCommand::Uninstall { now } => uninstall(now),
+        } => install(now, socket_activation).await,
+        ServiceCommand::Uninstall { now } => uninstall(now).await,
         ServiceCommand::Status => return status(socket).await,
     };
     match outcome {
@@ -41,7 +45,7 @@ fn unit_folder() -> anyhow::Result<PathBuf> {
 }
 
 /// Writes the units; returns whether every `systemctl` command it ran succeeded.
-fn install(now: bool, socket_activation: bool) -> anyhow::Result<bool> {
+async fn install(now: bool, socket_activation: bool) -> anyhow::Result<bool> {
     let binary = std::env::current_exe()
         .and_then(|path| path.canonicalize())
         .context("cannot find the path of this lookout binary")?;
@@ -65,7 +69,7 @@ fn install(now: bool, socket_activation: bool) -> anyhow::Result<bool> {
         &["--user", "enable", "--now", enable_unit],
     ];
     let all_ran = if now {
-        run_systemctl(&commands)
+        run_systemctl(&commands).await
     } else {
         println!("\nStart it now and at every login:");
         print_commands(&commands);
@@ -79,7 +83,7 @@ fn install(now: bool, socket_activation: bool) -> anyhow::Result<bool> {
     Ok(all_ran)
 }
 
-fn uninstall(now: bool) -> anyhow::Result<bool> {
+async fn uninstall(now: bool) -> anyhow::Result<bool> {
     let folder = unit_folder()?;
     let present: Vec<String> = unit::installed(&folder)
         .iter()
@@ -89,7 +93,7 @@ fn uninstall(now: bool) -> anyhow::Result<bool> {
     if now && !present.is_empty() {
         let mut disable = vec!["--user", "disable", "--now"];
         disable.extend(present.iter().map(String::as_str));
-        all_ran &= run_systemctl(&[&disable]);
+        all_ran &= run_systemctl(&[&disable]).await;
     }
     let removed = unit::uninstall(&folder)?;
     if removed.is_empty() {
@@ -100,7 +104,7 @@ fn uninstall(now: bool) -> anyhow::Result<bool> {
     }
     let reload: [&[&str]; 1] = [&["--user", "daemon-reload"]];
     if now {
-        all_ran &= run_systemctl(&reload);
+        all_ran &= run_systemctl(&reload).await;
     } else if !removed.is_empty() {
         println!("\nIf the service is running, stop it and let systemd forget the units:");
         print_commands(&[
@@ -140,19 +144,18 @@ async fn status(socket: &Path) -> ExitCode {
         }
         Err(error) => println!("unit:    {error:#}"),
     }
-    match find_on_path("systemctl") {
+    match crate::environment::find_on_path("systemctl") {
         Some(systemctl) => {
             for (question, unit) in [
                 ("is-enabled", SERVICE_FILE_NAME),
                 ("is-active", SERVICE_FILE_NAME),
             ] {
-                let answer = Command::new(&systemctl)
-                    .args(["--user", question, unit])
-                    .output()
-                    .map(|output| {
-                        let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+                let answer = systemctl_run(&systemctl, &["--user", question, unit])
+                    .await
+                    .map(|outcome| {
+                        let said = String::from_utf8_lossy(&outcome.stdout).trim().to_owned();
                         if said.is_empty() {
-                            String::from_utf8_lossy(&output.stderr).trim().to_owned()
+                            outcome.stderr_tail.trim().to_owned()
                         } else {
                             said
                         }
@@ -201,8 +204,8 @@ fn print_commands(commands: &[&[&str]]) {
 
 /// Runs each `systemctl` command in order, stopping at the first failure; false if one
 /// failed or systemctl is not on PATH.
-fn run_systemctl(commands: &[&[&str]]) -> bool {
-    let Some(systemctl) = find_on_path("systemctl") else {
+async fn run_systemctl(commands: &[&[&str]]) -> bool {
+    let Some(systemctl) = crate::environment::find_on_path("systemctl") else {
         println!(
             "\nsystemctl is not on PATH, so nothing was started; where systemd runs your session, run:"
         );
@@ -211,10 +214,17 @@ fn run_systemctl(commands: &[&[&str]]) -> bool {
     };
     for args in commands {
         println!("$ systemctl {}", args.join(" "));
-        match Command::new(&systemctl).args(*args).status() {
-            Ok(status) if status.success() => {}
-            Ok(status) => {
-                eprintln!("error: `systemctl {}` failed ({status})", args.join(" "));
+        match systemctl_run(&systemctl, args).await {
+            Ok(outcome) if outcome.succeeded() => {
+                print!("{}", String::from_utf8_lossy(&outcome.stdout))
+            }
+            Ok(outcome) => {
+                print!("{}", String::from_utf8_lossy(&outcome.stdout));
+                eprintln!(
+                    "error: `systemctl {}` failed ({})",
+                    args.join(" "),
+                    outcome.failure(SYSTEMCTL_TIMEOUT)
+                );
                 return false;
             }
             Err(error) => {
@@ -226,14 +236,19 @@ fn run_systemctl(commands: &[&[&str]]) -> bool {
     true
 }
 
-/// The first executable file called `program` in a PATH folder.
-fn find_on_path(program: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let folders = std::env::var_os("PATH")?;
-    std::env::split_paths(&folders)
-        .map(|folder| folder.join(program))
-        .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+/// How long one `systemctl --user` command may take (starting the service included).
+const SYSTEMCTL_TIMEOUT: Duration = Duration::from_secs(90);
+/// What of systemctl's output is kept to show.
+const SYSTEMCTL_OUTPUT_BYTES: usize = 64 * 1024;
+
+async fn systemctl_run(systemctl: &Path, args: &[&str]) -> std::io::Result<RunOutcome> {
+    ProcessSpawner
+        .run(RunRequest {
+            program: systemctl.to_string_lossy().into_owned(),
+            args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+            stdin: Vec::new(),
+            timeout: SYSTEMCTL_TIMEOUT,
+            max_stdout_bytes: SYSTEMCTL_OUTPUT_BYTES,
         })
+        .await
 }

@@ -193,12 +193,18 @@ impl Harness {
     /// Waits until no timer is due and no delivery is in flight.
     /// An actor that is being restarted (an injected panic) is waited for, up to 30 s.
     pub async fn settle(&self) -> anyhow::Result<()> {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        // Retries for at least 30 s (counted in pauses: the harness reads no clock).
+        const PAUSE: Duration = Duration::from_millis(10);
+        const RETRIES: u32 = 3000;
+        let mut retries = 0;
         loop {
             match self.tree().settle().await {
                 Ok(()) => return Ok(()),
-                Err(error) if tokio::time::Instant::now() >= deadline => return Err(error.into()),
-                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+                Err(error) if retries >= RETRIES => return Err(error.into()),
+                Err(_) => {
+                    retries += 1;
+                    tokio::time::sleep(PAUSE).await;
+                }
             }
         }
     }

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, ReadableTableMetadata};
 
@@ -248,26 +248,14 @@ impl Store {
                 return Ok((generation, db));
             }
             next_generation = generation + 1;
-            let deadline = Instant::now() + RELEASE_TIMEOUT;
             let mut db = db;
-            loop {
-                match Arc::try_unwrap(db) {
-                    Ok(db) => {
-                        drop(db);
-                        break;
-                    }
-                    Err(still_shared) if Instant::now() < deadline => {
-                        db = still_shared;
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                    Err(still_shared) => {
-                        *handle = Some((generation, still_shared));
-                        return Err(StorageError::Recovering {
-                            path: self.path.clone(),
-                        });
-                    }
-                }
+            if !wait_until_unique(&mut db) {
+                *handle = Some((generation, db));
+                return Err(StorageError::Recovering {
+                    path: self.path.clone(),
+                });
             }
+            drop(db);
         }
         let db = Arc::new(self.open_database()?);
         self.reopens.fetch_add(1, Ordering::SeqCst);
@@ -686,26 +674,18 @@ impl Store {
     pub fn check_integrity(&self) -> Result<bool, StorageError> {
         self.current()?;
         let mut handle = self.handle.write().unwrap_or_else(|e| e.into_inner());
-        let deadline = Instant::now() + RELEASE_TIMEOUT;
-        loop {
-            let Some((_, db)) = handle.as_mut() else {
-                return Err(StorageError::Recovering {
-                    path: self.path.clone(),
-                });
-            };
-            if let Some(db) = Arc::get_mut(db) {
-                return db.check_integrity().map_err(|source| StorageError::Open {
-                    path: self.path.clone(),
-                    source,
-                });
-            }
-            if Instant::now() >= deadline {
-                return Err(StorageError::Recovering {
-                    path: self.path.clone(),
-                });
-            }
-            std::thread::sleep(Duration::from_millis(1));
+        let recovering = || StorageError::Recovering {
+            path: self.path.clone(),
+        };
+        let (_, db) = handle.as_mut().ok_or_else(recovering)?;
+        if !wait_until_unique(db) {
+            return Err(recovering());
         }
+        let db = Arc::get_mut(db).ok_or_else(recovering)?;
+        db.check_integrity().map_err(|source| StorageError::Open {
+            path: self.path.clone(),
+            source,
+        })
     }
 }
 
@@ -733,4 +713,18 @@ fn corrupt<T: Versioned>(key: String, error: &postcard::Error) -> StorageError {
         key,
         detail: error.to_string(),
     }
+}
+
+/// Waits (about [`RELEASE_TIMEOUT`] at most) until no operation in flight holds the
+/// database any more; false when one still does. Counted in sleeps: storage reads no clock.
+fn wait_until_unique(db: &mut Arc<Database>) -> bool {
+    const PAUSE: Duration = Duration::from_millis(1);
+    let attempts = RELEASE_TIMEOUT.as_millis() / PAUSE.as_millis();
+    for _ in 0..attempts {
+        if Arc::get_mut(db).is_some() {
+            return true;
+        }
+        std::thread::sleep(PAUSE);
+    }
+    Arc::get_mut(db).is_some()
 }

@@ -61,6 +61,7 @@ pub fn spawn_pty(request: &PtyRequest) -> io::Result<PtyProcess> {
         .map_err(into_io)?;
     // Close-on-exec, so no later child inherits this session's terminal.
     let control = rustix::io::fcntl_dupfd_cloexec(pty.as_fd(), 0)?;
+    #[allow(clippy::disallowed_methods)] // the one place terminal programs start
     let mut command = pty_process::Command::new(&request.program)
         .args(&request.args)
         .env("TERM", DEFAULT_TERM)

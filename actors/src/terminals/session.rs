@@ -430,12 +430,13 @@ async fn pump(
     // Whether the terminal still delivers output: it reports EIO once every process holding
     // its other end has closed it.
     let mut open = true;
-    let mut exited: Option<(ExitStatus, tokio::time::Instant)> = None;
+    let mut exited: Option<ExitStatus> = None;
+    // Armed when the child exits: output still in the terminal is drained for this long.
+    let mut drain = std::pin::pin!(drain_after_exit(false));
     loop {
-        if let (Some((status, _)), false) = (exited, open) {
+        if let (Some(status), false) = (exited, open) {
             return status;
         }
-        let drain_deadline = exited.map(|(_, deadline)| deadline);
         tokio::select! {
             read = reader.read(&mut buffer), if open => match read {
                 Ok(0) | Err(_) => open = false,
@@ -446,10 +447,11 @@ async fn pump(
                     code: None,
                     signal: None,
                 });
-                exited = Some((status, tokio::time::Instant::now() + EXIT_DRAIN_TIMEOUT));
+                exited = Some(status);
+                drain.set(drain_after_exit(true));
             }
-            () = sleep_until(drain_deadline), if drain_deadline.is_some() => {
-                if let Some((status, _)) = exited {
+            () = &mut drain, if exited.is_some() => {
+                if let Some(status) = exited {
                     return status;
                 }
             }
@@ -457,9 +459,12 @@ async fn pump(
     }
 }
 
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
+/// Resolves [`EXIT_DRAIN_TIMEOUT`] after it is made with `armed`; never without. A duration,
+/// not a clock reading: the sessions read no time.
+async fn drain_after_exit(armed: bool) {
+    if armed {
+        tokio::time::sleep(EXIT_DRAIN_TIMEOUT).await;
+    } else {
+        std::future::pending::<()>().await;
     }
 }

@@ -32,6 +32,7 @@ impl Xvfb {
     /// Starts Xvfb on a free display (it chooses one and reports it through `-displayfd`,
     /// once it accepts connections), with a black root window.
     pub fn start_with(width: u32, height: u32, depth: u8) -> Xvfb {
+        #[allow(clippy::disallowed_methods)] // test fixture: the X server the tests watch
         let mut child = Command::new("Xvfb")
             .args(["-displayfd", "1", "-screen", "0"])
             .arg(format!("{width}x{height}x{depth}"))

