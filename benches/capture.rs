@@ -12,15 +12,15 @@
 
 use std::time::{Duration, Instant};
 
+use actors::waits::capture::x11::{CaptureOptions, Watched, X11Capture};
 use actors::waits::content::Content;
+use actors::waits::gate::pixel::PixelGate;
 use actors::waits::gate::{Gate, GateDecision};
-use actors::waits::pixel_gate::PixelGate;
 use actors::waits::target::Target;
-use actors::waits::x11::{CaptureOptions, Watched, X11Capture};
 use criterion::Criterion;
 use storage::Timestamp;
 
-#[path = "../actors/src/waits/x11/test_display.rs"]
+#[path = "../actors/src/waits/capture/x11/test_display.rs"]
 mod test_display;
 
 use test_display::{TestWindows, Xvfb};

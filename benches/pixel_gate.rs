@@ -20,13 +20,13 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use actors::waits::content::{Content, Frame};
+use actors::waits::gate::pixel::{JudgeReason, PixelGate};
+use actors::waits::gate::tiles;
 use actors::waits::gate::{Gate, GateDecision, Readiness};
-use actors::waits::pixel_gate::{JudgeReason, PixelGate};
-use actors::waits::tiles;
 use criterion::Criterion;
 use storage::Timestamp;
 
-#[path = "../actors/src/waits/pixel_gate/synthetic.rs"]
+#[path = "../actors/src/waits/gate/pixel/synthetic.rs"]
 mod synthetic;
 
 use synthetic::{Canvas, FOREGROUND};

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use actors::tasks::stuck::StuckPolicy;
 use actors::vision::backend::{Backend, BackendSpec};
-use actors::waits::sources::SourceFactory;
+use actors::waits::capture::sources::SourceFactory;
 use actors::wake::sinks::{Sink, SinkSpec};
 use actors::{Clock, Faults, RestartPolicy, SystemClock, Tree, TreeArgs};
 use anyhow::Context;

@@ -1,7 +1,13 @@
 //! lookout's supervision tree.
 //!
 //! ```text
-//! Root ── Clock ── Registry ── Vision ── Wake ── Terminals ── Tasks ── TaskActor{id}…
+//! Root ─┬─ Clock
+//!       ├─ Registry
+//!       ├─ Vision
+//!       ├─ Wake
+//!       ├─ Terminals
+//!       ├─ Tasks ── TaskActor{id}…
+//!       └─ Waits ── WaitActor{id}… ── Watcher
 //! ```
 //!
 //! The Registry alone touches the database; the Clock alone reads time; the Root restarts
@@ -15,6 +21,7 @@ pub mod error;
 pub mod faults;
 pub mod http;
 pub mod keyed;
+pub mod linkage;
 pub mod policy;
 pub mod process;
 pub mod registry;
@@ -25,6 +32,7 @@ pub mod tree;
 pub mod vision;
 pub mod waits;
 pub mod wake;
+pub mod words;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use directory::{Directory, Health};

@@ -38,9 +38,9 @@ use crate::vision::ledger::{VisionLedger, VisionUsage};
 use crate::vision::{
     VISION_STATUS_TIMEOUT, VisionJudge, VisionMsg, VisionSetup, VisionSpec, VisionStatus,
 };
+use crate::waits::capture::sources::{ProductionSources, SourceFactory};
 use crate::waits::judge::Judge;
-use crate::waits::sources::{ProductionSources, SourceFactory};
-use crate::waits::text_judge::TextJudge;
+use crate::waits::judge::text::TextJudge;
 use crate::waits::{
     NewWait, WAIT_CALL_TIMEOUT, WaitSettings, WaitUpdate, WaitView, WaitsMsg, WaitsStats,
 };

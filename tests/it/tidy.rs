@@ -226,3 +226,37 @@ fn the_path_finder_sees_what_it_should() {
     );
     assert_eq!(found, ["waits/actor.rs", "src/"]);
 }
+
+#[test]
+fn no_actor_module_outgrows_a_reading() {
+    const MAX_LINES: usize = 700;
+    let too_long: Vec<String> = files(&root().join("actors/src"), &[".rs"])
+        .into_iter()
+        .filter(|path| !is_test_code(path))
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines = without_inline_tests(&text).lines().count();
+            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", relative(&path)))
+        })
+        .collect();
+    assert!(
+        too_long.is_empty(),
+        "split these by concern (at most {MAX_LINES} lines besides tests): {too_long:?}"
+    );
+}
+
+#[test]
+fn tasks_and_waits_do_not_import_each_other() {
+    // Waits hand their changes to tasks (`tasks::TaskMsg`), so the arrow points waits → tasks;
+    // what both need lives beside them (`linkage`, `wake::outbox`, `words`).
+    let back: Vec<String> = files(&root().join("actors/src/tasks"), &[".rs"])
+        .into_iter()
+        .filter(|path| {
+            std::fs::read_to_string(path)
+                .unwrap()
+                .contains("crate::waits")
+        })
+        .map(|path| relative(&path))
+        .collect();
+    assert!(back.is_empty(), "tasks imports waits in {back:?}");
+}

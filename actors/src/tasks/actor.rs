@@ -10,13 +10,14 @@ use futures::FutureExt;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use storage::{
-    Counter, EventKind, EventRecord, MessageRecord, MsgType, Mutation, Role, Store, TaskId,
-    TaskRecord, WaitRecord, WriteBatch,
+    Counter, EventKind, MessageRecord, MsgType, Mutation, Role, Store, TaskId, TaskRecord,
+    WaitRecord, WriteBatch,
 };
 
 use crate::directory::Directory;
 use crate::error::CallError;
 use crate::faults::ActorKind;
+use crate::linkage::{Link, WaitChange};
 use crate::registry;
 use crate::tasks::TasksMsg;
 use crate::tasks::relevance::most_relevant;
@@ -27,9 +28,7 @@ use crate::tasks::transition::{self, Transition, progress_of};
 use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskReport, TaskUpdated, UpdateTask,
 };
-use crate::waits::actor::{Link, WaitChange, wait_event};
-use crate::waits::texts as wait_texts;
-use crate::wake;
+use crate::wake::outbox::{NewEvent, Staged};
 
 /// How long a caller waits for a task request, storage included.
 pub const TASK_CALL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -209,7 +208,16 @@ async fn create(
 /// from storage: after an I/O error it is unknown whether the write landed, and a record
 /// ahead of or behind storage would misnumber the next message.
 async fn commit(state: &mut TaskState, batch: WriteBatch) -> Result<(), CallError> {
-    let outcome = registry::write(&state.directory.registry()?, batch).await;
+    commit_announcing(state, batch, Staged::default()).await
+}
+
+/// [`commit`], announcing the wake events staged into the batch once it returns.
+async fn commit_announcing(
+    state: &mut TaskState,
+    batch: WriteBatch,
+    staged: Staged,
+) -> Result<(), CallError> {
+    let outcome = crate::wake::outbox::commit_and_announce(&state.directory, batch, staged).await;
     if outcome.is_err() {
         state.record = None;
     }
@@ -351,7 +359,6 @@ async fn alert_if_stuck(
             resume::minimal_wake_text(current, &reason)
         }
     };
-    let seq = state.directory.next_event_seq();
     let mut record = current.clone();
     record.last_stuck_alert_at = Some(now);
     record.last_seq += 1;
@@ -367,27 +374,20 @@ async fn alert_if_stuck(
                 content: format!("Task appears stuck: {reason}"),
                 created_at: now,
             },
-        })
-        .push(Mutation::PutEvent(EventRecord {
-            seq,
+        });
+    let mut staged = Staged::default();
+    let seq = staged.stage(
+        &state.directory,
+        &mut batch,
+        NewEvent {
             kind: EventKind::TaskStuck,
             text,
             task_id: Some(record.id.clone()),
             wait_id: None,
             session_key: record.session_key.clone(),
-            created_at: now,
-            deliveries: Vec::new(),
-            settled: false,
-        }))
-        .push(Mutation::RaiseCounter {
-            counter: Counter::EventSequence,
-            at_least: seq,
-        });
-    let written = commit(state, batch).await;
-    // Told even when the commit failed: an I/O error may still have stored the event, and
-    // the wake actor skips events that are not there.
-    wake::notify(&state.directory, vec![seq]);
-    written?;
+        },
+    );
+    commit_announcing(state, batch, staged).await?;
     tracing::info!(task = %record.id, event = seq, %reason, "task appears stuck; waking the agent");
     state.record = Some(record);
     Ok(Some(seq))
@@ -441,22 +441,22 @@ async fn apply_wait_change(
         })
         .push(Mutation::PutWait(wait.clone()));
     batch.mutations.extend(change.extra);
-    let event_seq = change.event.map(|(kind, head)| {
-        let seq = state.directory.next_event_seq();
-        let text = head + &wait_texts::task_tail(kind, &wait.id, &task, &progress_of(&task));
-        batch.push(Mutation::PutEvent(wait_event(seq, kind, text, &wait, now)));
-        batch.push(Mutation::RaiseCounter {
-            counter: Counter::EventSequence,
-            at_least: seq,
-        });
-        seq
-    });
-    let written = commit(state, batch).await;
-    // Told even when the commit failed (see `alert_if_stuck`).
-    if let Some(seq) = event_seq {
-        wake::notify(&state.directory, vec![seq]);
+    let mut staged = Staged::default();
+    if let Some((kind, head)) = change.event {
+        let tail = report::wait_event_tail(kind, &wait.id, &task, &progress_of(&task));
+        staged.stage(
+            &state.directory,
+            &mut batch,
+            NewEvent {
+                kind,
+                text: head + &tail,
+                task_id: wait.task_id.clone(),
+                wait_id: Some(wait.id.to_string()),
+                session_key: wait.session_key.clone(),
+            },
+        );
     }
-    written?;
+    commit_announcing(state, batch, staged).await?;
     state.record = Some(task);
     Ok(wait)
 }

@@ -1,10 +1,11 @@
 //! The words lookout says about a task: summaries, "next" lines and the `message` of each
 //! reply. Every text stands on its own for an agent that has lost its context. Pure.
 
-use storage::{MessageRecord, MsgType, Role, Status, TaskRecord};
+use storage::{EventKind, MessageRecord, MsgType, Role, Status, TaskRecord, WaitId};
 
 use crate::tasks::plan::{PlanProgress, step_ranges};
 use crate::tasks::types::{PlanRevised, UpdateEffects};
+use crate::words::shorten;
 
 /// Step text is cut to this many characters inside one-line summaries.
 const STEP_TEXT_IN_SUMMARY: usize = 80;
@@ -37,15 +38,6 @@ pub fn step_label(task: &TaskRecord, step: u32) -> String {
         .map(String::as_str)
         .unwrap_or("");
     format!("step {step}, {}", shorten(text, STEP_TEXT_IN_SUMMARY))
-}
-
-/// Cuts `text` to `max` characters, marking the cut with an ellipsis.
-pub fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    format!("{}…", cut.trim_end())
 }
 
 /// What to do next, in one sentence.
@@ -283,6 +275,33 @@ pub fn progress_note(task: &TaskRecord, steps: &[u32]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The end of a wake text about one of the task's waits: the task, and what to do next.
+pub fn wait_event_tail(
+    kind: EventKind,
+    wait_id: &WaitId,
+    task: &TaskRecord,
+    progress: &PlanProgress,
+) -> String {
+    let on = match progress.current {
+        Some(step) => format!("the task is on {}", step_label(task, step)),
+        None => "every step of the task is marked done".to_owned(),
+    };
+    let next = match kind {
+        EventKind::WaitResolved => match progress.current {
+            Some(step) => format!("continue with {}", step_label(task, step)),
+            None => "verify the result, then mark the task completed with task_update(status: \"completed\")".to_owned(),
+        },
+        EventKind::WaitTimeout => format!(
+            "look at the target, then extend the wait with wait_update(wait_id: \"{wait_id}\", timeout: …) or change \
+             approach; {on}"
+        ),
+        EventKind::WaitError | EventKind::TaskStuck => {
+            format!("fix what the error names, then start a new smart_wait or continue without it; {on}")
+        }
+    };
+    format!(" Task {} \"{}\": {next}.", task.id, shorten(&task.name, 80))
 }
 
 #[cfg(test)]

@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use storage::{MessageRecord, MsgType, TaskRecord, WaitState};
 
 use crate::tasks::plan::PlanProgress;
-use crate::tasks::report::{shorten, step_label};
+use crate::tasks::report::step_label;
 use crate::tasks::transition::progress_of;
+use crate::words::shorten;
 
 pub const ENVELOPE: &str = "[task_stuck_resume] ";
 /// Messages in a packet: the last few meaningful ones.

@@ -24,8 +24,8 @@ use crate::terminals::types::{
     ExitStatus, InputSent, RunState, SessionId, SessionSnapshot, TermInput, TermSize,
     TerminalsStats,
 };
+use crate::waits::capture::CaptureError;
 use crate::waits::content::Content;
-use crate::waits::source::CaptureError;
 
 /// Sessions whose program still runs, at most.
 pub const MAX_LIVE_SESSIONS: usize = 64;

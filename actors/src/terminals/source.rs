@@ -9,8 +9,8 @@ use futures::future::BoxFuture;
 
 use crate::directory::Directory;
 use crate::terminals::session::SessionTable;
+use crate::waits::capture::{CaptureError, Source};
 use crate::waits::content::Content;
-use crate::waits::source::{CaptureError, Source};
 
 pub struct TerminalSource {
     sessions: SessionTable,

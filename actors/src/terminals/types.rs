@@ -15,6 +15,7 @@ use crate::error::CallError;
 use crate::process::pty::{Signal, signal_name};
 use crate::terminals::keys::Key;
 use crate::waits::content::ProcessExit;
+use crate::words::shorten;
 
 pub const DEFAULT_COLS: u16 = 120;
 pub const DEFAULT_ROWS: u16 = 40;
@@ -173,17 +174,6 @@ fn quote(arg: &str) -> String {
         arg.to_owned()
     } else {
         format!("'{}'", arg.replace('\'', "'\\''"))
-    }
-}
-
-/// `text` cut to at most `max` characters, with an ellipsis when cut.
-pub fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        let mut short: String = text.chars().take(max.saturating_sub(1)).collect();
-        short.push('…');
-        short
     }
 }
 

@@ -8,10 +8,10 @@ use storage::{EventKind, MsgType, Status, Store, TaskId, Timestamp, WaitId, Wait
 
 use super::{Fixture, START, deploy_request, note, query};
 use crate::tasks::stuck::StuckPolicy;
+use crate::waits::capture::CaptureError;
 use crate::waits::content::{Content, Frame, ProcessExit, WINDOW_CLOSED};
 use crate::waits::judge::{Judge, JudgeFailure, Usage, Verdict};
 use crate::waits::scripted::{ScriptedJudge, ScriptedSources, ScriptedTarget};
-use crate::waits::source::CaptureError;
 use crate::waits::target::Target;
 use crate::waits::{NewWait, WaitUpdate};
 use crate::wake::sinks::{RecordingSink, SinkSpec};

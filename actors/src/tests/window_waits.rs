@@ -22,8 +22,8 @@ use crate::TreeArgs;
 use crate::vision::VisionSpec;
 use crate::vision::image::ImageSettings;
 use crate::waits::NewWait;
+use crate::waits::capture::x11::test_display::{TestWindows, Xvfb};
 use crate::waits::target::Target;
-use crate::waits::x11::test_display::{TestWindows, Xvfb};
 use crate::wake::event::WakeEvent;
 use crate::wake::sinks::{RecordingSink, SinkSpec};
 

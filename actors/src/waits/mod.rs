@@ -1,26 +1,29 @@
 //! Smart waits: watching a target until a natural-language condition holds.
 //!
-//! The seams every target kind plugs into: a [`source::Source`] captures the target, a
-//! [`gate::Gate`] decides which captures are news, a [`judge::Judge`] decides whether the
-//! condition holds. [`sources`] builds the production sources, [`scripted`] the stand-ins
-//! for tests and the harness; [`text_judge`] is the judging pipeline of text targets and
-//! [`texts`] the words of waits.
+//! A wait flows capture → gate → judge, each a folder with its seam in `mod.rs`:
+//! [`capture`] (a `Source` captures a target: file tail, tmux pane, X11; `sources` picks
+//! one per target), [`gate`] (a `Gate` decides which captures are news: text and pixel
+//! gates), [`judge`] (a `Judge` decides whether the condition holds: the text pipeline, the
+//! vision handle). Around them: [`types`] and [`transition`], the pure state of a wait and
+//! how it changes; [`actor`] (the WaitActor, effects only), [`watcher`] (the capture loop),
+//! [`supervisor`]; [`target`] (the grammar), [`content`] (what a capture holds), [`texts`]
+//! (the words of waits) and [`scripted`] (stand-ins for tests and the harness).
 
 pub mod actor;
+pub mod capture;
 pub mod content;
 pub mod gate;
 pub mod judge;
-pub mod pixel_gate;
+pub mod persist;
 pub mod scripted;
-pub mod source;
-pub mod sources;
 pub mod supervisor;
 pub mod target;
-pub mod text_judge;
 pub mod texts;
+pub mod transition;
+pub mod types;
 pub mod watcher;
+pub mod watching;
 
-pub use actor::{NewWait, WaitMsg, WaitSettings, WaitUpdate, WaitView};
+pub use actor::WaitMsg;
 pub use supervisor::{WAIT_CALL_TIMEOUT, WaitsMsg, WaitsStats};
-pub mod tiles;
-pub mod x11;
+pub use types::{NewWait, WaitSettings, WaitUpdate, WaitView};

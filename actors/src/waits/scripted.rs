@@ -11,10 +11,11 @@ use futures::future::BoxFuture;
 
 use crate::directory::Directory;
 use crate::error::CallError;
+use crate::waits::capture::{CaptureError, Source};
 use crate::waits::content::Content;
-use crate::waits::gate::{Gate, TextGate};
+use crate::waits::gate::Gate;
+use crate::waits::gate::text::TextGate;
 use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
-use crate::waits::source::{CaptureError, Source};
 use crate::waits::target::Target;
 
 /// A target whose content the test controls.
@@ -118,7 +119,7 @@ impl ScriptedSources {
     }
 }
 
-impl crate::waits::sources::SourceFactory for ScriptedSources {
+impl crate::waits::capture::sources::SourceFactory for ScriptedSources {
     fn source(
         &self,
         target: &Target,

@@ -17,9 +17,8 @@ use crate::faults::ActorKind;
 use crate::keyed::{KeyedChildren, Route};
 use crate::policy::{Decision, RestartHistory, RestartPolicy};
 use crate::registry;
-use crate::waits::actor::{
-    NewWait, WaitActor, WaitArgs, WaitMsg, WaitSettings, WaitUpdate, WaitView, not_found,
-};
+use crate::waits::actor::{WaitActor, WaitArgs, WaitMsg, not_found};
+use crate::waits::types::{NewWait, WaitSettings, WaitUpdate, WaitView};
 
 /// How long a request for a wait waits for its actor.
 pub const WAIT_CALL_TIMEOUT: Duration = Duration::from_secs(60);

@@ -4,16 +4,13 @@
 //! wait, and — when the wait belongs to a task — the task and what to do next (the TaskActor
 //! adds that part, since it knows the task's next step).
 
-use storage::{EventKind, TaskRecord, WaitId};
-
-use crate::tasks::plan::PlanProgress;
-use crate::tasks::report::step_label;
+use storage::{EventKind, WaitId};
 
 /// Observations are cut to this many characters inside texts.
 const OBSERVATION_CHARS: usize = 300;
 
 fn cut(text: &str) -> String {
-    crate::tasks::report::shorten(text.trim(), OBSERVATION_CHARS)
+    crate::words::shorten(text.trim(), OBSERVATION_CHARS)
 }
 
 fn ends_sentence(text: &str) -> String {
@@ -111,6 +108,25 @@ pub fn cancelled_note(id: &WaitId, reason: Option<&str>) -> String {
     )
 }
 
+/// Why a wait ends after failures in a row: "5 capture failures in a row; the last: …".
+pub fn failed_in_a_row(count: u32, what: &str, last: &str) -> String {
+    format!("{count} {what} failures in a row; the last: {last}")
+}
+
+/// The observation of a window or screen wait with no model, at the first settled change:
+/// what changed (a closed window says so), and why that woke the agent.
+pub fn first_settled_change(content: &crate::waits::content::Content) -> String {
+    use crate::waits::content::Content;
+    let what = match content {
+        Content::Absent { description } => description.as_str(),
+        Content::Text { .. } | Content::Frame(_) => "the window changed",
+    };
+    format!(
+        "{what} (no vision model is configured to judge the condition, so lookout woke you at the \
+         first settled change; configure [vision] to have a model judge it)"
+    )
+}
+
 /// Why a wait whose window closed and stayed closed ended, and what to do about it.
 pub fn window_closed_cause(id: &WaitId, target: &str, closed_for_s: u64) -> String {
     format!(
@@ -143,37 +159,6 @@ pub fn wake_head(kind: EventKind, id: &WaitId, observation_or_cause: &str, secon
     }
 }
 
-/// The end of a wake text for a wait that belongs to a task: the task, and what to do next.
-pub fn task_tail(
-    kind: EventKind,
-    id: &WaitId,
-    task: &TaskRecord,
-    progress: &PlanProgress,
-) -> String {
-    let on = match progress.current {
-        Some(step) => format!("the task is on {}", step_label(task, step)),
-        None => "every step of the task is marked done".to_owned(),
-    };
-    let next = match kind {
-        EventKind::WaitResolved => match progress.current {
-            Some(step) => format!("continue with {}", step_label(task, step)),
-            None => "verify the result, then mark the task completed with task_update(status: \"completed\")".to_owned(),
-        },
-        EventKind::WaitTimeout => format!(
-            "look at the target, then extend the wait with wait_update(wait_id: \"{id}\", timeout: …) or change \
-             approach; {on}"
-        ),
-        EventKind::WaitError | EventKind::TaskStuck => {
-            format!("fix what the error names, then start a new smart_wait or continue without it; {on}")
-        }
-    };
-    format!(
-        " Task {} \"{}\": {next}.",
-        task.id,
-        crate::tasks::report::shorten(&task.name, 80)
-    )
-}
-
 /// The end of a wake text for a wait with no task.
 pub fn taskless_tail(kind: EventKind, id: &WaitId) -> String {
     match kind {
@@ -193,9 +178,10 @@ pub fn taskless_tail(kind: EventKind, id: &WaitId) -> String {
 mod tests {
     use std::collections::BTreeSet;
 
-    use storage::{Status, TaskId, Timestamp};
+    use storage::{Status, TaskId, TaskRecord, Timestamp};
 
     use super::*;
+    use crate::tasks::plan::PlanProgress;
 
     fn task(done: &[u32]) -> TaskRecord {
         TaskRecord {
@@ -232,7 +218,12 @@ mod tests {
             &id,
             "Download completed — file \"report.pdf\" saved",
             47,
-        ) + &task_tail(EventKind::WaitResolved, &id, &task, &progress);
+        ) + &crate::tasks::report::wait_event_tail(
+            EventKind::WaitResolved,
+            &id,
+            &task,
+            &progress,
+        );
         assert_eq!(
             resolved,
             "smart_wait resolved (w-4hx8): Download completed — file \"report.pdf\" saved. Elapsed: 47s. \
@@ -258,7 +249,8 @@ mod tests {
             error.starts_with("smart_wait error (w-4hx8): tmux pane main:9: can't find pane. Fix"),
             "{error}"
         );
-        let timeout_tail = task_tail(EventKind::WaitTimeout, &id, &task, &progress);
+        let timeout_tail =
+            crate::tasks::report::wait_event_tail(EventKind::WaitTimeout, &id, &task, &progress);
         assert!(
             timeout_tail.contains("wait_update(wait_id: \"w-4hx8\""),
             "{timeout_tail}"

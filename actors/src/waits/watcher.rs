@@ -17,9 +17,9 @@ use tokio::task::JoinHandle;
 use crate::directory::Directory;
 use crate::faults::ActorKind;
 use crate::waits::actor::WaitMsg;
+use crate::waits::capture::{CaptureError, Source};
 use crate::waits::content::Content;
 use crate::waits::gate::{Gate, GateDecision, Readiness};
-use crate::waits::source::{CaptureError, Source};
 
 /// How long the Watcher waits for its WaitActor to take an observation.
 const HANDOFF_TIMEOUT: Duration = Duration::from_secs(30);

@@ -13,6 +13,7 @@
 //! they are not tracked.
 
 pub mod event;
+pub mod outbox;
 pub mod sinks;
 
 use std::collections::{BTreeMap, HashSet};

@@ -40,8 +40,8 @@ use std::time::Duration;
 use storage::Timestamp;
 
 use crate::waits::content::{Content, Frame};
+use crate::waits::gate::tiles::{self, TileGrid};
 use crate::waits::gate::{Gate, GateDecision, Readiness};
-use crate::waits::tiles::{self, TileGrid};
 
 /// A pixel whose channels all moved by at most this much has not changed (dithering, video
 /// and compression noise stay below it; text, widgets and progress bars are far above it).

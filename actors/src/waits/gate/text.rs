@@ -1,43 +1,12 @@
-//! The `Gate` seam: which captures are worth showing the judge.
-//!
-//! A gate compares each capture with what the judge last saw, so an unchanged target costs
-//! nothing. It answers `Changing` for a change still in motion (cheap checks may look) and
-//! `Settled` once the change holds still for a capture (the moment for a model call). The
-//! pixel gate (tiles, blink and ticker suppression, a floor interval) implements the same
-//! trait for window and screen targets.
+//! The gate of text targets (terminals, tmux panes, log files): any change in the text, or
+//! the watched process ending, is news; the same text twice in a row has settled.
 
 use std::sync::Arc;
 
 use storage::Timestamp;
-use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::waits::content::{Content, ProcessExit};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Readiness {
-    /// Different from what the judge saw, and still moving.
-    Changing,
-    /// Different from what the judge saw, and the same as the capture before: settled.
-    Settled,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GateDecision {
-    /// Nothing the judge has not seen.
-    Skip,
-    Judge(Readiness),
-}
-
-pub trait Gate: Send + 'static {
-    /// Looks at a fresh capture.
-    fn consider(&mut self, content: &Content, now: Timestamp) -> GateDecision;
-
-    /// The judge looked at `content` at this readiness: the baseline for later changes.
-    fn judged(&mut self, content: &Content, readiness: Readiness, now: Timestamp);
-
-    /// Forget every baseline, so the next capture is judged (a new condition, a revived wait).
-    fn reset(&mut self);
-}
+use crate::waits::gate::{Gate, GateDecision, Readiness, fingerprint};
 
 /// The gate of text targets: any change in the text (or the process ending) is news.
 #[derive(Debug, Default)]
@@ -51,7 +20,7 @@ pub struct TextGate {
 }
 
 impl TextGate {
-    fn fingerprint(&mut self, content: &Content) -> u64 {
+    fn fingerprint_of(&mut self, content: &Content) -> u64 {
         let Content::Text { text, exit } = content else {
             return fingerprint(content);
         };
@@ -67,29 +36,9 @@ impl TextGate {
     }
 }
 
-/// A hash of everything a gate compares (one-shot xxh3: the streaming `Hasher` route costs
-/// several times more on a 64 KiB log tail).
-pub fn fingerprint(content: &Content) -> u64 {
-    match content {
-        Content::Text { text, exit } => {
-            let exit = match exit.map(|e| e.code) {
-                None => 0,
-                Some(None) => 1,
-                Some(Some(code)) => 2 + u64::from(code as u32),
-            };
-            xxh3_64_with_seed(text.as_bytes(), exit << 2)
-        }
-        Content::Absent { description } => xxh3_64_with_seed(description.as_bytes(), 1),
-        Content::Frame(frame) => xxh3_64_with_seed(
-            &frame.pixels,
-            (u64::from(frame.width) << 34) | (u64::from(frame.height) << 2) | 2,
-        ),
-    }
-}
-
 impl Gate for TextGate {
     fn consider(&mut self, content: &Content, _now: Timestamp) -> GateDecision {
-        let current = self.fingerprint(content);
+        let current = self.fingerprint_of(content);
         let settled = self.previous == Some(current);
         let ended = matches!(content, Content::Text { exit: Some(_), .. });
         self.previous = Some(current);
@@ -106,7 +55,7 @@ impl Gate for TextGate {
     }
 
     fn judged(&mut self, content: &Content, readiness: Readiness, _now: Timestamp) {
-        let current = self.fingerprint(content);
+        let current = self.fingerprint_of(content);
         self.seen_changing = Some(current);
         if readiness == Readiness::Settled {
             self.seen_settled = Some(current);

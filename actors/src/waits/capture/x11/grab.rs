@@ -22,8 +22,8 @@ use x11rb::protocol::shm::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{ConnectionExt as _, Drawable, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
+use crate::waits::capture::x11::pixels::{self, PixelLayout};
 use crate::waits::content::Frame;
-use crate::waits::x11::pixels::{self, PixelLayout};
 
 /// How frames are read from the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -48,8 +48,8 @@ use x11rb::rust_connection::RustConnection;
 
 pub use grab::CaptureMethod;
 
+use crate::waits::capture::{CaptureError, Source};
 use crate::waits::content::{Content, Frame};
-use crate::waits::source::{CaptureError, Source};
 use crate::waits::target::{Target, WindowSelector};
 use grab::{PixelReader, ReadError, Region};
 use pixels::PixelLayout;

@@ -224,11 +224,7 @@ fn last_line(text: &str) -> String {
 }
 
 fn shorten(line: &str) -> String {
-    if line.chars().count() <= OBSERVATION_CHARS {
-        return line.to_owned();
-    }
-    let cut: String = line.chars().take(OBSERVATION_CHARS - 1).collect();
-    format!("{cut}…")
+    crate::words::shorten(line, OBSERVATION_CHARS)
 }
 
 /// What the text pipeline decided, before any model call.

@@ -4,6 +4,8 @@
 //! (quoted phrases, exit clauses, then an optional model), the vision backends (OpenAI-style,
 //! Anthropic, OCR, none), and a scripted judge for tests and the harness.
 
+pub mod text;
+
 use std::fmt::Debug;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,6 +1,13 @@
-//! The `Source` seam: one capture of a target. A Watcher calls it every poll interval; the
-//! production implementations are named for their mechanism (a file tail, `tmux
-//! capture-pane`, a daemon-owned terminal, an X11 window); tests and the harness script it.
+//! Capturing targets. The `Source` seam is one capture of a target; a Watcher calls it every
+//! poll interval. The production implementations are named for their mechanism: a file tail
+//! ([`file`]), `tmux capture-pane` ([`tmux`]), a daemon-owned terminal
+//! (`terminals::source`), an X11 window or screen ([`x11`]); [`sources`] picks one per
+//! target, and tests and the harness script them (`waits::scripted`).
+
+pub mod file;
+pub mod sources;
+pub mod tmux;
+pub mod x11;
 
 use futures::future::BoxFuture;
 

@@ -1,0 +1,124 @@
+//! The factory that picks a source and a gate for a target, and `ProductionSources`, the
+//! real one:
+//!
+//! - `file:` — [`super::file::FileTail`], the tail of a log;
+//! - `tmux:` — [`super::tmux::TmuxPane`], `tmux capture-pane`;
+//! - `pty:` — terminal sessions the daemon owns (`terminals::source`);
+//! - `window:`/`screen` — pixels, through the X11 capture and the pixel gate.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+
+use crate::directory::Directory;
+use crate::error::CallError;
+use crate::process::Spawner;
+use crate::terminals::source::TerminalSource;
+use crate::terminals::types::SessionId;
+use crate::waits::capture::Source;
+use crate::waits::capture::file::FileTail;
+use crate::waits::capture::tmux::TmuxPane;
+use crate::waits::capture::x11::{CaptureOptions, Watched, X11Capture, X11Source};
+use crate::waits::gate::Gate;
+use crate::waits::gate::pixel::PixelGate;
+use crate::waits::gate::text::TextGate;
+use crate::waits::target::Target;
+
+/// Builds the source and the gate for a target.
+pub trait SourceFactory: Debug + Send + Sync + 'static {
+    /// A source for `target`, or why it cannot be watched (bad pane, no X display…).
+    fn source(&self, target: &Target, directory: &Directory) -> Result<Box<dyn Source>, CallError>;
+
+    /// The gate suited to the target's content.
+    fn gate(&self, target: &Target) -> Box<dyn Gate>;
+
+    /// Whether a new wait on `target` makes sense now (a `pty:` session must exist and an X
+    /// display must open when the wait starts; a resumed wait finds out from its first
+    /// capture instead).
+    fn check_new(
+        &self,
+        _target: &Target,
+        _directory: &Directory,
+    ) -> BoxFuture<'static, Result<(), CallError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Whether the target's source reports the watched process's exit.
+    fn reports_exit(&self, target: &Target) -> bool {
+        matches!(target, Target::Pty(_))
+    }
+}
+
+/// The real sources.
+#[derive(Debug)]
+pub struct ProductionSources {
+    pub spawner: Arc<dyn Spawner>,
+    /// The X display of `window:` and `screen` targets (`[x11] display`, else `DISPLAY`).
+    pub display: Option<String>,
+    /// The pixel gate's floor: a still window is judged again after this long.
+    pub pixel_floor: Duration,
+}
+
+impl SourceFactory for ProductionSources {
+    fn source(&self, target: &Target, directory: &Directory) -> Result<Box<dyn Source>, CallError> {
+        match target {
+            Target::File(path) => Ok(Box::new(FileTail::new(path.clone()))),
+            Target::Tmux(pane) => Ok(Box::new(TmuxPane::new(pane.clone(), self.spawner.clone()))),
+            Target::Pty(session) => Ok(Box::new(TerminalSource::new(directory, session))),
+            Target::Window(_) | Target::Screen => {
+                let source =
+                    X11Source::deferred(self.display.clone(), target).map_err(|error| {
+                        CallError::internal(error.message, "this is a bug in lookout")
+                    })?;
+                Ok(Box::new(source))
+            }
+        }
+    }
+
+    fn gate(&self, target: &Target) -> Box<dyn Gate> {
+        if target.is_pixels() {
+            Box::new(PixelGate::new(self.pixel_floor))
+        } else {
+            Box::new(TextGate::default())
+        }
+    }
+
+    fn check_new(
+        &self,
+        target: &Target,
+        directory: &Directory,
+    ) -> BoxFuture<'static, Result<(), CallError>> {
+        let checked = match target {
+            Target::Pty(session) => SessionId::parse(session)
+                .and_then(|id| directory.terminal_sessions().get(&id).map(drop)),
+            _ => Ok(()),
+        };
+        let watched = Watched::of(target);
+        let display = self.display.clone();
+        Box::pin(async move {
+            checked?;
+            let Some(watched) = watched else {
+                return Ok(());
+            };
+            // Open the display once, off the runtime, so that a wait that cannot work fails
+            // now with a reason instead of at its first captures.
+            let opened = tokio::task::spawn_blocking(move || {
+                X11Capture::connect(display.as_deref(), watched, CaptureOptions::default())
+                    .map(drop)
+            })
+            .await
+            .map_err(|error| {
+                CallError::internal(format!("opening the X display failed: {error}"), "retry")
+            })?;
+            opened.map_err(|error| {
+                CallError::unavailable(
+                    error.message,
+                    "window: and screen waits need an X display the daemon can open; text \
+                     targets (pty:, tmux:, file:) work without one",
+                )
+            })
+        })
+    }
+}

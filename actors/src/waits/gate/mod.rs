@@ -1,0 +1,62 @@
+//! The `Gate` seam: which captures are worth showing the judge.
+//!
+//! A gate compares each capture with what the judge last saw, so an unchanged target costs
+//! nothing. It answers `Changing` for a change still in motion (cheap checks may look) and
+//! `Settled` once the change holds still for a capture (the moment for a model call).
+//! [`text::TextGate`] serves text targets; [`pixel::PixelGate`] (tiles, blink and ticker
+//! suppression, a floor interval) window and screen targets.
+
+pub mod pixel;
+pub mod text;
+pub mod tiles;
+
+use storage::Timestamp;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::waits::content::Content;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Readiness {
+    /// Different from what the judge saw, and still moving.
+    Changing,
+    /// Different from what the judge saw, and the same as the capture before: settled.
+    Settled,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateDecision {
+    /// Nothing the judge has not seen.
+    Skip,
+    Judge(Readiness),
+}
+
+pub trait Gate: Send + 'static {
+    /// Looks at a fresh capture.
+    fn consider(&mut self, content: &Content, now: Timestamp) -> GateDecision;
+
+    /// The judge looked at `content` at this readiness: the baseline for later changes.
+    fn judged(&mut self, content: &Content, readiness: Readiness, now: Timestamp);
+
+    /// Forget every baseline, so the next capture is judged (a new condition, a revived wait).
+    fn reset(&mut self);
+}
+
+/// A hash of everything a gate compares (one-shot xxh3: the streaming `Hasher` route costs
+/// several times more on a 64 KiB log tail).
+pub fn fingerprint(content: &Content) -> u64 {
+    match content {
+        Content::Text { text, exit } => {
+            let exit = match exit.map(|e| e.code) {
+                None => 0,
+                Some(None) => 1,
+                Some(Some(code)) => 2 + u64::from(code as u32),
+            };
+            xxh3_64_with_seed(text.as_bytes(), exit << 2)
+        }
+        Content::Absent { description } => xxh3_64_with_seed(description.as_bytes(), 1),
+        Content::Frame(frame) => xxh3_64_with_seed(
+            &frame.pixels,
+            (u64::from(frame.width) << 34) | (u64::from(frame.height) << 2) | 2,
+        ),
+    }
+}

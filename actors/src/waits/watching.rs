@@ -1,0 +1,314 @@
+//! The watch of a live wait, the WaitActor's other half: its timers (the poll and the
+//! deadline, on the Clock's registry so a ManualClock drives them), its Watcher child (the
+//! capture loop), and what happens to what the Watcher reports — observations decided by
+//! the judges, questions put to the model, verdicts, capture failures, a closed window.
+//! The decisions themselves are [`super::transition`]'s; this file carries them out.
+
+use std::time::Duration;
+
+use ractor::{Actor, ActorRef};
+use storage::WaitId;
+use tokio::task::JoinHandle;
+
+use crate::error::CallError;
+use crate::waits::actor::{
+    JUDGE_TIMEOUT, POLL_TIMEOUT, RECORD_TIMEOUT, WaitActorState, WaitMsg, finish, is_watching,
+    save, target_text,
+};
+use crate::waits::capture::CaptureError;
+use crate::waits::content::Content;
+use crate::waits::gate::{Readiness, fingerprint};
+use crate::waits::judge::{JudgeFailure, JudgeProgress, JudgeRequest, Verdict};
+use crate::waits::target::Target;
+use crate::waits::texts;
+use crate::waits::transition;
+use crate::waits::types::{Ending, Step};
+use crate::waits::watcher::{WatcherActor, WatcherArgs, WatcherMsg};
+
+/// Hands a poll to the Watcher and returns the task that waits for it and its judgment.
+pub(super) fn poll_now(state: &WaitActorState) -> Option<JoinHandle<()>> {
+    let watcher = state.watcher.clone()?;
+    Some(tokio::spawn(async move {
+        let outcome = watcher
+            .call(|reply| WatcherMsg::Poll(Some(reply)), Some(POLL_TIMEOUT))
+            .await;
+        if let Ok(ractor::rpc::CallResult::Success(Some(judging))) = outcome {
+            let _ = judging.await;
+        }
+    }))
+}
+
+pub(super) async fn observe(
+    myself: &ActorRef<WaitMsg>,
+    state: &mut WaitActorState,
+    seq: u64,
+    content: Content,
+    readiness: Readiness,
+) -> Option<JoinHandle<()>> {
+    state.watch.capture_failures_in_a_row = 0;
+    if !is_watching(state) || state.watch.judging {
+        // Not judged: the gate hands it over again at the next poll.
+        return None;
+    }
+    let target = state.target.clone()?;
+    let is_baseline = state.watch.is_baseline(fingerprint(&content));
+    let decision = if target.is_pixels() {
+        transition::decide_pixels(
+            state.settings.pixel_judge.is_some(),
+            readiness,
+            is_baseline,
+            &content,
+        )
+    } else {
+        let exit_known = state.settings.sources.reports_exit(&target);
+        state.settings.text_judge.decide(
+            &state.condition,
+            &content,
+            readiness,
+            is_baseline,
+            exit_known,
+        )
+    };
+    let now = state.directory.now();
+    let record = state.record.as_mut()?;
+    match transition::observed(record, &mut state.watch, decision, now) {
+        Step::AskModel => Some(ask_model(myself, state, seq, &target, content)),
+        step => {
+            judged(state, seq);
+            apply(myself, state, step).await;
+            None
+        }
+    }
+}
+
+/// Asks the model about observation `seq`; its verdict comes back as a `Judgment`. Returns
+/// what a tick waits for: the judgment, unless it is parked on the clock.
+fn ask_model(
+    myself: &ActorRef<WaitMsg>,
+    state: &WaitActorState,
+    seq: u64,
+    target: &Target,
+    content: Content,
+) -> JoinHandle<()> {
+    let started_at = state
+        .record
+        .as_ref()
+        .map(|r| r.started_at)
+        .unwrap_or_default();
+    let request = JudgeRequest {
+        wait_id: state.id.to_string(),
+        condition: state.condition_text(),
+        target: target.to_string(),
+        content,
+        elapsed: Duration::from_millis(state.directory.now().millis_since(started_at)),
+        progress: JudgeProgress::default(),
+    };
+    let progress = request.progress.clone();
+    let model = if target.is_pixels() {
+        state.settings.pixel_judge.clone()
+    } else {
+        None
+    };
+    let text_judge = state.settings.text_judge.clone();
+    let (wait, generation) = (myself.clone(), state.watch.generation);
+    let done = progress.done_on_drop();
+    tokio::spawn(async move {
+        let _done = done;
+        let asked = async {
+            match model {
+                Some(model) => model.judge(request).await,
+                None => text_judge.ask_model(request).await,
+            }
+        };
+        let outcome = match tokio::time::timeout(JUDGE_TIMEOUT, asked).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(JudgeFailure {
+                message: format!(
+                    "the judge did not answer within {}s",
+                    JUDGE_TIMEOUT.as_secs()
+                ),
+                model_call: true,
+            }),
+        };
+        let _ = wait
+            .call(
+                |reply| WaitMsg::Judgment {
+                    generation,
+                    seq,
+                    outcome,
+                    reply,
+                },
+                Some(RECORD_TIMEOUT),
+            )
+            .await;
+    });
+    tokio::spawn(async move { progress.until_not_running().await })
+}
+
+/// Takes the step a transition asked for.
+async fn apply(myself: &ActorRef<WaitMsg>, state: &mut WaitActorState, step: Step) {
+    match step {
+        Step::Keep | Step::AskModel => {}
+        Step::Save => {
+            if let Err(error) = save(state).await {
+                tracing::warn!(wait = %state.id, %error, "cannot save the wait");
+            }
+        }
+        Step::End(ending) => finish(myself, state, ending).await,
+    }
+}
+
+impl WaitActorState {
+    fn condition_text(&self) -> String {
+        self.record
+            .as_ref()
+            .map(|r| r.condition.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// The judge saw observation `seq`: the Watcher's gate takes it as its new reference.
+fn judged(state: &WaitActorState, seq: u64) {
+    if let Some(watcher) = &state.watcher {
+        let _ = watcher.cast(WatcherMsg::Judged(seq));
+    }
+}
+
+pub(super) async fn judgment(
+    myself: &ActorRef<WaitMsg>,
+    state: &mut WaitActorState,
+    generation: u64,
+    seq: u64,
+    outcome: Result<Verdict, JudgeFailure>,
+) {
+    if generation != state.watch.generation || !is_watching(state) {
+        state.watch.judging = false;
+        return;
+    }
+    if outcome.is_ok() {
+        judged(state, seq);
+    }
+    let now = state.directory.now();
+    let max_failures = state.settings.max_consecutive_failures;
+    let Some(record) = state.record.as_mut() else {
+        return;
+    };
+    let step = transition::judged(record, &mut state.watch, outcome, now, max_failures);
+    apply(myself, state, step).await;
+}
+
+pub(super) async fn capture_failed(
+    myself: &ActorRef<WaitMsg>,
+    state: &mut WaitActorState,
+    error: CaptureError,
+) {
+    if !is_watching(state) {
+        return;
+    }
+    let now = state.directory.now();
+    let max_failures = state.settings.max_consecutive_failures;
+    let Some(record) = state.record.as_mut() else {
+        return;
+    };
+    let step = transition::capture_failed(record, &mut state.watch, error, now, max_failures);
+    apply(myself, state, step).await;
+}
+
+/// The watched window stayed closed for the grace period. Unless a model is still judging
+/// (it may find the condition met by the absence; the Watcher reports again at the next
+/// poll), the wait ends in `error` saying what to do.
+pub(super) async fn window_closed(
+    myself: &ActorRef<WaitMsg>,
+    state: &mut WaitActorState,
+    closed_for: Duration,
+) {
+    if !is_watching(state) || state.watch.judging {
+        return;
+    }
+    let cause = texts::window_closed_cause(&state.id, &target_text(state), closed_for.as_secs());
+    finish(myself, state, Ending::Error(cause)).await;
+}
+
+pub(super) async fn start_watcher(
+    myself: &ActorRef<WaitMsg>,
+    state: &mut WaitActorState,
+) -> Result<(), CallError> {
+    let target = state.target.clone().ok_or_else(|| {
+        CallError::internal(
+            format!("wait {} has an unreadable target", state.id),
+            "start a new wait",
+        )
+    })?;
+    let source = state.settings.sources.source(&target, &state.directory)?;
+    let args = WatcherArgs {
+        wait: myself.clone(),
+        source,
+        gate: state.settings.sources.gate(&target),
+        counters: state.counters.clone(),
+        directory: state.directory.clone(),
+        window_gone_grace: state.settings.window_gone_grace,
+    };
+    let (watcher, _) = Actor::spawn_linked(None, WatcherActor, args, myself.get_cell())
+        .await
+        .map_err(|error| {
+            CallError::internal(
+                format!("cannot start the watcher: {error}"),
+                "retry the call",
+            )
+        })?;
+    state.watcher = Some(watcher);
+    Ok(())
+}
+
+pub(super) fn stop_watching(state: &mut WaitActorState) {
+    disarm_timers(state);
+    if let Some(watcher) = state.watcher.take() {
+        watcher.stop(None);
+    }
+}
+
+fn poll_timer(id: &WaitId) -> String {
+    format!("wait-poll-{id}")
+}
+
+fn deadline_timer(id: &WaitId) -> String {
+    format!("wait-deadline-{id}")
+}
+
+/// Arms the poll (first one due now) and the deadline, replacing earlier ones.
+pub(super) fn arm_timers(myself: &ActorRef<WaitMsg>, state: &WaitActorState) {
+    let Some(record) = &state.record else { return };
+    let period = Duration::from_millis(record.poll_interval_ms);
+    let first = state.directory.now();
+    let wait = myself.clone();
+    state
+        .directory
+        .timers()
+        .every(poll_timer(&state.id), first, period, move || {
+            let wait = wait.clone();
+            async move {
+                if let Ok(ractor::rpc::CallResult::Success(Some(poll))) =
+                    wait.call(WaitMsg::Poll, Some(POLL_TIMEOUT)).await
+                {
+                    let _ = poll.await;
+                }
+            }
+        });
+    arm_deadline_for(myself.clone(), state);
+}
+
+fn arm_deadline_for(wait: ActorRef<WaitMsg>, state: &WaitActorState) {
+    let Some(record) = &state.record else { return };
+    state.directory.timers().at(
+        deadline_timer(&state.id),
+        record.deadline,
+        move || async move {
+            let _ = wait.call(WaitMsg::Deadline, Some(RECORD_TIMEOUT)).await;
+        },
+    );
+}
+
+pub(super) fn disarm_timers(state: &WaitActorState) {
+    state.directory.timers().cancel(&poll_timer(&state.id));
+    state.directory.timers().cancel(&deadline_timer(&state.id));
+}
