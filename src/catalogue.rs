@@ -202,13 +202,14 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "smart_wait",
-        description: "Hand a wait to lookout instead of sleeping or polling: it watches the target and wakes \
-            you (a system event in your session) when wake_when holds, when the timeout passes, or when \
-            watching fails — your run can end meanwhile. Targets: pty:<session id from term_start>, \
-            tmux:<pane, e.g. main:0.1>, file:<absolute path of a log>, window:<title or 0xID> and screen. \
-            Put exact text in quotes ('BUILD SUCCESSFUL', \"error:\") to wait for it precisely; \
-            \"when the command finishes\" works on pty targets. Pass task_id to link it to a task (the \
-            task then never counts as stuck while the wait is live). Returns a wait_id.",
+        description: "Hand a wait to lookout instead of sleeping or polling; end your turn and you are woken \
+            when wake_when holds, at the timeout, or if watching fails. Targets: pty:<id from term_start>, \
+            tmux:<pane>, file:<absolute path> (a log; a backgrounded command's .output file), \
+            window:<title or 0xID>, screen. Quote exact text ('BUILD SUCCESSFUL'). Judged without a model: \
+            quoted text, the command finishing, an error appearing, the prompt returning, no change for N \
+            seconds, a number reaching a value; anything else needs a [vision] model, else you get a \
+            wait_changed wake at the first change (never a false resolved). Only output after the wait \
+            starts counts. The reply's reading shows who judges each clause.",
         input_schema: || {
             json!({
                 "type": "object",
@@ -218,7 +219,8 @@ static TOOLS: &[Tool] = &[
                     "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds before giving up (you are woken with the last observation). Default: 300"},
                     "task_id": {"type": "string", "description": "The task this wait belongs to, e.g. t-7k2m9q"},
                     "poll_interval": {"type": "number", "minimum": 0.2, "maximum": 60, "description": "Seconds between looks at the target. Default: 2.0"},
-                    "session_key": {"type": "string", "description": "The agent session to wake (defaults to the task's)"}
+                    "session_key": {"type": "string", "description": "The agent session to wake (defaults to the task's)"},
+                    "match_existing": {"type": "boolean", "description": "Also count text already there when the wait starts. Default: false"}
                 },
                 "required": ["target", "wake_when"],
                 "additionalProperties": false

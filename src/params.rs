@@ -297,6 +297,8 @@ pub struct SmartWaitParams {
     poll_interval: Option<f64>,
     #[serde(default)]
     session_key: Option<String>,
+    #[serde(default)]
+    match_existing: Option<bool>,
 }
 
 impl SmartWaitParams {
@@ -318,6 +320,7 @@ impl SmartWaitParams {
             poll_interval: Duration::from_secs_f64(poll_interval),
             task_id: self.task_id.as_deref().map(task_id).transpose()?,
             session_key: optional_key("session_key", self.session_key)?,
+            match_existing: self.match_existing.unwrap_or(false),
         })
     }
 }

@@ -14,6 +14,7 @@ use actors::terminals::types::{
 use actors::vision::VisionStatus;
 use actors::vision::ledger::VisionUsage;
 use actors::waits::WaitView;
+use actors::waits::types::{JudgedClause, ReadingView};
 use serde_json::{Value, json};
 use storage::{
     MessageRecord, StatusFilter, TaskId, TaskRecord, WaitEvent, WaitHistoryEntry, WaitState,
@@ -170,7 +171,9 @@ fn wait_history_entry(entry: &WaitHistoryEntry) -> Value {
     }
     if let Some(detail) = &entry.detail {
         let key = match entry.event {
-            WaitEvent::Judged | WaitEvent::Resolved | WaitEvent::TimedOut => "observation",
+            WaitEvent::Judged | WaitEvent::Resolved | WaitEvent::TimedOut | WaitEvent::Changed => {
+                "observation"
+            }
             WaitEvent::JudgeFailed | WaitEvent::CaptureFailed | WaitEvent::Failed => "error",
             WaitEvent::Cancelled => "reason",
             WaitEvent::Created | WaitEvent::Updated | WaitEvent::Revived => "note",
@@ -180,19 +183,54 @@ fn wait_history_entry(entry: &WaitHistoryEntry) -> Value {
     line
 }
 
+/// How a condition was read: `{"any_of": [...]}` or `{"all_of": [...]}`, and who judges each
+/// clause (`"judged_by": {clause: judge}`).
+pub fn reading(view: &ReadingView) -> Value {
+    let clause_text = |clause: &JudgedClause| {
+        if clause.negated {
+            format!("not {}", clause.text)
+        } else {
+            clause.text.clone()
+        }
+    };
+    let mut judged_by = serde_json::Map::new();
+    for clause in view.iter().flatten() {
+        judged_by.insert(clause_text(clause), json!(clause.judged_by.to_string()));
+    }
+    match view.as_slice() {
+        [group] => json!({
+            "all_of": group.iter().map(clause_text).collect::<Vec<_>>(),
+            "judged_by": judged_by,
+        }),
+        groups => json!({
+            "any_of": groups
+                .iter()
+                .map(|group| group.iter().map(clause_text).collect::<Vec<_>>().join(" and "))
+                .collect::<Vec<_>>(),
+            "judged_by": judged_by,
+        }),
+    }
+}
+
 /// `smart_wait`'s result.
 pub fn wait_created(view: &WaitView) -> Value {
     json!({
         "wait_id": view.record.id.as_str(),
         "status": view.record.state.as_str(),
         "target": view.record.target,
+        "reading": reading(&view.reading),
         "message": view.message,
     })
 }
 
 /// `wait_update`'s and `wait_cancel`'s result.
 pub fn wait_changed(view: &WaitView) -> Value {
-    json!({"wait_id": view.record.id.as_str(), "status": view.record.state.as_str(), "message": view.message})
+    json!({
+        "wait_id": view.record.id.as_str(),
+        "status": view.record.state.as_str(),
+        "reading": reading(&view.reading),
+        "message": view.message,
+    })
 }
 
 /// One wait, in full.
@@ -232,12 +270,22 @@ pub fn wait_status(view: &WaitView) -> Value {
                 .unwrap_or("see the history")
         ),
         WaitState::Cancelled => "Cancelled.".to_owned(),
+        WaitState::Changed => format!(
+            "Woke you after {elapsed_s}s at a change nobody judged: {}. Look at the target; \
+             wait_update sends it back to watching.",
+            record
+                .last_observation
+                .as_deref()
+                .unwrap_or("the target changed")
+        ),
     };
     json!({
         "wait_id": record.id.as_str(),
         "status": record.state.as_str(),
         "target": record.target,
         "wake_when": record.condition,
+        "reading": reading(&view.reading),
+        "match_existing": record.match_existing,
         "task_id": record.task_id.as_ref().map(TaskId::as_str),
         "created_at": record.created_at.to_rfc3339(),
         "elapsed_s": elapsed_s,

@@ -24,6 +24,7 @@ use crate::terminals::session::SessionTable;
 use crate::vision::ledger::VisionLedger;
 use crate::vision::{VisionJudge, VisionMsg};
 use crate::waits::WaitsMsg;
+use crate::waits::judge::Reach;
 use crate::wake::WakeMsg;
 use crate::wake::event::WakeEvent;
 
@@ -53,6 +54,7 @@ pub struct Directory {
     /// What judging cost, and what the backend is: behind every [`VisionJudge`].
     vision_ledger: VisionLedger,
     vision_backend: Arc<str>,
+    vision_reach: Reach,
 }
 
 #[derive(Default)]
@@ -93,13 +95,15 @@ impl Directory {
             terminal_sessions: SessionTable::default(),
             vision_ledger: VisionLedger::default(),
             vision_backend: Arc::from("none"),
+            vision_reach: Reach::None,
         }
     }
 
     /// The ledger the Vision actor writes and the backend it runs, for [`Self::judge`].
-    pub(crate) fn with_vision(mut self, ledger: VisionLedger, backend: &str) -> Self {
+    pub(crate) fn with_vision(mut self, ledger: VisionLedger, backend: &str, reach: Reach) -> Self {
         self.vision_ledger = ledger;
         self.vision_backend = Arc::from(backend);
+        self.vision_reach = reach;
         self
     }
 
@@ -109,6 +113,7 @@ impl Directory {
             self.clone(),
             self.vision_ledger.clone(),
             self.vision_backend.clone(),
+            self.vision_reach,
         )
     }
 

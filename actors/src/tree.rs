@@ -39,8 +39,7 @@ use crate::vision::{
     VISION_STATUS_TIMEOUT, VisionJudge, VisionMsg, VisionSetup, VisionSpec, VisionStatus,
 };
 use crate::waits::capture::sources::{ProductionSources, SourceFactory};
-use crate::waits::judge::Judge;
-use crate::waits::judge::text::TextJudge;
+use crate::waits::judge::{Judge, Reach};
 use crate::waits::{
     NewWait, WAIT_CALL_TIMEOUT, WaitSettings, WaitUpdate, WaitView, WaitsMsg, WaitsStats,
 };
@@ -149,13 +148,24 @@ impl Tree {
         let has_model = !matches!(backend, BackendSpec::None);
         let backend = build_backend(backend, image, settings.timeout, &args.spawner)?;
         let ledger = VisionLedger::default();
-        let directory = Directory::new(args.clock, args.faults)
-            .with_vision(ledger.clone(), &backend.describe());
-        // A configured model judges what phrases and exits cannot (text) and every settled
-        // frame; without one the wait code's own no-model rules apply.
-        let model = || has_model.then(|| Arc::new(directory.judge()) as Arc<dyn Judge>);
-        let text_model = args.text_model.or_else(model);
-        let pixel_judge = args.pixel_judge.or_else(model);
+        let reach = if has_model {
+            backend.reach()
+        } else {
+            Reach::None
+        };
+        let directory = Directory::new(args.clock, args.faults).with_vision(
+            ledger.clone(),
+            &backend.describe(),
+            reach,
+        );
+        // A configured model judges what the local judges cannot (text: only a model that
+        // reads anything; OCR adds nothing to phrase matching there) and settled frames.
+        let model = |wanted: Reach| {
+            (has_model && (reach == wanted || reach == Reach::Full))
+                .then(|| Arc::new(directory.judge()) as Arc<dyn Judge>)
+        };
+        let text_model = args.text_model.or_else(|| model(Reach::Full));
+        let pixel_model = args.pixel_judge.or_else(|| model(Reach::Phrases));
         let vision = VisionSetup {
             backend,
             settings,
@@ -174,8 +184,8 @@ impl Tree {
         });
         let waits = Arc::new(WaitSettings {
             sources,
-            text_judge: TextJudge::new(text_model),
-            pixel_judge,
+            text_model,
+            pixel_model,
             max_consecutive_failures: args.max_consecutive_failures.max(1),
             window_gone_grace: args.window_gone_grace,
         });

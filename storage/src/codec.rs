@@ -8,7 +8,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::legacy::TaskRecordV1;
+use crate::legacy::{TaskRecordV1, WaitRecordV1};
 use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, StuckInfo, TaskRecord, WaitRecord,
 };
@@ -73,7 +73,6 @@ envelope_v1!(
     "plan revision"
 );
 envelope_v1!(EventRecord, EventEnvelope, EventEnvelopeRef, "event");
-envelope_v1!(WaitRecord, WaitEnvelope, WaitEnvelopeRef, "wait");
 envelope_v1!(
     StuckInfo,
     StuckInfoEnvelope,
@@ -110,6 +109,38 @@ impl Versioned for TaskRecord {
         match envelope {
             TaskEnvelope::V1(old) => old.into(),
             TaskEnvelope::V2(record) => record,
+        }
+    }
+}
+
+/// Wait records: V1 (schema versions 3 and 4) decodes into the current V2.
+#[derive(Deserialize)]
+pub enum WaitEnvelope {
+    V1(WaitRecordV1),
+    V2(WaitRecord),
+}
+
+/// Encodes the current format only (see [`TaskEnvelopeRef`]).
+#[derive(Serialize)]
+enum WaitEnvelopeRef<'a> {
+    #[allow(dead_code)]
+    Retired,
+    V2(&'a WaitRecord),
+}
+
+impl Versioned for WaitRecord {
+    type Envelope = WaitEnvelope;
+    const KIND: &'static str = "wait";
+
+    fn encode(&self) -> Vec<u8> {
+        postcard::to_stdvec(&WaitEnvelopeRef::V2(self))
+            .expect("postcard encodes plain records into a Vec without error")
+    }
+
+    fn from_envelope(envelope: WaitEnvelope) -> Self {
+        match envelope {
+            WaitEnvelope::V1(old) => old.into(),
+            WaitEnvelope::V2(record) => record,
         }
     }
 }

@@ -6,7 +6,10 @@ use std::collections::BTreeSet;
 
 use serde::Deserialize;
 
-use crate::model::{Status, TaskId, TaskRecord, Timestamp, WaitState};
+use crate::model::{
+    Status, TaskId, TaskRecord, Timestamp, WaitCounters, WaitHistoryEntry, WaitId, WaitRecord,
+    WaitState,
+};
 
 /// `TaskRecord` as schema version 1 wrote it (before the typed stuck threshold).
 #[derive(Deserialize)]
@@ -56,6 +59,51 @@ impl From<TaskRecordV1> for TaskRecord {
             last_wait_event_at: old.last_wait_event_at,
             last_stuck_alert_at: old.last_stuck_alert_at,
             stuck_threshold_s,
+        }
+    }
+}
+
+/// `WaitRecord` as schema versions 3 and 4 wrote it (before text targets matched only new
+/// output): it watched everything, so it converts with `match_existing`.
+#[derive(Deserialize)]
+pub struct WaitRecordV1 {
+    id: WaitId,
+    target: String,
+    condition: String,
+    task_id: Option<TaskId>,
+    session_key: Option<String>,
+    state: WaitState,
+    created_at: Timestamp,
+    started_at: Timestamp,
+    deadline: Timestamp,
+    timeout_s: u64,
+    poll_interval_ms: u64,
+    last_observation: Option<String>,
+    ended_at: Option<Timestamp>,
+    counters: WaitCounters,
+    history: Vec<WaitHistoryEntry>,
+}
+
+impl From<WaitRecordV1> for WaitRecord {
+    fn from(old: WaitRecordV1) -> Self {
+        WaitRecord {
+            id: old.id,
+            target: old.target,
+            condition: old.condition,
+            task_id: old.task_id,
+            session_key: old.session_key,
+            state: old.state,
+            created_at: old.created_at,
+            started_at: old.started_at,
+            deadline: old.deadline,
+            timeout_s: old.timeout_s,
+            poll_interval_ms: old.poll_interval_ms,
+            last_observation: old.last_observation,
+            ended_at: old.ended_at,
+            counters: old.counters,
+            history: old.history,
+            match_existing: true,
+            baseline: None,
         }
     }
 }

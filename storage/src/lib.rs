@@ -16,8 +16,8 @@ pub use error::StorageError;
 pub use faults::StorageFaults;
 pub use model::{
     Author, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, PlanRevisionRecord,
-    Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord, Timestamp,
-    WaitCounters, WaitEvent, WaitHistoryEntry, WaitId, WaitRecord, WaitState,
+    Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord, TextBaseline,
+    Timestamp, WaitCounters, WaitEvent, WaitHistoryEntry, WaitId, WaitRecord, WaitState,
 };
 pub use schema::{Counter, SCHEMA_VERSION};
 pub use store::{

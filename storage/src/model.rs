@@ -289,6 +289,8 @@ pub enum WaitState {
     Timeout,
     Cancelled,
     Error,
+    /// Woken by a change nobody judged (no model for the condition): not "resolved".
+    Changed,
 }
 
 impl WaitState {
@@ -299,6 +301,7 @@ impl WaitState {
             Self::Timeout => "timeout",
             Self::Cancelled => "cancelled",
             Self::Error => "error",
+            Self::Changed => "changed",
         }
     }
 }
@@ -410,6 +413,8 @@ pub enum WaitEvent {
     TimedOut,
     Failed,
     Cancelled,
+    /// Ended by a change nobody judged.
+    Changed,
 }
 
 impl WaitEvent {
@@ -425,6 +430,7 @@ impl WaitEvent {
             Self::TimedOut => "timeout",
             Self::Failed => "error",
             Self::Cancelled => "cancelled",
+            Self::Changed => "changed",
         }
     }
 }
@@ -474,6 +480,34 @@ pub struct WaitRecord {
     pub counters: WaitCounters,
     /// The most recent entries (bounded).
     pub history: Vec<WaitHistoryEntry>,
+    /// Count what was already in the target when the watch began (text targets match only
+    /// what arrives after it otherwise).
+    pub match_existing: bool,
+    /// Where the text target stood when the watch began; `None` when everything counts.
+    pub baseline: Option<TextBaseline>,
+}
+
+/// Where a text target stood when a watch began, so only what arrives after it counts.
+/// Stored by variant index: append only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TextBaseline {
+    /// A file: its identity and its length then. The same file grown past `length` has new
+    /// bytes after it; a shorter or different file is all new.
+    File {
+        device: u64,
+        inode: u64,
+        length: u64,
+    },
+    /// A screen (terminal, tmux pane): its last lines then (each at most
+    /// [`TextBaseline::LINE_CHARS`] characters), found again to see what came after.
+    Lines(Vec<String>),
+}
+
+impl TextBaseline {
+    /// Lines of a screen baseline are kept and compared at most this long.
+    pub const LINE_CHARS: usize = 256;
+    /// A screen baseline keeps this many of the last non-empty lines.
+    pub const LINES: usize = 50;
 }
 
 impl WaitRecord {
@@ -489,6 +523,8 @@ pub enum EventKind {
     WaitTimeout,
     WaitError,
     TaskStuck,
+    /// A wait woke its agent at a change nobody judged.
+    WaitChanged,
 }
 
 impl EventKind {
@@ -498,6 +534,7 @@ impl EventKind {
             Self::WaitTimeout => "wait_timeout",
             Self::WaitError => "wait_error",
             Self::TaskStuck => "task_stuck",
+            Self::WaitChanged => "wait_changed",
         }
     }
 }

@@ -642,6 +642,9 @@ fn fixture_v3_batch() -> WriteBatch {
             met: None,
             detail: None,
         }],
+        // Written as V1 records, which watched all of a target's text.
+        match_existing: true,
+        baseline: None,
     };
     let mut fixture = fixture_v2_batch();
     fixture.mutations.extend([
@@ -882,4 +885,40 @@ fn a_crash_image_keeps_every_acknowledged_write_and_nothing_unsynced() {
     drop(store);
     let store = Store::open(&path).unwrap();
     assert!(store.task(&TaskId::from_sequence(23)).unwrap().is_some());
+}
+
+/// A wait record of the current format keeps its baseline and the choice to match what was
+/// there; one without a baseline counts everything.
+#[test]
+fn wait_baselines_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("lookout.redb")).unwrap();
+    let mut batch = fixture_v3_batch();
+    let waits: Vec<WaitRecord> = batch
+        .mutations
+        .iter()
+        .filter_map(|m| match m {
+            Mutation::PutWait(wait) => Some(wait.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut file = waits[0].clone();
+    file.id = WaitId::from_sequence(10);
+    file.match_existing = false;
+    file.baseline = Some(TextBaseline::File {
+        device: 2049,
+        inode: 77,
+        length: 4096,
+    });
+    let mut screen = waits[0].clone();
+    screen.id = WaitId::from_sequence(11);
+    screen.match_existing = false;
+    screen.baseline = Some(TextBaseline::Lines(vec!["$ make".into(), "step 1".into()]));
+    screen.state = WaitState::Changed;
+    batch = WriteBatch::new();
+    batch.push(Mutation::PutWait(file.clone()));
+    batch.push(Mutation::PutWait(screen.clone()));
+    store.apply(&[batch]).unwrap();
+    assert_eq!(store.wait(&file.id).unwrap(), Some(file));
+    assert_eq!(store.wait(&screen.id).unwrap(), Some(screen));
 }

@@ -262,7 +262,10 @@ async fn a_smart_wait_on_a_terminal_session_started_over_mcp_resolves_on_its_phr
     assert_eq!(
         created,
         &json!({"wait_id": wait_id, "status": "watching", "target": target,
-                "message": "Monitoring. I'll wake you when: wake me when 'Deploy finished' is printed. Timeout: 60s."})
+                "reading": {"all_of": ["'Deploy finished' is printed"],
+                            "judged_by": {"'Deploy finished' is printed": "phrase match"}},
+                "message": "Monitoring. I'll wake you when: wake me when 'Deploy finished' is printed. \
+                            Timeout: 60s. Read as: 'Deploy finished' is printed (phrase match)."})
     );
     let in_text: Value = serde_json::from_str(text_of(&waiting)).unwrap();
     assert_eq!(&in_text, created, "the text is the JSON result");

@@ -36,7 +36,12 @@ async fn a_file_wait_resolves_on_its_phrase_wakes_once_and_can_be_revived() {
     assert_eq!(created["status"], "watching");
     assert_eq!(
         created["message"],
-        "Monitoring. I'll wake you when: wake me when 'ALL DONE' is printed. Timeout: 60s."
+        "Monitoring. I'll wake you when: wake me when 'ALL DONE' is printed. Timeout: 60s. \
+         Read as: 'ALL DONE' is printed (phrase match)."
+    );
+    assert_eq!(
+        created["reading"],
+        json!({"all_of": ["'ALL DONE' is printed"], "judged_by": {"'ALL DONE' is printed": "phrase match"}})
     );
     let wait_id = created["wait_id"].as_str().unwrap().to_owned();
     assert!(wait_id.starts_with("w-"));
@@ -153,7 +158,9 @@ async fn a_never_met_wait_times_out_with_the_last_observation_and_cancel_sends_n
     .await;
     assert_eq!(
         cancelled,
-        json!({"wait_id": quiet["wait_id"], "status": "cancelled", "message": "Wait cancelled. Reason: user provided the file directly."})
+        json!({"wait_id": quiet["wait_id"], "status": "cancelled",
+               "reading": {"all_of": ["'never' appears"], "judged_by": {"'never' appears": "phrase match"}},
+               "message": "Wait cancelled. Reason: user provided the file directly."})
     );
 
     wait_until("the timeout", PATIENCE, async || {

@@ -38,7 +38,8 @@ async fn status_of(daemon: &TestDaemon, wait_id: &str) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_a_model_a_window_wait_skips_still_frames_and_wakes_at_the_first_settled_change() {
+async fn without_a_model_a_window_wait_skips_still_frames_and_wakes_as_changed_at_the_first_settled_change()
+ {
     let xvfb = Xvfb::start();
     let windows = TestWindows::connect(xvfb.display());
     let installer = windows.create("Setup Wizard — Installer", 40, 40, 400, 300, GREY);
@@ -50,7 +51,7 @@ async fn without_a_model_a_window_wait_skips_still_frames_and_wakes_at_the_first
         created["message"]
             .as_str()
             .unwrap()
-            .contains("No vision model is configured"),
+            .contains("No model is configured to judge \"the finish dialog appears\""),
         "{created}"
     );
     // A still window: captured again and again, never a reason to wake.
@@ -67,24 +68,24 @@ async fn without_a_model_a_window_wait_skips_still_frames_and_wakes_at_the_first
     );
     assert_eq!(status_of(&daemon, &wait_id).await["status"], "watching");
 
-    // A "dialog" opens in the window: the first settled change wakes, saying no model looked.
+    // A "dialog" opens in the window: the first settled change wakes as changed, saying no
+    // model looked — never as resolved.
     windows.fill(installer, 100, 100, 200, 120, 0xffffff);
     wait_until("the change woke the agent", PATIENCE, async || {
         daemon.sink.received().len() == 1
     })
     .await;
     let event = daemon.sink.received()[0].clone();
-    assert_eq!(event.kind, EventKind::WaitResolved);
+    assert_eq!(event.kind, EventKind::WaitChanged);
     assert!(
         event.text.starts_with(&format!(
-            "smart_wait resolved ({wait_id}): the window changed"
+            "smart_wait changed ({wait_id}): the window changed. The condition was not judged: no model is configured"
         )),
         "{}",
         event.text
     );
-    assert!(event.text.contains("configure [vision]"), "{}", event.text);
     let status = status_of(&daemon, &wait_id).await;
-    assert_eq!(status["status"], "resolved");
+    assert_eq!(status["status"], "changed");
     assert_eq!(status["counters"]["judge_calls"], 0, "no model was called");
     daemon.stop().await;
 }

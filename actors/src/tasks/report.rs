@@ -300,6 +300,10 @@ pub fn wait_event_tail(
         EventKind::WaitError | EventKind::TaskStuck => {
             format!("fix what the error names, then start a new smart_wait or continue without it; {on}")
         }
+        EventKind::WaitChanged => format!(
+            "look at the target and decide whether the condition holds (wait_update(wait_id: \"{wait_id}\") \
+             watches again); {on}"
+        ),
     };
     format!(" Task {} \"{}\": {next}.", task.id, shorten(&task.name, 80))
 }

@@ -25,7 +25,7 @@ use crate::terminals::types::{
     TerminalsStats,
 };
 use crate::waits::capture::CaptureError;
-use crate::waits::content::Content;
+use crate::waits::content::{Content, TextOrigin};
 
 /// Sessions whose program still runs, at most.
 pub const MAX_LIVE_SESSIONS: usize = 64;
@@ -75,7 +75,13 @@ pub struct Session {
     writer: tokio::sync::Mutex<Option<OwnedWritePty>>,
     control: Mutex<Option<OwnedFd>>,
     state: watch::Sender<RunState>,
+    /// The newest lines typed with `term_send` (at most [`TYPED_LINES_KEPT`]): a wait does
+    /// not take their echo for output.
+    typed: Mutex<Arc<[String]>>,
 }
+
+/// Typed lines a session remembers for the waits on it.
+pub const TYPED_LINES_KEPT: usize = 32;
 
 impl Session {
     pub(crate) fn new(
@@ -97,6 +103,7 @@ impl Session {
             writer: tokio::sync::Mutex::new(Some(writer)),
             control: Mutex::new(Some(control)),
             state: watch::Sender::new(RunState::Running),
+            typed: Mutex::new(Arc::from(Vec::new())),
         }
     }
 
@@ -137,12 +144,35 @@ impl Session {
         Content::Text {
             text: text.into(),
             exit: state.exit().map(ExitStatus::to_process_exit),
+            origin: TextOrigin::Terminal {
+                typed: lock(&self.typed).clone(),
+            },
         }
+    }
+
+    /// Remembers the lines of typed text, newest last.
+    fn remember_typed(&self, input: &TermInput) {
+        let Some(text) = &input.text else { return };
+        let lines: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if lines.is_empty() {
+            return;
+        }
+        let mut typed = lock(&self.typed);
+        let mut kept: Vec<String> = typed.iter().cloned().chain(lines).collect();
+        let excess = kept.len().saturating_sub(TYPED_LINES_KEPT);
+        kept.drain(..excess);
+        *typed = Arc::from(kept);
     }
 
     /// Types `input` into the terminal.
     pub async fn write(&self, input: &TermInput) -> Result<InputSent, CallError> {
         let bytes = input.bytes(lock(&self.screen).application_cursor());
+        self.remember_typed(input);
         let mut writer = self.writer.lock().await;
         let Some(pty) = writer.as_mut() else {
             return Err(self.ended_error());

@@ -311,7 +311,7 @@ async fn the_source_reports_the_screen_and_the_exit() {
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let Some(Content::Text { text, exit }) = last else {
+    let Some(Content::Text { text, exit, .. }) = last else {
         panic!("the session never ended: {last:?}");
     };
     assert_eq!(&*text, "step 1\nALL DONE");

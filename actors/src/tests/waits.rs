@@ -54,6 +54,7 @@ fn wait_for(target: &str, condition: &str, timeout_s: u64, task: Option<&TaskId>
         poll_interval: POLL,
         task_id: task.cloned(),
         session_key: None,
+        match_existing: false,
     }
 }
 
@@ -108,7 +109,8 @@ async fn a_phrase_wait_resolves_with_the_matching_line_and_wakes_once() {
         .unwrap();
     assert_eq!(
         created.message,
-        "Monitoring. I'll wake you when: wake me when 'ALL DONE' is printed. Timeout: 300s."
+        "Monitoring. I'll wake you when: wake me when 'ALL DONE' is printed. Timeout: 300s. \
+         Read as: 'ALL DONE' is printed (phrase match)."
     );
     let id = created.record.id.clone();
     assert_eq!(
@@ -343,9 +345,13 @@ async fn wait_update_revives_a_resolved_wait_and_rejudges_a_live_one_at_once() {
         "the table is not there yet"
     );
 
-    // On a live wait, a new condition is judged against the current content at once.
+    // On a live wait, a new condition is judged against what arrived since the wait
+    // (re)started, at once.
+    page.show(Content::text(
+        "page loaded, table rendering\nrows: 5, still rendering",
+    ));
     let update = WaitUpdate {
-        wake_when: Some("when 'rendering' shows".into()),
+        wake_when: Some("when 'still rendering' shows".into()),
         ..WaitUpdate::default()
     };
     tree.wait_update(id.clone(), update).await.unwrap();
@@ -415,13 +421,30 @@ async fn capture_failures_in_a_row_end_the_wait_in_error_and_say_why() {
     lost.fail_next(CaptureError::permanent(
         "terminal session s-gone is not running in this daemon",
     ));
-    let id = waits
+    let refused = waits
         .tree()
         .smart_wait(wait_for("pty:s-gone", "when 'y' shows", 300, None))
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .message
+            .contains("terminal session s-gone is not running"),
+        "{}",
+        refused.message
+    );
+    // One that fails for good while watching ends at once.
+    let flaky = waits.target("pty:s-later", "x");
+    let id = waits
+        .tree()
+        .smart_wait(wait_for("pty:s-later", "when 'y' shows", 300, None))
         .await
         .unwrap()
         .record
         .id;
+    flaky.fail_next(CaptureError::permanent(
+        "terminal session s-later is not running in this daemon",
+    ));
     waits.tree().settle().await.unwrap();
     assert_eq!(waits.state(&id).await, WaitState::Error);
 }
@@ -544,7 +567,7 @@ async fn a_model_judges_settled_text_and_its_failures_count() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_a_model_a_vague_condition_wakes_at_the_first_change_and_says_so() {
+async fn without_a_model_a_vague_condition_wakes_as_changed_at_the_first_change_and_says_so() {
     let waits = start(None).await;
     let page = waits.target("tmux:dash", "loading");
     let created = waits
@@ -568,14 +591,19 @@ async fn without_a_model_a_vague_condition_wakes_at_the_first_change_and_says_so
         WaitState::Watching,
         "no change yet"
     );
-    page.show(Content::text("all 12 services up"));
+    page.show(Content::text("loading\nall 12 services up"));
     waits.advance(POLL).await;
     waits.advance(POLL).await;
-    assert_eq!(waits.state(&created.record.id).await, WaitState::Resolved);
+    assert_eq!(waits.state(&created.record.id).await, WaitState::Changed);
+    let (kind, text) = waits.events().await.remove(0);
+    assert_eq!(kind, EventKind::WaitChanged);
     assert!(
-        waits.events().await[0]
-            .1
-            .contains("no model is configured to judge this condition")
+        text.starts_with(&format!(
+            "smart_wait changed ({}): new output: all 12 services up. The condition was not judged: \
+             no model is configured to judge \"the dashboard looks healthy\".",
+            created.record.id
+        )),
+        "{text}"
     );
 }
 
@@ -598,6 +626,7 @@ async fn an_exit_clause_resolves_when_the_process_exits() {
     waits.advance(POLL * 2).await;
     terminal.show(Content::Text {
         text: "building\nerror: 2 failed".into(),
+        origin: Default::default(),
         exit: Some(ProcessExit { code: Some(2) }),
     });
     waits.advance(POLL).await;
@@ -949,18 +978,19 @@ async fn a_model_that_finds_the_condition_met_by_the_absence_resolves_the_wait()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_a_model_a_closed_window_is_the_first_change_and_wakes_saying_so() {
+async fn without_a_model_a_closed_window_is_the_first_change_and_wakes_as_changed() {
     let waits = start_watching_windows(None).await;
     let (installer, id) = waits.watch_installer().await;
     waits.advance(POLL).await;
     installer.show(closed_window());
     waits.advance(POLL).await;
     waits.advance(POLL).await;
-    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+    assert_eq!(waits.state(&id).await, WaitState::Changed);
     let events = waits.events().await;
+    assert_eq!(events[0].0, EventKind::WaitChanged);
     assert!(
         events[0].1.starts_with(&format!(
-            "smart_wait resolved ({id}): window closed (no vision model is configured"
+            "smart_wait changed ({id}): window closed. The condition was not judged: no model is configured"
         )),
         "{}",
         events[0].1

@@ -91,6 +91,7 @@ impl WindowWait {
             poll_interval: POLL,
             task_id: None,
             session_key: None,
+            match_existing: false,
         };
         self.fixture.tree.smart_wait(new).await.unwrap().record.id
     }

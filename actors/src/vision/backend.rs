@@ -20,6 +20,7 @@ use crate::vision::none::NoModelJudge;
 use crate::vision::ocr::OcrJudge;
 use crate::vision::openai::OpenAiJudge;
 use crate::waits::content::{Content, ProcessExit};
+use crate::waits::judge::Reach;
 use crate::waits::judge::Usage;
 use crate::wake::sinks::Secret;
 
@@ -149,6 +150,11 @@ pub trait Backend: Debug + Send + Sync + 'static {
 
     /// One attempt. Retries, rate limits and accounting are the actor's business.
     fn ask(&self, question: Question) -> BoxFuture<Result<Answer, AttemptError>>;
+
+    /// What it can read: anything (a model), or only quoted phrases (OCR).
+    fn reach(&self) -> Reach {
+        Reach::Full
+    }
 }
 
 /// An API key and the environment variable it came from (named in error messages).

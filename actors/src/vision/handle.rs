@@ -13,7 +13,7 @@ use crate::vision::image::content_key;
 use crate::vision::ledger::{VisionLedger, VisionUsage};
 use crate::vision::{Ask, JUDGE_TIMEOUT, VisionMsg};
 use crate::waits::content::Content;
-use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
+use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Reach, Verdict};
 
 /// Cheap to clone; every clone talks to the same Vision actor and ledger.
 #[derive(Clone)]
@@ -21,6 +21,7 @@ pub struct VisionJudge {
     directory: Directory,
     ledger: VisionLedger,
     description: Arc<str>,
+    reach: Reach,
 }
 
 impl fmt::Debug for VisionJudge {
@@ -30,11 +31,17 @@ impl fmt::Debug for VisionJudge {
 }
 
 impl VisionJudge {
-    pub(crate) fn new(directory: Directory, ledger: VisionLedger, description: Arc<str>) -> Self {
+    pub(crate) fn new(
+        directory: Directory,
+        ledger: VisionLedger,
+        description: Arc<str>,
+        reach: Reach,
+    ) -> Self {
         Self {
             directory,
             ledger,
             description,
+            reach,
         }
     }
 
@@ -67,6 +74,10 @@ fn failure(message: impl Into<String>) -> JudgeFailure {
 impl Judge for VisionJudge {
     fn describe(&self) -> String {
         self.description.to_string()
+    }
+
+    fn reach(&self) -> Reach {
+        self.reach
     }
 
     fn judge(&self, request: JudgeRequest) -> BoxFuture<'static, Result<Verdict, JudgeFailure>> {

@@ -154,7 +154,7 @@ pub fn content_key(content: &Content) -> u128 {
             hasher.update(&frame.height.to_le_bytes());
             hasher.update(&frame.pixels);
         }
-        Content::Text { text, exit } => {
+        Content::Text { text, exit, .. } => {
             hasher.update(b"text");
             match exit {
                 None => hasher.update(b"running"),
@@ -244,6 +244,7 @@ mod tests {
         let running = Content::text("done");
         let ended = Content::Text {
             text: "done".into(),
+            origin: Default::default(),
             exit: Some(crate::waits::content::ProcessExit { code: Some(0) }),
         };
         assert_ne!(content_key(&running), content_key(&ended));

@@ -15,7 +15,7 @@ use crate::process::{RunRequest, Spawner};
 use crate::vision::backend::{Answer, AttemptError, Backend, Cost, Material, Question};
 use crate::vision::image::encode_grey;
 use crate::waits::content::Content;
-use crate::waits::judge::Usage;
+use crate::waits::judge::{Reach, Usage};
 
 /// The most text kept from one tesseract run.
 const MAX_OCR_TEXT_BYTES: usize = 1024 * 1024;
@@ -52,6 +52,10 @@ impl OcrJudge {
 }
 
 impl Backend for OcrJudge {
+    fn reach(&self) -> Reach {
+        Reach::Phrases
+    }
+
     fn describe(&self) -> String {
         format!(
             "ocr ({} on the frame, quoted phrases matched fuzzily)",
@@ -69,7 +73,7 @@ impl Backend for OcrJudge {
     fn prepare(&self, content: &Content) -> Result<Material, String> {
         Ok(match content {
             Content::Frame(frame) => Material::Image(encode_grey(frame)?),
-            Content::Text { text, exit } => Material::Text {
+            Content::Text { text, exit, .. } => Material::Text {
                 text: text.clone(),
                 exit: *exit,
             },

@@ -143,7 +143,7 @@ fn message_text(reply: &Value) -> Option<String> {
 pub fn prepare_for_model(content: &Content, image: ImageSettings) -> Result<Material, String> {
     Ok(match content {
         Content::Frame(frame) => Material::Image(encode_frame(frame, image)?),
-        Content::Text { text, exit } => Material::Text {
+        Content::Text { text, exit, .. } => Material::Text {
             text: text.clone(),
             exit: *exit,
         },

@@ -20,18 +20,20 @@ use crate::registry;
 use crate::waits::WaitsMsg;
 use crate::waits::capture::CaptureError;
 use crate::waits::content::Content;
+use crate::waits::fresh;
 use crate::waits::gate::Readiness;
-use crate::waits::judge::text::Condition;
+use crate::waits::judge::reading::JudgedBy;
+use crate::waits::judge::reading::Reading;
 use crate::waits::judge::{JudgeFailure, Verdict};
 use crate::waits::persist;
 use crate::waits::target::Target;
-use crate::waits::texts::{self, FirstChange};
+use crate::waits::texts;
 use crate::waits::transition::{self, EndOfWait};
 use crate::waits::types::{Ending, NewWait, WaitSettings, WaitUpdate, WaitView, Watch};
-use crate::waits::watcher::{WatchCounters, WatcherMsg};
+use crate::waits::watcher::{CAPTURE_TIMEOUT, WatchCounters, WatcherMsg};
 use crate::waits::watching::{
-    arm_timers, capture_failed, disarm_timers, judgment, observe, poll_now, start_watcher,
-    stop_watching, window_closed,
+    arm_timers, capture_failed, check_quiet, disarm_timers, judgment, observe, poll_now,
+    start_watcher, stop_watching, window_closed,
 };
 
 /// How long a model judgment may take before it counts as a judge failure.
@@ -97,7 +99,9 @@ pub struct WaitActorState {
     pub(super) settings: Arc<WaitSettings>,
     pub(super) record: Option<WaitRecord>,
     pub(super) target: Option<Target>,
-    pub(super) condition: Condition,
+    pub(super) reading: Reading,
+    /// The last content observed (for conditions about time passing without change).
+    pub(super) last_content: Option<Content>,
     pub(super) watcher: Option<ActorRef<WatcherMsg>>,
     pub(super) counters: Arc<WatchCounters>,
     pub(super) watch: Watch,
@@ -122,7 +126,8 @@ impl Actor for WaitActor {
             settings: args.settings,
             record: None,
             target: None,
-            condition: Condition::parse(""),
+            reading: Reading::parse(""),
+            last_content: None,
             watcher: None,
             counters: Arc::default(),
             watch: Watch::default(),
@@ -168,6 +173,7 @@ impl Actor for WaitActor {
                 let _ = reply.send(outcome);
             }
             WaitMsg::Poll(reply) => {
+                check_quiet(&myself, state).await;
                 let _ = reply.send(poll_now(state));
             }
             WaitMsg::Observe {
@@ -292,8 +298,10 @@ pub(super) fn sync_counters(state: &mut WaitActorState) {
 
 fn view(state: &mut WaitActorState, message: String) -> WaitView {
     sync_counters(state);
+    let record = state.record.clone().expect("a started wait has a record");
     WaitView {
-        record: state.record.clone().expect("a started wait has a record"),
+        reading: state.settings.reading_view(&record),
+        record,
         now: state.directory.now(),
         message,
     }
@@ -309,8 +317,9 @@ async fn create(
     // Can it be watched at all? (A bad tmux pane fails later; no X display fails here.)
     let sources = &state.settings.sources;
     sources.check_new(&new.target, &state.directory).await?;
-    drop(sources.source(&new.target, &state.directory)?);
-    let record = transition::new_record(state.id.clone(), &new, now);
+    let start = first_capture(state, &new.target).await?;
+    let baseline = start.as_ref().and_then(fresh::baseline_of);
+    let record = transition::new_record(state.id.clone(), &new, baseline, now);
     let counter = Mutation::RaiseCounter {
         counter: Counter::WaitSequence,
         at_least: sequence,
@@ -322,36 +331,80 @@ async fn create(
         record.timeout_s,
     );
     let stored = persist_link(state, record, Link::Add, note, None, vec![counter]).await?;
-    state.condition = Condition::parse(&stored.condition);
-    state.target = Some(new.target);
+    state.reading = Reading::parse(&stored.condition);
+    state.target = Some(new.target.clone());
     state.record = Some(stored);
     start_watcher(myself, state).await?;
     // The first poll is due now: the content is judged at once.
     arm_timers(myself, state);
-    let first_change = first_change_note(state);
-    let message = texts::monitoring(&new.condition, new.timeout_s, first_change);
+    let message = monitoring_message(state, &new, start.as_ref());
     Ok(view(state, message))
 }
 
-/// Whether this wait, with no model, wakes at the first change rather than on its words.
-fn first_change_note(state: &WaitActorState) -> FirstChange {
-    let Some(target) = &state.target else {
-        return FirstChange::No;
-    };
+/// What a text target shows as the wait starts (its baseline). `None` for pixels (their
+/// watch compares frames) and for a target that cannot be captured yet (a missing pane
+/// fails at the first poll, which says why); a target that can never be captured (a
+/// session that is gone) refuses the wait now.
+async fn first_capture(
+    state: &WaitActorState,
+    target: &Target,
+) -> Result<Option<Content>, CallError> {
+    let mut source = state.settings.sources.source(target, &state.directory)?;
     if target.is_pixels() {
-        return match state.settings.pixel_judge {
-            None => FirstChange::Pixels,
-            Some(_) => FirstChange::No,
-        };
+        return Ok(None);
     }
-    let exit_known = state.settings.sources.reports_exit(target);
-    let literal = state.condition.literal_only
-        && (!state.condition.exit_clause || exit_known || !state.condition.phrases.is_empty());
-    if !state.settings.text_judge.has_model() && !literal {
-        FirstChange::Text
-    } else {
-        FirstChange::No
+    let captured = tokio::time::timeout(CAPTURE_TIMEOUT, source.capture()).await;
+    match captured {
+        Ok(Ok(content)) => Ok(Some(content)),
+        Ok(Err(error)) if error.permanent => Err(CallError::unavailable(
+            error.message,
+            "check the target (term_start lists nothing for a session that is gone); start \
+             a new wait on one that exists",
+        )),
+        Ok(Err(_)) | Err(_) => Ok(None),
     }
+}
+
+/// The reply to `smart_wait`: the condition, how it was read, and what the agent should
+/// know — clauses nobody can judge, phrases already on screen.
+fn monitoring_message(state: &WaitActorState, new: &NewWait, start: Option<&Content>) -> String {
+    let judges = state.settings.judges(&new.target);
+    let reading = texts::reading_sentence(&state.reading, judges);
+    let mut notes = Vec::new();
+    let unjudged: Vec<String> = state
+        .reading
+        .judged_by(judges)
+        .into_iter()
+        .filter(|(_, by)| *by == JudgedBy::Nobody)
+        .map(|(clause, _)| clause.text.clone())
+        .collect();
+    if !unjudged.is_empty() {
+        notes.push(texts::unjudged_note(&unjudged, new.target.is_pixels()));
+    }
+    if !new.match_existing
+        && let Some(Content::Text { text, .. }) = start
+    {
+        for phrase in state.reading.phrases() {
+            if let Some((line, from_end)) = last_line_with(text, phrase) {
+                notes.push(texts::already_present_note(phrase, line, from_end));
+            }
+        }
+    }
+    texts::monitoring(&new.condition, new.timeout_s, &reading, &notes)
+}
+
+/// The last line of `text` containing `phrase` (case-insensitive), and how many non-empty
+/// lines follow it.
+fn last_line_with<'t>(text: &'t str, phrase: &str) -> Option<(&'t str, usize)> {
+    let phrase = phrase.to_lowercase();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let at = lines
+        .iter()
+        .rposition(|line| line.to_lowercase().contains(&phrase))?;
+    Some((lines[at], lines.len() - 1 - at))
 }
 
 async fn resume(myself: &ActorRef<WaitMsg>, state: &mut WaitActorState) {
@@ -368,7 +421,7 @@ async fn resume(myself: &ActorRef<WaitMsg>, state: &mut WaitActorState) {
             return retire(myself, state);
         }
     };
-    state.condition = Condition::parse(&record.condition);
+    state.reading = Reading::parse(&record.condition);
     state.target = Target::parse(&record.target).ok();
     let deadline_passed = record.deadline <= state.directory.now();
     let observation = record.last_observation.clone();
@@ -408,8 +461,10 @@ async fn revive(
     if record.is_live() {
         return update_watching(myself, state, update).await;
     }
-    let revived = transition::revive(&record, &update, state.directory.now())?;
-    let target = Target::parse(&revived.target)?;
+    let target = Target::parse(&record.target)?;
+    let start = first_capture(state, &target).await?;
+    let baseline = start.as_ref().and_then(fresh::baseline_of);
+    let revived = transition::revive(&record, &update, baseline, state.directory.now())?;
     let note = texts::revived_note(
         &revived.id,
         &revived.target,
@@ -417,7 +472,7 @@ async fn revive(
         revived.timeout_s,
     );
     let stored = persist_link(state, revived, Link::Add, note, None, Vec::new()).await?;
-    state.condition = Condition::parse(&stored.condition);
+    state.reading = Reading::parse(&stored.condition);
     state.target = Some(target);
     state.watch.restart();
     let message = texts::resumed(&stored.condition, stored.timeout_s);
@@ -437,7 +492,7 @@ async fn update_watching(
     let condition_changed = transition::update(record, &update, now);
     let (condition, timeout_s) = (record.condition.clone(), record.timeout_s);
     if condition_changed {
-        state.condition = Condition::parse(&condition);
+        state.reading = Reading::parse(&condition);
         state.watch.restart();
         if let Some(watcher) = &state.watcher {
             let _ = watcher.cast(WatcherMsg::Reset);

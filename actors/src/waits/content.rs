@@ -69,6 +69,8 @@ pub enum Content {
         /// Shared, so that a source that saw no change hands out its last capture for free.
         text: Arc<str>,
         exit: Option<ProcessExit>,
+        /// Where the text comes from, to tell what is new in it (`waits::fresh`).
+        origin: TextOrigin,
     },
     Frame(Frame),
     /// The target is not there (a closed window, a file not created yet): an observation the
@@ -78,11 +80,32 @@ pub enum Content {
     },
 }
 
+/// Where a text capture comes from, which says how to find what is new in it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum TextOrigin {
+    /// A screen and its recent scrollback (a tmux pane): new lines are found by finding the
+    /// baseline's lines again.
+    #[default]
+    Screen,
+    /// A terminal session lookout runs: a screen, and the lines typed into it with
+    /// `term_send`, whose echo is input, not output.
+    Terminal { typed: Arc<[String]> },
+    /// The tail of a file: which file, and the byte offsets of the text's ends in it.
+    File {
+        device: u64,
+        inode: u64,
+        start: u64,
+        end: u64,
+    },
+}
+
 impl Content {
+    /// Text from a screen-like target (tests, tmux).
     pub fn text(text: impl Into<Arc<str>>) -> Content {
         Content::Text {
             text: text.into(),
             exit: None,
+            origin: TextOrigin::Screen,
         }
     }
 

@@ -12,6 +12,7 @@
 pub mod actor;
 pub mod capture;
 pub mod content;
+pub mod fresh;
 pub mod gate;
 pub mod judge;
 pub mod persist;

@@ -144,10 +144,6 @@ impl crate::waits::capture::sources::SourceFactory for ScriptedSources {
     fn gate(&self, _target: &Target) -> Box<dyn Gate> {
         Box::new(TextGate::default())
     }
-
-    fn reports_exit(&self, _target: &Target) -> bool {
-        true
-    }
 }
 
 type Rule = dyn Fn(&JudgeRequest) -> Result<Verdict, JudgeFailure> + Send + Sync;

@@ -138,8 +138,12 @@ impl Actor for WaitsSupervisor {
                 deliver(&myself, state, id, WaitMsg::Cancel(reason, reply)).await
             }
             WaitsMsg::Status(Some(id), reply) => {
-                let forwarded =
-                    WaitMsg::Status(status_port(reply, state.directory.clone(), id.clone()));
+                let forwarded = WaitMsg::Status(status_port(
+                    reply,
+                    state.directory.clone(),
+                    state.settings.clone(),
+                    id.clone(),
+                ));
                 deliver(&myself, state, id, forwarded).await;
             }
             WaitsMsg::Status(None, reply) => {
@@ -234,14 +238,17 @@ async fn deliver(myself: &ActorRef<WaitsMsg>, state: &mut WaitsState, id: WaitId
         },
         WaitMsg::Cancel(_, reply) => {
             let directory = state.directory.clone();
+            let settings = state.settings.clone();
             tokio::spawn(async move {
-                let outcome = stored_view(&directory, &id).await.map(|mut view| {
-                    view.message = format!(
-                        "Wait {id} had already ended ({}); nothing to cancel.",
-                        view.record.state.as_str()
-                    );
-                    view
-                });
+                let outcome = stored_view(&directory, &settings, &id)
+                    .await
+                    .map(|mut view| {
+                        view.message = format!(
+                            "Wait {id} had already ended ({}); nothing to cancel.",
+                            view.record.state.as_str()
+                        );
+                        view
+                    });
                 let _ = reply.send(outcome);
             });
         }
@@ -258,20 +265,27 @@ async fn deliver(myself: &ActorRef<WaitsMsg>, state: &mut WaitsState, id: WaitId
 fn status_port(
     reply: RpcReplyPort<Result<Vec<WaitView>, CallError>>,
     directory: Directory,
+    settings: Arc<WaitSettings>,
     id: WaitId,
 ) -> RpcReplyPort<WaitView> {
     let (port, answered) = tokio::sync::oneshot::channel::<WaitView>();
     tokio::spawn(async move {
         let outcome = match answered.await {
             Ok(view) => Ok(vec![view]),
-            Err(_) => stored_view(&directory, &id).await.map(|view| vec![view]),
+            Err(_) => stored_view(&directory, &settings, &id)
+                .await
+                .map(|view| vec![view]),
         };
         let _ = reply.send(outcome);
     });
     port.into()
 }
 
-async fn stored_view(directory: &Directory, id: &WaitId) -> Result<WaitView, CallError> {
+async fn stored_view(
+    directory: &Directory,
+    settings: &WaitSettings,
+    id: &WaitId,
+) -> Result<WaitView, CallError> {
     let lookup = id.clone();
     let found = registry::read(&directory.registry()?, move |store: &Store| {
         store.wait(&lookup)
@@ -279,6 +293,7 @@ async fn stored_view(directory: &Directory, id: &WaitId) -> Result<WaitView, Cal
     .await?;
     let record = found.ok_or_else(|| not_found(id))?;
     Ok(WaitView {
+        reading: settings.reading_view(&record),
         record,
         now: directory.now(),
         message: String::new(),

@@ -6,6 +6,8 @@
 
 use storage::{EventKind, WaitId};
 
+use crate::waits::judge::reading::{JudgedBy, Judges, Reading};
+
 /// Observations are cut to this many characters inside texts.
 const OBSERVATION_CHARS: usize = 300;
 
@@ -22,35 +24,90 @@ fn ends_sentence(text: &str) -> String {
     }
 }
 
-/// Why a new wait will wake at the first change rather than when its condition holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FirstChange {
-    /// A model or the condition's own words decide.
-    No,
-    /// A text target whose condition only a model could judge.
-    Text,
-    /// A window or the screen, with no vision model configured.
-    Pixels,
-}
-
-/// The `message` of a new wait: "Monitoring. I'll wake you when: …. Timeout: 300s."
-pub fn monitoring(condition: &str, timeout_s: u64, first_change: FirstChange) -> String {
+/// The `message` of a new wait: "Monitoring. I'll wake you when: …. Timeout: 300s.", then
+/// how the condition was read and anything the agent should know (a clause nobody can
+/// judge, a phrase already on screen, a window not there yet).
+pub fn monitoring(condition: &str, timeout_s: u64, reading: &str, notes: &[String]) -> String {
     let mut text = format!(
-        "Monitoring. I'll wake you when: {}. Timeout: {timeout_s}s.",
+        "Monitoring. I'll wake you when: {}. Timeout: {timeout_s}s. {reading}",
         condition.trim().trim_end_matches('.')
     );
-    match first_change {
-        FirstChange::No => {}
-        FirstChange::Text => text.push_str(
-            " No model is configured, so this condition wakes you at the first change in the output; \
-             quote the exact text to wait for (e.g. 'BUILD SUCCESSFUL') to wait for it precisely.",
-        ),
-        FirstChange::Pixels => text.push_str(
-            " No vision model is configured ([vision] in the config), so this wait wakes you at the \
-             first change on it that settles, whatever it is; look then, and wait_update to keep watching.",
-        ),
+    for note in notes {
+        text.push(' ');
+        text.push_str(note);
     }
     text
+}
+
+/// "Read as: any of ['ALL DONE' is printed (phrase match); an error appears (error
+/// lines)]." — the reading in one sentence.
+pub fn reading_sentence(reading: &Reading, judges: Judges) -> String {
+    let judged: Vec<(&crate::waits::judge::reading::Clause, JudgedBy)> = reading.judged_by(judges);
+    let mut by_clause = judged.iter();
+    let groups: Vec<String> = reading
+        .groups
+        .iter()
+        .map(|group| {
+            group
+                .iter()
+                .map(|clause| {
+                    let by = by_clause
+                        .next()
+                        .map(|(_, by)| by.to_string())
+                        .unwrap_or_default();
+                    let not = if clause.negated { "not " } else { "" };
+                    format!("{not}{} ({by})", clause.text)
+                })
+                .collect::<Vec<_>>()
+                .join(" and ")
+        })
+        .collect();
+    match groups.as_slice() {
+        [one] => format!("Read as: {one}."),
+        many => format!("Read as: any of [{}].", many.join("; ")),
+    }
+}
+
+/// What happens to the clauses nobody can judge, for the creation reply.
+pub fn unjudged_note(unjudged: &[String], pixels: bool) -> String {
+    let clauses = quoted_list(unjudged);
+    let configure = if pixels {
+        "configure [vision] (a vision model, or ocr for quoted text on screen)"
+    } else {
+        "quote the exact text to wait for (e.g. 'BUILD SUCCESSFUL'), or configure a model in [vision]"
+    };
+    format!(
+        "No model is configured to judge {clauses}: I will wake you as wait_changed (not \
+         resolved) at the first settled change, for you to look. To have it judged, {configure}."
+    )
+}
+
+/// Why a wait woke as changed: "no model is configured to judge "…"".
+pub fn not_judged_because(unjudged: &[String]) -> String {
+    format!("no model is configured to judge {}", quoted_list(unjudged))
+}
+
+fn quoted_list(clauses: &[String]) -> String {
+    let quoted: Vec<String> = clauses.iter().map(|c| format!("\"{}\"", cut(c))).collect();
+    match quoted.as_slice() {
+        [] => "the condition".to_owned(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A phrase the target already shows when the wait starts.
+pub fn already_present_note(phrase: &str, line: &str, lines_from_end: usize) -> String {
+    let place = match lines_from_end {
+        0 => "on the last line".to_owned(),
+        1 => "1 line from the end".to_owned(),
+        n => format!("{n} lines from the end"),
+    };
+    format!(
+        "'{phrase}' is already there ({place}: \"{}\"); only a new occurrence counts (pass \
+         match_existing: true to count what is there).",
+        crate::words::shorten(line.trim(), 120)
+    )
 }
 
 /// The `message` of `wait_update`: "Resumed. Watching for: …. New timeout: 60s."
@@ -94,6 +151,22 @@ pub fn timeout_note(id: &WaitId, timeout_s: u64, last_observation: Option<&str>)
     format!(
         "Wait {id} timed out after {timeout_s}s. Last observation: {}",
         cut(last_observation.unwrap_or("none"))
+    )
+}
+
+pub fn changed_note(id: &WaitId, elapsed_s: u64, observation: &str) -> String {
+    format!(
+        "Wait {id} woke you after {elapsed_s}s at a change nobody judged: {}",
+        cut(observation)
+    )
+}
+
+/// The head of a `wait_changed` wake text.
+pub fn changed_head(id: &WaitId, observation: &str, why: &str, seconds: u64) -> String {
+    format!(
+        "smart_wait changed ({id}): {} The condition was not judged: {}. Elapsed: {seconds}s.",
+        ends_sentence(observation),
+        why
     )
 }
 
@@ -156,6 +229,10 @@ pub fn wake_head(kind: EventKind, id: &WaitId, observation_or_cause: &str, secon
                 ends_sentence(observation_or_cause)
             )
         }
+        EventKind::WaitChanged => format!(
+            "smart_wait changed ({id}): {} Elapsed: {seconds}s.",
+            ends_sentence(observation_or_cause)
+        ),
     }
 }
 
@@ -171,6 +248,10 @@ pub fn taskless_tail(kind: EventKind, id: &WaitId) -> String {
         EventKind::WaitError | EventKind::TaskStuck => {
             " Fix what the error names, then start a new smart_wait or go on without it.".to_owned()
         }
+        EventKind::WaitChanged => format!(
+            " Look at the target: if the condition holds, go on; if not, wait_update(wait_id: \"{id}\") \
+             watches again from here."
+        ),
     }
 }
 
@@ -263,13 +344,22 @@ mod tests {
 
     #[test]
     fn replies_match_the_protocol_examples() {
+        let window = Judges {
+            text: false,
+            exit_known: false,
+            has_prompt: false,
+            model: crate::waits::judge::Reach::Full,
+        };
+        let condition = "the download completes or an error dialog appears";
+        let reading = reading_sentence(&Reading::parse(condition), window);
         assert_eq!(
-            monitoring(
-                "the download completes or an error dialog appears",
-                120,
-                FirstChange::No
-            ),
-            "Monitoring. I'll wake you when: the download completes or an error dialog appears. Timeout: 120s."
+            reading,
+            "Read as: any of [the download completes (model); an error dialog appears (model)]."
+        );
+        assert!(
+            monitoring(condition, 120, &reading, &[]).starts_with(
+                "Monitoring. I'll wake you when: the download completes or an error dialog appears. Timeout: 120s. Read as:"
+            )
         );
         assert_eq!(
             resumed("the data table is fully rendered with rows visible", 60),
@@ -279,13 +369,28 @@ mod tests {
             cancelled(Some("user provided the file directly")),
             "Wait cancelled. Reason: user provided the file directly."
         );
+        let note = unjudged_note(&["the page looks right".into()], false);
+        assert!(note.starts_with("No model is configured to judge \"the page looks right\": I will wake you as wait_changed"), "{note}");
         assert!(
-            monitoring("the page looks right", 300, FirstChange::Text)
-                .contains("No model is configured")
+            already_present_note("BUILD SUCCESSFUL", "BUILD SUCCESSFUL in 3s", 2)
+                .starts_with("'BUILD SUCCESSFUL' is already there (2 lines from the end: \"BUILD SUCCESSFUL in 3s\")")
         );
+    }
+
+    #[test]
+    fn a_changed_wake_says_nothing_was_judged() {
+        let id = WaitId::new("w-4hx8");
+        let head = changed_head(
+            &id,
+            "new output: progress 20%",
+            &not_judged_because(&["the page looks right".into()]),
+            12,
+        ) + &taskless_tail(EventKind::WaitChanged, &id);
         assert!(
-            monitoring("the dialog closes", 300, FirstChange::Pixels)
-                .contains("No vision model is configured")
+            head.starts_with(
+                "smart_wait changed (w-4hx8): new output: progress 20%. The condition was not judged: no model is configured to judge \"the page looks right\". Elapsed: 12s. Look at the target"
+            ),
+            "{head}"
         );
     }
 }

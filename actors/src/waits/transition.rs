@@ -3,14 +3,14 @@
 //! deadline — and returns the new state and the [`Step`] the actor must take. The WaitActor
 //! applies the steps: timers, the watcher, storage and the model call.
 
-use storage::{EventKind, Timestamp, WaitCounters, WaitEvent, WaitHistoryEntry, WaitId};
-use storage::{WaitRecord, WaitState};
+use storage::{
+    EventKind, TextBaseline, Timestamp, WaitCounters, WaitEvent, WaitHistoryEntry, WaitId,
+    WaitRecord, WaitState,
+};
 
 use crate::error::CallError;
 use crate::waits::capture::CaptureError;
-use crate::waits::content::Content;
-use crate::waits::gate::Readiness;
-use crate::waits::judge::text::Decision;
+use crate::waits::judge::decide::Decision;
 use crate::waits::judge::{JudgeFailure, Verdict};
 use crate::waits::texts;
 use crate::waits::types::{Ending, NewWait, Step, WaitUpdate, Watch};
@@ -37,8 +37,14 @@ pub fn add_history(
     }
 }
 
-/// The record of a new wait, watching from `now`.
-pub fn new_record(id: WaitId, new: &NewWait, now: Timestamp) -> WaitRecord {
+/// The record of a new wait, watching from `now`; `baseline` is where its text target
+/// stood (only what comes after it counts, unless the wait matches what exists).
+pub fn new_record(
+    id: WaitId,
+    new: &NewWait,
+    baseline: Option<TextBaseline>,
+    now: Timestamp,
+) -> WaitRecord {
     let mut record = WaitRecord {
         id,
         target: new.target.to_string(),
@@ -55,16 +61,20 @@ pub fn new_record(id: WaitId, new: &NewWait, now: Timestamp) -> WaitRecord {
         ended_at: None,
         counters: WaitCounters::default(),
         history: Vec::new(),
+        match_existing: new.match_existing,
+        baseline: if new.match_existing { None } else { baseline },
     };
     add_history(&mut record, now, WaitEvent::Created, None, None);
     record
 }
 
 /// An ended wait watching again from `now` (`wait_update` on it): a new condition or timeout
-/// if given, a fresh deadline. A cancelled wait stays cancelled.
+/// if given, a fresh deadline, and a fresh baseline (what woke it is not news again). A
+/// cancelled wait stays cancelled.
 pub fn revive(
     record: &WaitRecord,
     update: &WaitUpdate,
+    baseline: Option<TextBaseline>,
     now: Timestamp,
 ) -> Result<WaitRecord, CallError> {
     if record.state == WaitState::Cancelled {
@@ -84,6 +94,9 @@ pub fn revive(
         revived.timeout_s = timeout_s;
     }
     revived.state = WaitState::Watching;
+    if !revived.match_existing {
+        revived.baseline = baseline;
+    }
     revived.started_at = now;
     revived.deadline = now.saturating_add_millis(revived.timeout_s * 1000);
     revived.ended_at = None;
@@ -184,6 +197,20 @@ pub fn end(record: &mut WaitRecord, ending: Ending, now: Timestamp) -> EndOfWait
             texts::wake_head(EventKind::WaitError, &record.id, &cause, elapsed_s),
             cause,
         ),
+        Ending::Changed {
+            observation,
+            unjudged,
+        } => {
+            let why = texts::not_judged_because(&unjudged);
+            (
+                WaitState::Changed,
+                EventKind::WaitChanged,
+                WaitEvent::Changed,
+                texts::changed_note(&record.id, elapsed_s, &observation),
+                texts::changed_head(&record.id, &observation, &why, elapsed_s),
+                format!("{observation} ({why})"),
+            )
+        }
     };
     record.state = state;
     record.ended_at = Some(now);
@@ -199,30 +226,28 @@ pub fn timed_out(record: &WaitRecord) -> Ending {
     }
 }
 
-/// The decision on a window or screen capture, before any model call: with a model, settled
-/// frames go to it; without one, the first settled change from the first frame wakes the
-/// agent, saying why.
-pub fn decide_pixels(
-    has_model: bool,
-    readiness: Readiness,
-    is_baseline: bool,
-    content: &Content,
-) -> Decision {
-    match (has_model, readiness) {
-        (_, Readiness::Changing) => Decision::NotMet(String::new()),
-        (true, Readiness::Settled) => Decision::AskModel,
-        (false, Readiness::Settled) if !is_baseline => {
-            Decision::Met(texts::first_settled_change(content))
-        }
-        (false, Readiness::Settled) => Decision::NotMet("watching for the first change".to_owned()),
-    }
-}
-
 impl Watch {
     /// Whether content with this fingerprint is the first the watch saw (remembering it if it
     /// is the first).
     pub fn is_baseline(&mut self, fingerprint: u64) -> bool {
         *self.baseline.get_or_insert(fingerprint) == fingerprint
+    }
+
+    /// A new observation with this fingerprint at `now`: remembers when the content last
+    /// changed; returns how long it has been still.
+    pub fn observed_at(&mut self, fingerprint: u64, now: Timestamp) -> std::time::Duration {
+        if self.last_print != Some(fingerprint) {
+            self.last_print = Some(fingerprint);
+            self.last_change_at = Some(now);
+        }
+        self.quiet_for(now)
+    }
+
+    /// How long the content has not changed as of `now` (zero before the first capture).
+    pub fn quiet_for(&self, now: Timestamp) -> std::time::Duration {
+        self.last_change_at
+            .map(|at| std::time::Duration::from_millis(now.millis_since(at)))
+            .unwrap_or_default()
     }
 
     /// The condition changed or the wait came back: judge afresh, forgive earlier failures.
@@ -263,6 +288,23 @@ pub fn observed(
         Decision::AskModel => {
             watch.judging = true;
             Step::AskModel
+        }
+        Decision::Changed {
+            observation,
+            unjudged,
+        } => {
+            record.last_observation = Some(observation.clone());
+            add_history(
+                record,
+                now,
+                WaitEvent::Judged,
+                None,
+                Some(format!("{observation} (not judged)")),
+            );
+            Step::End(Ending::Changed {
+                observation,
+                unjudged,
+            })
         }
     }
 }

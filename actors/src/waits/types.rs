@@ -9,17 +9,18 @@ use storage::{TaskId, Timestamp, WaitRecord};
 
 use crate::waits::capture::sources::SourceFactory;
 use crate::waits::judge::Judge;
-use crate::waits::judge::text::TextJudge;
+use crate::waits::judge::reading::{JudgedBy, Judges, Reach, Reading};
 use crate::waits::target::Target;
 
 /// What every wait shares: where sources come from, how content is judged, when to give up.
 #[derive(Debug)]
 pub struct WaitSettings {
     pub sources: Arc<dyn SourceFactory>,
-    /// The judging pipeline of text targets (with the model, if one is configured).
-    pub text_judge: TextJudge,
-    /// The model for pixel targets; without one, a window wait wakes on the first change.
-    pub pixel_judge: Option<Arc<dyn Judge>>,
+    /// The model asked about text targets' conditions when no local judge decides them.
+    pub text_model: Option<Arc<dyn Judge>>,
+    /// The model (or OCR) that judges window and screen frames; without one, a window wait
+    /// wakes as changed at the first settled change.
+    pub pixel_model: Option<Arc<dyn Judge>>,
     /// Capture or judge failures in a row that end a wait in `error`.
     pub max_consecutive_failures: u32,
     /// How long a watched window may stay closed before the wait ends in `error`.
@@ -35,6 +36,9 @@ pub struct NewWait {
     pub poll_interval: Duration,
     pub task_id: Option<TaskId>,
     pub session_key: Option<String>,
+    /// Count what a text target already shows (by default only what arrives after the
+    /// wait starts counts).
+    pub match_existing: bool,
 }
 
 /// `wait_update`'s changes.
@@ -58,6 +62,68 @@ pub struct WaitView {
     pub now: Timestamp,
     /// What just happened, for the reply's `message`.
     pub message: String,
+    /// How its condition was read, and who decides each clause.
+    pub reading: ReadingView,
+}
+
+/// A condition as read: alternatives (any holds it) of clauses (all must hold).
+pub type ReadingView = Vec<Vec<JudgedClause>>;
+
+/// One clause of a reading and who decides it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JudgedClause {
+    pub text: String,
+    pub negated: bool,
+    pub judged_by: JudgedBy,
+}
+
+impl WaitSettings {
+    /// What can judge a target's condition here.
+    pub fn judges(&self, target: &Target) -> Judges {
+        let model = if target.is_pixels() {
+            &self.pixel_model
+        } else {
+            &self.text_model
+        };
+        Judges {
+            text: !target.is_pixels(),
+            exit_known: self.sources.reports_exit(target),
+            has_prompt: self.sources.has_prompt(target),
+            model: model.as_ref().map_or(Reach::None, |model| model.reach()),
+        }
+    }
+
+    /// A record's condition as read for its target (an unreadable target reads as text).
+    pub fn reading_view(&self, record: &WaitRecord) -> ReadingView {
+        let judges = match Target::parse(&record.target) {
+            Ok(target) => self.judges(&target),
+            Err(_) => Judges {
+                text: true,
+                exit_known: false,
+                has_prompt: false,
+                model: Reach::None,
+            },
+        };
+        view_of(&Reading::parse(&record.condition), judges)
+    }
+}
+
+/// A reading with its judges named.
+pub fn view_of(reading: &Reading, judges: Judges) -> ReadingView {
+    reading
+        .groups
+        .iter()
+        .map(|group| {
+            group
+                .iter()
+                .map(|clause| JudgedClause {
+                    text: clause.text.clone(),
+                    negated: clause.negated,
+                    judged_by: clause.test.judged_by(judges),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// How a wait ends (other than by cancellation).
@@ -72,6 +138,14 @@ pub enum Ending {
     },
     /// Watching failed; the cause says what to do.
     Error(String),
+    /// The target changed and part of the condition could be judged by no one: the agent
+    /// is woken to look, not told the condition held.
+    Changed {
+        /// What changed.
+        observation: String,
+        /// The clauses nobody could judge.
+        unjudged: Vec<String>,
+    },
 }
 
 /// The judging state of a live watch, beside its record: what the next observation or
@@ -84,9 +158,13 @@ pub struct Watch {
     pub judge_failures_in_a_row: u32,
     /// Bumped when the condition changes: verdicts on the old one are dropped.
     pub generation: u64,
-    /// The fingerprint of the first content this watch saw: without a model, a condition
-    /// wakes only on settled content that differs from it.
+    /// The fingerprint of the first content this watch saw: a change nobody can judge wakes
+    /// the agent only on settled content that differs from it.
     pub baseline: Option<u64>,
+    /// The fingerprint of the last observation, and when the content last changed (for
+    /// "the output stops changing").
+    pub last_print: Option<u64>,
+    pub last_change_at: Option<storage::Timestamp>,
     /// A model judgment is in flight (one at a time).
     pub judging: bool,
 }

@@ -17,7 +17,9 @@ use crate::waits::actor::{
 };
 use crate::waits::capture::CaptureError;
 use crate::waits::content::Content;
+use crate::waits::fresh;
 use crate::waits::gate::{Readiness, fingerprint};
+use crate::waits::judge::decide::{Decision, Observed, decide};
 use crate::waits::judge::{JudgeFailure, JudgeProgress, JudgeRequest, Verdict};
 use crate::waits::target::Target;
 use crate::waits::texts;
@@ -51,25 +53,12 @@ pub(super) async fn observe(
         return None;
     }
     let target = state.target.clone()?;
-    let is_baseline = state.watch.is_baseline(fingerprint(&content));
-    let decision = if target.is_pixels() {
-        transition::decide_pixels(
-            state.settings.pixel_judge.is_some(),
-            readiness,
-            is_baseline,
-            &content,
-        )
-    } else {
-        let exit_known = state.settings.sources.reports_exit(&target);
-        state.settings.text_judge.decide(
-            &state.condition,
-            &content,
-            readiness,
-            is_baseline,
-            exit_known,
-        )
-    };
     let now = state.directory.now();
+    let print = fingerprint(&content);
+    let is_baseline = state.watch.is_baseline(print);
+    let quiet_for = state.watch.observed_at(print, now);
+    let decision = decide_on(state, &target, &content, readiness, is_baseline, quiet_for);
+    state.last_content = Some(content.clone());
     let record = state.record.as_mut()?;
     match transition::observed(record, &mut state.watch, decision, now) {
         Step::AskModel => Some(ask_model(myself, state, seq, &target, content)),
@@ -79,6 +68,84 @@ pub(super) async fn observe(
             None
         }
     }
+}
+
+/// At a poll with no news: a condition about time passing without change ("the output
+/// stops changing for 30s") may hold now. Only a met condition acts here; everything else
+/// waits for the next change.
+pub(super) async fn check_quiet(myself: &ActorRef<WaitMsg>, state: &mut WaitActorState) {
+    if !is_watching(state) || state.watch.judging || state.reading.quiet_clause().is_none() {
+        return;
+    }
+    let (Some(target), Some(content)) = (state.target.clone(), state.last_content.clone()) else {
+        return;
+    };
+    let now = state.directory.now();
+    let quiet_for = state.watch.quiet_for(now);
+    let is_baseline = state.watch.last_print == state.watch.baseline;
+    let decision = decide_on(
+        state,
+        &target,
+        &content,
+        Readiness::Settled,
+        is_baseline,
+        quiet_for,
+    );
+    if let Decision::Met(_) = decision
+        && let Some(record) = state.record.as_mut()
+    {
+        let step = transition::observed(record, &mut state.watch, decision, now);
+        apply(myself, state, step).await;
+    }
+}
+
+/// The reading's decision on a capture.
+fn decide_on(
+    state: &WaitActorState,
+    target: &Target,
+    content: &Content,
+    readiness: Readiness,
+    is_baseline: bool,
+    quiet_for: Duration,
+) -> Decision {
+    let baseline = state.record.as_ref().and_then(|r| r.baseline.as_ref());
+    let fresh_text;
+    let observed = match content {
+        Content::Text { text, exit, .. } => {
+            fresh_text = fresh::new_text(content, baseline);
+            Observed {
+                text,
+                fresh: &fresh_text,
+                exit: *exit,
+                quiet_for,
+                changed: !fresh_text.trim().is_empty(),
+                description: None,
+            }
+        }
+        Content::Frame(_) => Observed {
+            text: "",
+            fresh: "",
+            exit: None,
+            quiet_for,
+            changed: !is_baseline,
+            description: Some("the window changed"),
+        },
+        Content::Absent { description } => Observed {
+            text: "",
+            fresh: "",
+            exit: None,
+            quiet_for,
+            // A window that closed is a change to look at; a file not there yet is not.
+            changed: target.is_pixels() && !is_baseline,
+            description: Some(description),
+        },
+    };
+    decide(
+        &state.reading,
+        state.settings.judges(target),
+        &observed,
+        readiness,
+    )
 }
 
 /// Asks the model about observation `seq`; its verdict comes back as a `Judgment`. Returns
@@ -105,11 +172,10 @@ fn ask_model(
     };
     let progress = request.progress.clone();
     let model = if target.is_pixels() {
-        state.settings.pixel_judge.clone()
+        state.settings.pixel_model.clone()
     } else {
-        None
+        state.settings.text_model.clone()
     };
-    let text_judge = state.settings.text_judge.clone();
     let (wait, generation) = (myself.clone(), state.watch.generation);
     let done = progress.done_on_drop();
     tokio::spawn(async move {
@@ -117,7 +183,10 @@ fn ask_model(
         let asked = async {
             match model {
                 Some(model) => model.judge(request).await,
-                None => text_judge.ask_model(request).await,
+                None => Err(JudgeFailure {
+                    message: "no model is configured".to_owned(),
+                    model_call: false,
+                }),
             }
         };
         let outcome = match tokio::time::timeout(JUDGE_TIMEOUT, asked).await {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use crate::waits::capture::{CaptureError, Source};
-use crate::waits::content::Content;
+use crate::waits::content::{Content, TextOrigin};
 
 /// How much of a file's end is watched.
 pub const FILE_TAIL_BYTES: u64 = 64 * 1024;
@@ -20,7 +20,7 @@ pub const FILE_TAIL_BYTES: u64 = 64 * 1024;
 pub struct FileTail {
     path: PathBuf,
     /// The stamp of the last read and what it gave.
-    last: Option<(Stamp, Arc<str>)>,
+    last: Option<(Stamp, Content)>,
 }
 
 /// What tells two versions of a file apart without reading it: (device, inode, size, mtime ns).
@@ -49,24 +49,30 @@ impl Source for FileTail {
                 });
             };
             let stamp = stamp_of(&metadata);
-            if let Some((last_stamp, text)) = &self.last
+            if let Some((last_stamp, content)) = &self.last
                 && *last_stamp == stamp
             {
-                return Ok(Content::Text {
-                    text: text.clone(),
-                    exit: None,
-                });
+                return Ok(content.clone());
             }
             let path = self.path.clone();
             let length = metadata.len();
-            let text: Arc<str> = tokio::task::spawn_blocking(move || read_tail(&path, length))
+            let (start, text) = tokio::task::spawn_blocking(move || read_tail(&path, length))
                 .await
                 .map_err(|error| {
                     CaptureError::retryable(format!("reading the file failed: {error}"))
-                })??
-                .into();
-            self.last = Some((stamp, text.clone()));
-            Ok(Content::Text { text, exit: None })
+                })??;
+            let content = Content::Text {
+                text: Arc::from(text),
+                exit: None,
+                origin: TextOrigin::File {
+                    device: metadata.dev(),
+                    inode: metadata.ino(),
+                    start,
+                    end: length,
+                },
+            };
+            self.last = Some((stamp, content.clone()));
+            Ok(content)
         })
     }
 }
@@ -101,8 +107,9 @@ fn stamp_of(metadata: &std::fs::Metadata) -> Stamp {
     )
 }
 
-/// The last [`FILE_TAIL_BYTES`] of a file `length` bytes long, from the start of a line.
-fn read_tail(path: &std::path::Path, length: u64) -> Result<String, CaptureError> {
+/// The last [`FILE_TAIL_BYTES`] of a file `length` bytes long, from the start of a line, and
+/// the offset it starts at.
+fn read_tail(path: &std::path::Path, length: u64) -> Result<(u64, String), CaptureError> {
     let cannot_read = |error: std::io::Error| {
         CaptureError::retryable(format!("cannot read {}: {error}", path.display()))
     };
@@ -115,14 +122,15 @@ fn read_tail(path: &std::path::Path, length: u64) -> Result<String, CaptureError
     file.take(FILE_TAIL_BYTES)
         .read_to_end(&mut bytes)
         .map_err(cannot_read)?;
-    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    let mut skipped = 0;
     if start > 0 {
         // Started mid-file: drop the partial first line.
-        if let Some(newline) = text.find('\n') {
-            text.drain(..=newline);
+        if let Some(newline) = bytes.iter().position(|b| *b == b'\n') {
+            skipped = newline + 1;
         }
     }
-    Ok(text)
+    let text = String::from_utf8_lossy(&bytes[skipped..]).into_owned();
+    Ok((start + skipped as u64, text))
 }
 
 #[cfg(test)]
@@ -131,6 +139,14 @@ mod tests {
 
     async fn capture(source: &mut FileTail) -> Content {
         source.capture().await.unwrap()
+    }
+
+    /// The text of a capture, for comparing.
+    fn text_of(content: &Content) -> Content {
+        match content {
+            Content::Text { text, .. } => Content::text(text.clone()),
+            other => other.clone(),
+        }
     }
 
     #[tokio::test]
@@ -143,7 +159,10 @@ mod tests {
         );
 
         std::fs::write(&path, "step 1\n").unwrap();
-        assert_eq!(capture(&mut source).await, Content::text("step 1\n"));
+        assert_eq!(
+            text_of(&capture(&mut source).await),
+            Content::text("step 1\n")
+        );
         std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
@@ -154,16 +173,22 @@ mod tests {
             .unwrap();
         std::io::Write::write_all(&mut file, b"step 2\n").unwrap();
         assert_eq!(
-            capture(&mut source).await,
+            text_of(&capture(&mut source).await),
             Content::text("step 1\nstep 2\n")
         );
 
         // Truncated, then rotated: always what the path holds now.
         std::fs::write(&path, "fresh\n").unwrap();
-        assert_eq!(capture(&mut source).await, Content::text("fresh\n"));
+        assert_eq!(
+            text_of(&capture(&mut source).await),
+            Content::text("fresh\n")
+        );
         std::fs::rename(&path, dir.path().join("build.log.1")).unwrap();
         std::fs::write(&path, "rotated\n").unwrap();
-        assert_eq!(capture(&mut source).await, Content::text("rotated\n"));
+        assert_eq!(
+            text_of(&capture(&mut source).await),
+            Content::text("rotated\n")
+        );
     }
 
     #[tokio::test]

@@ -49,6 +49,11 @@ pub trait SourceFactory: Debug + Send + Sync + 'static {
     fn reports_exit(&self, target: &Target) -> bool {
         matches!(target, Target::Pty(_))
     }
+
+    /// Whether the target shows a shell prompt (terminals and tmux panes, not log files).
+    fn has_prompt(&self, target: &Target) -> bool {
+        matches!(target, Target::Pty(_) | Target::Tmux(_))
+    }
 }
 
 /// The real sources.

@@ -45,7 +45,7 @@ pub trait Gate: Send + 'static {
 /// several times more on a 64 KiB log tail).
 pub fn fingerprint(content: &Content) -> u64 {
     match content {
-        Content::Text { text, exit } => {
+        Content::Text { text, exit, .. } => {
             let exit = match exit.map(|e| e.code) {
                 None => 0,
                 Some(None) => 1,

@@ -513,7 +513,7 @@ fn spread_busy(grid: &TileGrid, changed: &mut [ChangedTile]) {
 fn fingerprint(content: &Content) -> u64 {
     let mut hasher = DefaultHasher::new();
     match content {
-        Content::Text { text, exit } => (0u8, text, exit.map(|e| e.code)).hash(&mut hasher),
+        Content::Text { text, exit, .. } => (0u8, text, exit.map(|e| e.code)).hash(&mut hasher),
         Content::Absent { description } => (1u8, description).hash(&mut hasher),
         Content::Frame(frame) => {
             (2u8, frame.width, frame.height, &frame.pixels[..]).hash(&mut hasher)

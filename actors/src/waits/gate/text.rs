@@ -21,7 +21,7 @@ pub struct TextGate {
 
 impl TextGate {
     fn fingerprint_of(&mut self, content: &Content) -> u64 {
-        let Content::Text { text, exit } = content else {
+        let Content::Text { text, exit, .. } = content else {
             return fingerprint(content);
         };
         if let Some((last_text, last_exit, print)) = &self.last_hashed
@@ -114,6 +114,7 @@ mod tests {
         let running = Content::text("ALL DONE");
         let ended = Content::Text {
             text: "ALL DONE".into(),
+            origin: Default::default(),
             exit: Some(ProcessExit { code: Some(0) }),
         };
         let decisions = run(&[running.clone(), running, ended.clone(), ended]);

@@ -4,7 +4,9 @@
 //! (quoted phrases, exit clauses, then an optional model), the vision backends (OpenAI-style,
 //! Anthropic, OCR, none), and a scripted judge for tests and the harness.
 
-pub mod text;
+pub mod decide;
+pub mod detectors;
+pub mod reading;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -15,6 +17,7 @@ use futures::future::BoxFuture;
 use tokio::sync::watch;
 
 use crate::waits::content::Content;
+pub use crate::waits::judge::reading::Reach;
 
 #[derive(Clone, Debug)]
 pub struct JudgeRequest {
@@ -155,6 +158,11 @@ pub struct JudgeFailure {
 pub trait Judge: Debug + Send + Sync + 'static {
     /// "openai gpt-4o-mini at https://api.openai.com/v1", "none": for status and wake texts.
     fn describe(&self) -> String;
+
+    /// What it can read: anything (a model), or only quoted phrases (OCR).
+    fn reach(&self) -> Reach {
+        Reach::Full
+    }
 
     fn judge(&self, request: JudgeRequest) -> BoxFuture<'static, Result<Verdict, JudgeFailure>>;
 }

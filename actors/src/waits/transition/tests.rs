@@ -6,7 +6,6 @@ use std::time::Duration;
 use storage::{EventKind, Timestamp, WaitEvent, WaitId, WaitState};
 
 use super::*;
-use crate::waits::content::Content;
 use crate::waits::judge::Usage;
 use crate::waits::target::Target;
 
@@ -26,7 +25,9 @@ fn record() -> WaitRecord {
             poll_interval: Duration::from_secs(2),
             task_id: None,
             session_key: None,
+            match_existing: false,
         },
+        None,
         T0,
     )
 }
@@ -92,6 +93,18 @@ fn decisions_on_observations() {
         ),
         (Decision::NotMet(String::new()), Step::Keep, None, false),
         (Decision::AskModel, Step::AskModel, None, true),
+        (
+            Decision::Changed {
+                observation: "new output: step 2".into(),
+                unjudged: vec!["the page looks right".into()],
+            },
+            Step::End(Ending::Changed {
+                observation: "new output: step 2".into(),
+                unjudged: vec!["the page looks right".into()],
+            }),
+            Some("new output: step 2"),
+            false,
+        ),
     ];
     for (decision, step, last, judging) in table {
         let mut record = record();
@@ -104,41 +117,6 @@ fn decisions_on_observations() {
         );
         assert_eq!(record.last_observation.as_deref(), last, "{label}");
         assert_eq!(watch.judging, judging, "{label}");
-    }
-}
-
-#[test]
-fn pixel_decisions_without_and_with_a_model() {
-    let frame = Content::text("anything");
-    // (has a model, readiness, is the baseline, what is decided)
-    type Expected = fn(&Decision) -> bool;
-    let table: [(bool, Readiness, bool, Expected); 5] = [
-        (false, Readiness::Changing, false, |d| {
-            *d == Decision::NotMet(String::new())
-        }),
-        (
-            false,
-            Readiness::Settled,
-            true,
-            |d| matches!(d, Decision::NotMet(text) if text.contains("first change")),
-        ),
-        (
-            false,
-            Readiness::Settled,
-            false,
-            |d| matches!(d, Decision::Met(text) if text.contains("no vision model")),
-        ),
-        (true, Readiness::Settled, true, |d| *d == Decision::AskModel),
-        (true, Readiness::Changing, false, |d| {
-            *d == Decision::NotMet(String::new())
-        }),
-    ];
-    for (has_model, readiness, baseline, expected) in table {
-        let decision = decide_pixels(has_model, readiness, baseline, &frame);
-        assert!(
-            expected(&decision),
-            "{has_model} {readiness:?} {baseline}: {decision:?}"
-        );
     }
 }
 
@@ -276,6 +254,15 @@ fn endings_set_the_state_the_event_and_the_texts() {
             EventKind::WaitError,
             "smart_wait error (w-4hx8q2): the pane is gone.",
         ),
+        (
+            Ending::Changed {
+                observation: "new output: step 2".into(),
+                unjudged: vec!["the page looks right".into()],
+            },
+            WaitState::Changed,
+            EventKind::WaitChanged,
+            "smart_wait changed (w-4hx8q2): new output: step 2. The condition was not judged: no model is configured to judge \"the page looks right\". Elapsed: 47s.",
+        ),
     ];
     for (ending, state, kind, head) in table {
         let mut record = record();
@@ -297,7 +284,7 @@ fn revive_update_and_cancel() {
         timeout_s: Some(60),
         message: Some("not that".into()),
     };
-    let revived = revive(&ended, &change, at(100)).unwrap();
+    let revived = revive(&ended, &change, None, at(100)).unwrap();
     assert_eq!(revived.state, WaitState::Watching);
     assert_eq!(revived.condition, "when 'DEPLOYED' shows");
     assert_eq!((revived.started_at, revived.deadline), (at(100), at(160)));
@@ -320,7 +307,7 @@ fn revive_update_and_cancel() {
     let note = cancel(&mut cancelled, Some("not needed"), at(5));
     assert_eq!(cancelled.state, WaitState::Cancelled);
     assert!(note.contains("not needed"));
-    let refused = revive(&cancelled, &WaitUpdate::default(), at(6)).unwrap_err();
+    let refused = revive(&cancelled, &WaitUpdate::default(), None, at(6)).unwrap_err();
     assert!(refused.message.contains("cancelled"), "{}", refused.message);
 }
 
