@@ -222,3 +222,70 @@ async fn a_window_that_closes_and_stays_closed_ends_the_wait_in_error() {
     assert_eq!(status["status"], "error", "{status}");
     daemon.stop().await;
 }
+
+/// A window that does not exist yet is accepted: the reply says so and names the closest
+/// open titles; no model is asked while it is missing; once it opens, its frames are judged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing_before() {
+    let xvfb = Xvfb::start();
+    let windows = TestWindows::connect(xvfb.display());
+    windows.create("Firefox — Downloads", 0, 0, 320, 200, 0x2040a0);
+    windows.create("Terminal — build", 330, 0, 320, 200, GREY);
+    let display = xvfb.display().to_owned();
+    let (url, requests) = chat_server().await;
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.x11.display = Some(display);
+            config.vision.backend = VisionBackend::Openai;
+            config.vision.base_url = Some(url.clone());
+            config.vision.model = Some("llava".into());
+            config.vision.min_interval_s = 0;
+        },
+        None,
+    )
+    .await;
+
+    let (wait_id, created) = watch(&daemon, "window:Setup Wizard", "the download finished").await;
+    let message = created["message"].as_str().unwrap();
+    assert!(
+        message.contains("No window's title contains 'Setup Wizard' yet"),
+        "{message}"
+    );
+    assert!(
+        message.contains("'Firefox — Downloads'") && message.contains("'Terminal — build'"),
+        "the open windows are named: {message}"
+    );
+    wait_until(
+        "captures while the window is missing",
+        PATIENCE,
+        async || {
+            status_of(&daemon, &wait_id).await["counters"]["captures"]
+                .as_u64()
+                .unwrap()
+                >= 4
+        },
+    )
+    .await;
+    assert!(
+        requests.lock().unwrap().is_empty(),
+        "no model call while the window does not exist"
+    );
+    let status = status_of(&daemon, &wait_id).await;
+    assert_eq!(status["status"], "watching");
+    assert!(
+        status["last_observation"]
+            .as_str()
+            .unwrap()
+            .contains("no window's title contains 'Setup Wizard'"),
+        "{status}"
+    );
+
+    windows.create("Setup Wizard — Installer", 40, 40, 400, 300, GREY);
+    wait_until("the model's verdict woke the agent", PATIENCE, async || {
+        daemon.sink.received().len() == 1
+    })
+    .await;
+    assert_eq!(requests.lock().unwrap().len(), 1, "judged once it appeared");
+    assert_eq!(daemon.sink.received()[0].kind, EventKind::WaitResolved);
+    daemon.stop().await;
+}

@@ -128,6 +128,12 @@ pub fn suggested_next_action(task: &TaskRecord, progress: &PlanProgress) -> Stri
                     smart_wait or continue without it."
                 .to_owned();
         }
+        Some(WaitState::Changed) if wait_is_latest => {
+            return "The last wait woke you at a change nobody judged (no model was configured for its \
+                    condition): look at its target to see whether the condition holds, then go on or \
+                    send it back to watching with wait_update."
+                .to_owned();
+        }
         _ => {}
     }
     match progress.current {
@@ -331,6 +337,11 @@ mod tests {
 
         let mut failed = timed_out;
         failed.last_wait_state = Some(WaitState::Error);
+        let mut changed = failed.clone();
+        changed.last_wait_state = Some(WaitState::Changed);
+        assert!(
+            suggested_next_action(&changed, &progress(&changed)).contains("change nobody judged")
+        );
         assert!(
             suggested_next_action(&failed, &progress(&failed))
                 .starts_with("The last wait ended in an error")

@@ -316,7 +316,7 @@ async fn create(
     let now = state.directory.now();
     // Can it be watched at all? (A bad tmux pane fails later; no X display fails here.)
     let sources = &state.settings.sources;
-    sources.check_new(&new.target, &state.directory).await?;
+    let target_notes = sources.check_new(&new.target, &state.directory).await?;
     let start = first_capture(state, &new.target).await?;
     let baseline = start.as_ref().and_then(fresh::baseline_of);
     let record = transition::new_record(state.id.clone(), &new, baseline, now);
@@ -337,7 +337,7 @@ async fn create(
     start_watcher(myself, state).await?;
     // The first poll is due now: the content is judged at once.
     arm_timers(myself, state);
-    let message = monitoring_message(state, &new, start.as_ref());
+    let message = monitoring_message(state, &new, start.as_ref(), target_notes);
     Ok(view(state, message))
 }
 
@@ -367,10 +367,14 @@ async fn first_capture(
 
 /// The reply to `smart_wait`: the condition, how it was read, and what the agent should
 /// know — clauses nobody can judge, phrases already on screen.
-fn monitoring_message(state: &WaitActorState, new: &NewWait, start: Option<&Content>) -> String {
+fn monitoring_message(
+    state: &WaitActorState,
+    new: &NewWait,
+    start: Option<&Content>,
+    mut notes: Vec<String>,
+) -> String {
     let judges = state.settings.judges(&new.target);
     let reading = texts::reading_sentence(&state.reading, judges);
-    let mut notes = Vec::new();
     let unjudged: Vec<String> = state
         .reading
         .judged_by(judges)

@@ -96,6 +96,28 @@ fn quoted_list(clauses: &[String]) -> String {
     }
 }
 
+/// A watched window that does not exist when the wait starts: it may open later.
+pub fn window_missing_note(needle: &str, closest: &[String]) -> String {
+    let what = if needle.is_empty() {
+        "That window does not exist yet".to_owned()
+    } else {
+        format!("No window's title contains '{needle}' yet")
+    };
+    let open = if closest.is_empty() {
+        String::new()
+    } else {
+        let titles: Vec<String> = closest.iter().map(|t| format!("'{}'", cut(t))).collect();
+        format!(
+            " Open windows with the closest titles: {}.",
+            titles.join(", ")
+        )
+    };
+    format!(
+        "{what}: I'll watch for it to appear, and no model is asked until it does.{open} If you \
+         meant another window, cancel this wait and start one on window:<its title>."
+    )
+}
+
 /// A phrase the target already shows when the wait starts.
 pub fn already_present_note(phrase: &str, line: &str, lines_from_end: usize) -> String {
     let place = match lines_from_end {

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use crate::error::CallError;
 use crate::waits::actor::{
     JUDGE_TIMEOUT, POLL_TIMEOUT, RECORD_TIMEOUT, WaitActorState, WaitMsg, finish, is_watching,
-    save, target_text,
+    record_mut, save, target_text,
 };
 use crate::waits::capture::CaptureError;
 use crate::waits::content::Content;
@@ -53,6 +53,16 @@ pub(super) async fn observe(
         return None;
     }
     let target = state.target.clone()?;
+    if let Content::Absent { description } = &content
+        && target.is_pixels()
+        && !content.is_closed_window()
+    {
+        // A window never seen (or hidden): nothing for a judge to look at, and not where the
+        // watch begins; the first frame of the window is.
+        record_mut(state).last_observation = Some(description.clone());
+        judged(state, seq);
+        return None;
+    }
     let now = state.directory.now();
     let print = fingerprint(&content);
     let is_baseline = state.watch.is_baseline(print);

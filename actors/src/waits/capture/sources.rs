@@ -20,11 +20,13 @@ use crate::terminals::types::SessionId;
 use crate::waits::capture::Source;
 use crate::waits::capture::file::FileTail;
 use crate::waits::capture::tmux::TmuxPane;
-use crate::waits::capture::x11::{CaptureOptions, Watched, X11Capture, X11Source};
+use crate::waits::capture::x11::windows::closest_titles;
+use crate::waits::capture::x11::{CaptureOptions, Watched, WindowStatus, X11Capture, X11Source};
 use crate::waits::gate::Gate;
 use crate::waits::gate::pixel::PixelGate;
 use crate::waits::gate::text::TextGate;
-use crate::waits::target::Target;
+use crate::waits::target::{Target, WindowSelector};
+use crate::waits::texts;
 
 /// Builds the source and the gate for a target.
 pub trait SourceFactory: Debug + Send + Sync + 'static {
@@ -36,13 +38,14 @@ pub trait SourceFactory: Debug + Send + Sync + 'static {
 
     /// Whether a new wait on `target` makes sense now (a `pty:` session must exist and an X
     /// display must open when the wait starts; a resumed wait finds out from its first
-    /// capture instead).
+    /// capture instead), and what the agent should know about it (a window that is not
+    /// there yet).
     fn check_new(
         &self,
         _target: &Target,
         _directory: &Directory,
-    ) -> BoxFuture<'static, Result<(), CallError>> {
-        Box::pin(async { Ok(()) })
+    ) -> BoxFuture<'static, Result<Vec<String>, CallError>> {
+        Box::pin(async { Ok(Vec::new()) })
     }
 
     /// Whether the target's source reports the watched process's exit.
@@ -94,7 +97,7 @@ impl SourceFactory for ProductionSources {
         &self,
         target: &Target,
         directory: &Directory,
-    ) -> BoxFuture<'static, Result<(), CallError>> {
+    ) -> BoxFuture<'static, Result<Vec<String>, CallError>> {
         let checked = match target {
             Target::Pty(session) => SessionId::parse(session)
                 .and_then(|id| directory.terminal_sessions().get(&id).map(drop)),
@@ -105,24 +108,40 @@ impl SourceFactory for ProductionSources {
         Box::pin(async move {
             checked?;
             let Some(watched) = watched else {
-                return Ok(());
+                return Ok(Vec::new());
+            };
+            let needle = match &watched {
+                Watched::Window(WindowSelector::Title(needle)) => Some(needle.clone()),
+                _ => None,
             };
             // Open the display once, off the runtime, so that a wait that cannot work fails
-            // now with a reason instead of at its first captures.
+            // now with a reason instead of at its first captures; a window not there yet is
+            // fine (it may open later), and the reply says what is there instead.
             let opened = tokio::task::spawn_blocking(move || {
-                X11Capture::connect(display.as_deref(), watched, CaptureOptions::default())
-                    .map(drop)
+                let mut capture =
+                    X11Capture::connect(display.as_deref(), watched, CaptureOptions::default())?;
+                capture.window_status()
             })
             .await
             .map_err(|error| {
                 CallError::internal(format!("opening the X display failed: {error}"), "retry")
             })?;
-            opened.map_err(|error| {
+            let status = opened.map_err(|error| {
                 CallError::unavailable(
                     error.message,
                     "window: and screen waits need an X display the daemon can open; text \
                      targets (pty:, tmux:, file:) work without one",
                 )
+            })?;
+            Ok(match (status, needle) {
+                (WindowStatus::Missing { titles }, Some(needle)) => {
+                    let closest = closest_titles(&needle, &titles, 3);
+                    vec![texts::window_missing_note(&needle, &closest)]
+                }
+                (WindowStatus::Missing { .. }, None) => {
+                    vec![texts::window_missing_note("", &[])]
+                }
+                (WindowStatus::Found, _) => Vec::new(),
             })
         })
     }

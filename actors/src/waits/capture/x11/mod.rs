@@ -26,7 +26,7 @@
 
 mod grab;
 pub mod pixels;
-mod windows;
+pub mod windows;
 
 #[cfg(test)]
 pub(crate) mod test_display;
@@ -105,6 +105,16 @@ impl Default for CaptureOptions {
             composite: true,
         }
     }
+}
+
+/// Whether a watched window is there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WindowStatus {
+    Found,
+    /// No window matches; the titles of those that exist.
+    Missing {
+        titles: Vec<String>,
+    },
 }
 
 /// The window currently watched.
@@ -247,6 +257,20 @@ impl X11Capture {
         self.reader
             .read(&self.connection, region)
             .map_err(|e| self.failed(e))
+    }
+
+    /// Whether the watched window exists now; when it does not, the titles of the windows
+    /// that do (for a reply that says what is there instead).
+    pub fn window_status(&mut self) -> Result<WindowStatus, CaptureError> {
+        let Watched::Window(selector) = self.watched.clone() else {
+            return Ok(WindowStatus::Found);
+        };
+        if self.resolve(&selector)?.is_some() {
+            return Ok(WindowStatus::Found);
+        }
+        let titles = windows::all_titles(&self.connection, &self.atoms, self.root)
+            .map_err(|error| self.failed(error.into()))?;
+        Ok(WindowStatus::Missing { titles })
     }
 
     fn capture_window(&mut self, selector: &WindowSelector) -> Result<Content, CaptureError> {

@@ -87,6 +87,55 @@ pub(super) fn find_by_title(
     Ok(first)
 }
 
+/// Every titled window's title (the window manager's windows, else the whole tree), for
+/// telling an agent what it could have meant.
+pub(super) fn all_titles(
+    connection: &RustConnection,
+    atoms: &Atoms,
+    root: Window,
+) -> Result<Vec<String>, ReplyError> {
+    let managed = client_list(connection, atoms, root)?;
+    let candidates = if managed.is_empty() {
+        tree(connection, root)?
+    } else {
+        managed
+    };
+    let mut named: Vec<String> = titles(connection, atoms, &candidates)?
+        .into_iter()
+        .flatten()
+        .filter(|title| !title.trim().is_empty())
+        .collect();
+    named.dedup();
+    Ok(named)
+}
+
+/// The titles most like `needle`, best first (at most `count`): by the needle's words they
+/// contain, then by shared letter pairs.
+pub fn closest_titles(needle: &str, titles: &[String], count: usize) -> Vec<String> {
+    let needle = needle.to_lowercase();
+    let words: Vec<&str> = needle.split_whitespace().collect();
+    let pairs = |text: &str| -> std::collections::HashSet<(char, char)> {
+        let chars: Vec<char> = text.chars().collect();
+        chars.windows(2).map(|pair| (pair[0], pair[1])).collect()
+    };
+    let wanted = pairs(&needle);
+    let mut scored: Vec<(usize, usize, &String)> = titles
+        .iter()
+        .map(|title| {
+            let lower = title.to_lowercase();
+            let shared_words = words.iter().filter(|word| lower.contains(**word)).count();
+            let shared_pairs = pairs(&lower).intersection(&wanted).count();
+            (shared_words, shared_pairs, title)
+        })
+        .collect();
+    scored.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+    scored
+        .into_iter()
+        .take(count)
+        .map(|(_, _, title)| title.clone())
+        .collect()
+}
+
 /// The window manager's managed windows, oldest first; empty without a window manager.
 fn client_list(
     connection: &RustConnection,
