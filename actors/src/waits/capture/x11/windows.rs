@@ -128,7 +128,7 @@ pub fn closest_titles(needle: &str, titles: &[String], count: usize) -> Vec<Stri
             (shared_words, shared_pairs, title)
         })
         .collect();
-    scored.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+    scored.sort_by_key(|(words, pairs, _)| std::cmp::Reverse((*words, *pairs)));
     scored
         .into_iter()
         .take(count)
