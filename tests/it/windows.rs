@@ -289,3 +289,118 @@ async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing
     assert_eq!(daemon.sink.received()[0].kind, EventKind::WaitResolved);
     daemon.stop().await;
 }
+
+/// An xterm showing `lines`, titled `title`, drawn with an Xft font in the given colours.
+struct Xterm(std::process::Child);
+
+impl Xterm {
+    fn show(display: &str, title: &str, font: &str, colours: (&str, &str), lines: &str) -> Xterm {
+        let child = std::process::Command::new("xterm")
+            .env("DISPLAY", display)
+            .args(["-T", title, "-geometry", "70x6+0+0", "-fa", font, "-fs", "12"])
+            .args(["-bg", colours.0, "-fg", colours.1, "-e", "sh", "-c"])
+            .arg(format!("printf '%s\\n' '{lines}'; sleep 120"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|error| {
+                panic!("cannot start xterm ({error}); install it: apt-get install xterm fonts-dejavu-core fonts-liberation")
+            });
+        Xterm(child)
+    }
+}
+
+impl Drop for Xterm {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The ocr backend on real xterm windows (two fonts, dark on light and light on dark): a
+/// digit is never forgiven — 'Tests: 0 failed' does not resolve on "Tests: 3 failed, 97
+/// passed", and does on "Tests: 0 failed" (whose slashed zero tesseract reads as @ or ©).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ocr_backend_reads_digits_exactly_on_real_xterm_windows() {
+    let xvfb = Xvfb::start_with(1280, 720, 24);
+    let display = xvfb.display().to_owned();
+    let daemon = TestDaemon::start_with(
+        {
+            let display = display.clone();
+            move |config| {
+                config.x11.display = Some(display);
+                config.vision.backend = VisionBackend::Ocr;
+            }
+        },
+        None,
+    )
+    .await;
+    let mut xterms = Vec::new();
+    let mut failing = Vec::new();
+    let mut passing = Vec::new();
+    for (font, font_name) in [
+        ("DejaVu Sans Mono", "dejavu"),
+        ("Liberation Mono", "liberation"),
+    ] {
+        for (colours, scheme) in [
+            (("white", "black"), "light"),
+            (("black", "#d0d0d0"), "dark"),
+        ] {
+            let three = format!("ocr-{font_name}-{scheme}-three");
+            let zero = format!("ocr-{font_name}-{scheme}-zero");
+            xterms.push(Xterm::show(
+                &display,
+                &three,
+                font,
+                colours,
+                "Tests: 3 failed, 97 passed, 100 total",
+            ));
+            xterms.push(Xterm::show(
+                &display,
+                &zero,
+                font,
+                colours,
+                "Tests: 0 failed, 12 passed, 12 total",
+            ));
+            let mut client = daemon.client().await;
+            for (title, list) in [(three, &mut failing), (zero, &mut passing)] {
+                let created = ok(
+                    &mut client,
+                    "smart_wait",
+                    json!({"target": format!("window:{title}"), "wake_when": "when 'Tests: 0 failed' shows",
+                           "poll_interval": 0.5, "timeout": 12}),
+                )
+                .await;
+                list.push((title, created["wait_id"].as_str().unwrap().to_owned()));
+            }
+        }
+    }
+    let all: Vec<&(String, String)> = failing.iter().chain(&passing).collect();
+    wait_until("every wait ended", Duration::from_secs(40), async || {
+        for (_, wait_id) in &all {
+            if status_of(&daemon, wait_id).await["status"] == "watching" {
+                return false;
+            }
+        }
+        true
+    })
+    .await;
+    for (title, wait_id) in &passing {
+        let status = status_of(&daemon, wait_id).await;
+        assert_eq!(status["status"], "resolved", "{title}: {status}");
+    }
+    for (title, wait_id) in &failing {
+        let status = status_of(&daemon, wait_id).await;
+        assert_eq!(
+            status["status"], "timeout",
+            "{title}: 3 failed is not 0 failed: {status}"
+        );
+        assert!(
+            status["counters"]["judge_calls"].as_u64().unwrap() >= 1,
+            "{title}: the frame was read: {status}"
+        );
+    }
+    drop(xterms);
+    daemon.stop().await;
+}

@@ -135,7 +135,7 @@ fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>) -> Option<St
             let lower = fresh.to_lowercase();
             let all = phrases
                 .iter()
-                .all(|phrase| lower.contains(&phrase.to_lowercase()));
+                .all(|phrase| contains_phrase(&lower, &phrase.to_lowercase()));
             all.then(|| {
                 let first = phrases[0].to_lowercase();
                 line_with(fresh, &first).unwrap_or_else(|| shorten(&phrases[0]))
@@ -183,10 +183,23 @@ fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>) -> Option<St
     }
 }
 
+/// Whether `text` contains `phrase` (both lowercase), where a phrase that begins or ends
+/// with a digit does not continue a longer number ('0 failed' is not in "10 failed").
+pub fn contains_phrase(text: &str, phrase: &str) -> bool {
+    let starts_with_digit = phrase.starts_with(|c: char| c.is_ascii_digit());
+    let ends_with_digit = phrase.ends_with(|c: char| c.is_ascii_digit());
+    text.match_indices(phrase).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + phrase.len()..].chars().next();
+        !(starts_with_digit && before.is_some_and(|c| c.is_ascii_digit()))
+            && !(ends_with_digit && after.is_some_and(|c| c.is_ascii_digit()))
+    })
+}
+
 /// The first line of `text` containing `phrase` (lowercase), trimmed and shortened.
 fn line_with(text: &str, phrase: &str) -> Option<String> {
     text.lines()
-        .find(|line| line.to_lowercase().contains(phrase))
+        .find(|line| contains_phrase(&line.to_lowercase(), phrase))
         .map(|line| shorten(line.trim()))
 }
 

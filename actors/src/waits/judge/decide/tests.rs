@@ -257,3 +257,27 @@ fn pixels_wake_as_changed_without_a_model_and_ask_one_with_it() {
         Decision::NotMet(_)
     ));
 }
+
+#[test]
+fn a_phrase_with_a_number_does_not_match_a_longer_number() {
+    let zero = "when 'Tests: 0 failed' shows";
+    assert!(matches!(
+        decide_on(zero, FILE, seen("", "Tests: 10 failed, 3 passed")),
+        Decision::NotMet(_)
+    ));
+    assert!(matches!(
+        decide_on("when '0 failed' shows", FILE, seen("", "10 failed")),
+        Decision::NotMet(_)
+    ));
+    assert_eq!(
+        decide_on(
+            "when '0 failed' shows",
+            FILE,
+            seen("", "x\n3 passed, 0 failed")
+        ),
+        Decision::Met("3 passed, 0 failed".into())
+    );
+    assert!(contains_phrase("progress 100%", "100%"));
+    assert!(!contains_phrase("progress 1100%", "100%"));
+    assert!(contains_phrase("all done.", "all done"));
+}
