@@ -191,8 +191,9 @@ pub fn contains_phrase(text: &str, phrase: &str) -> bool {
     text.match_indices(phrase).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + phrase.len()..].chars().next();
-        !(starts_with_digit && before.is_some_and(|c| c.is_ascii_digit()))
-            && !(ends_with_digit && after.is_some_and(|c| c.is_ascii_digit()))
+        let continues_before = starts_with_digit && before.is_some_and(|c| c.is_ascii_digit());
+        let continues_after = ends_with_digit && after.is_some_and(|c| c.is_ascii_digit());
+        !(continues_before || continues_after)
     })
 }
 
