@@ -7,8 +7,10 @@
 //! 2. A scripted 10-minute watch at a 2 s poll (300 captures) of a 1920x1080 desktop with
 //!    noise (a randomly sampled blinking cursor, a seconds clock, a progress bar creeping
 //!    along) and K meaningful changes (new output lines, a dialog opening and closing, a
-//!    status label, a button turning green, one of them drawn over two captures): judge calls
-//!    against judging every poll, changes missed, and polls from settling to judgment.
+//!    status label, a button turning green, one of them drawn over two captures, and the
+//!    clock stopping with a notice appearing beside it three polls later, in the region its
+//!    ticking made busy): judge calls against judging every poll, changes missed, and polls
+//!    from settling to judgment.
 //!    Printed for two progress bars: one that moves every poll and one that steps every 6
 //!    polls.
 
@@ -49,6 +51,10 @@ struct Desktop {
     status: &'static str,
     dialog: Dialog,
     button_green: bool,
+    /// The clock ticks until this poll (the ticker of the busy-region case).
+    clock_stops_at: usize,
+    /// A notice beside the clock, in its busy region.
+    notice: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -74,6 +80,8 @@ impl Desktop {
             status: "Status: building",
             dialog: Dialog::Closed,
             button_green: false,
+            clock_stops_at: usize::MAX,
+            notice: false,
         }
     }
 
@@ -88,6 +96,9 @@ impl Desktop {
             12,
             &format!("{:02}:{:02}:{:02}", s / 3600 % 24, s / 60 % 60, s % 60),
         );
+        if self.notice {
+            canvas.text(1756, 12, "synced");
+        }
         canvas.text(16, 64, self.status);
         for (row, line) in self.lines.iter().enumerate() {
             canvas.text(16, TERMINAL_TOP + row as u32 * LINE_HEIGHT, line);
@@ -193,6 +204,12 @@ fn changes() -> Vec<Change> {
             apply: |d, _| d.button_green = true,
             settles_after: 0,
         },
+        Change {
+            at_poll: 281,
+            what: "the clock stops, then a notice appears beside it (its busy region)",
+            apply: |d, _| d.notice = true,
+            settles_after: 0,
+        },
     ]
 }
 
@@ -218,7 +235,12 @@ fn scripted_watch(progress_step_every: usize) -> Outcome {
     };
     for poll in 0..POLLS {
         desktop.cursor_on = noise.coin();
-        desktop.clock_seconds += 2;
+        if poll == 280 {
+            desktop.clock_stops_at = poll;
+        }
+        if poll < desktop.clock_stops_at {
+            desktop.clock_seconds += 2;
+        }
         if poll % progress_step_every == 0 {
             desktop.progress_px += 2 * progress_step_every as u32 + (noise.next() % 3) as u32;
         }

@@ -12,12 +12,15 @@
 //!   recently, or that flips back and forth on consecutive captures (a blinking cursor, a
 //!   spinner), is ignored while it keeps doing so.
 //! - **Busy regions**: a tile whose 3x3 neighbourhood changed to new states four or more
-//!   times in the last minute, and lately at its usual pace, is busy (a clock, a ticker, a
-//!   moving progress bar, a scrolling log), and so is every changed tile connected to it (the
-//!   bar's trail). Changes confined to busy regions are rate-limited, not dropped: with
-//!   nothing else changing they are judged after 30 s, then at doubling intervals up to the
-//!   floor. A region calms when its last change is twice its usual interval old; its last
-//!   state then counts as an ordinary change (the log stopped: the build finished).
+//!   times in the last minute is busy (a clock, a ticker, a moving progress bar, a
+//!   scrolling log) when its own change came on that region's beat and the region is still
+//!   at it; so is every changed tile connected to it (the bar's trail). Changes confined to
+//!   busy regions are rate-limited, not dropped: with nothing else changing they are judged
+//!   after 30 s, then at doubling intervals up to the floor. A region calms as soon as its
+//!   next change is overdue (most of one usual interval); its last state then counts as an
+//!   ordinary change (the log stopped: the build finished), and so does a change that comes
+//!   off the beat or after the calm — text that appears where a clock stopped ticking is
+//!   judged like any other change.
 //! - **Settling**: a meaningful change is judged once it holds still, i.e. its tiles have
 //!   the same hash as on the capture before (or the one before that, so a cursor blinking in
 //!   freshly printed text does not keep it "moving"): `Judge(Settled)`. Its first sight is
@@ -66,10 +69,15 @@ const BLINK_REVISITS: u32 = 3;
 /// [`BUSY_WINDOW`] (more often than every 15 s)...
 const BUSY_CHANGES: usize = 4;
 
-/// ...and is still at it: its last change is no older than this many times its usual
-/// interval between changes. A log that stops scrolling calms after two polls; a progress
-/// bar stepping every 12 s after 24 s.
-const CALM_AFTER_INTERVALS: u64 = 2;
+/// ...and a tile's change belongs to it when it comes on the region's beat: at least half
+/// and at most this many percent of its usual interval after the region's change before
+/// (a change that comes later came after the region had calmed)...
+const ON_BEAT_PERCENT: u64 = 150;
+
+/// ...and the region is still at it while its last change is younger than this share (in
+/// percent) of its usual interval: a log that stops scrolling calms one poll after its last
+/// line, a progress bar stepping every 12 s about 11 s after its last step.
+const STILL_AT_IT_PERCENT: u64 = 90;
 
 /// How far back a region's changes count.
 const BUSY_WINDOW: Duration = Duration::from_secs(60);
@@ -161,6 +169,8 @@ struct TileHistory {
     returned: bool,
     /// When the tile last changed to new states (ms), most recent first; [`NEVER`] if empty.
     novel_at: [u64; NOVEL_TIMES],
+    /// When the tile reached its current state (ms); 0 for its first state.
+    since: u64,
 }
 
 impl TileHistory {
@@ -173,6 +183,7 @@ impl TileHistory {
             revisits: 0,
             returned: false,
             novel_at: [NEVER; NOVEL_TIMES],
+            since: 0,
         }
     }
 
@@ -197,6 +208,7 @@ impl TileHistory {
         self.states.copy_within(0..end, 1);
         self.states[0] = state;
         self.returned = earlier.is_some();
+        self.since = now.0;
     }
 
     fn is_blinking(&self) -> bool {
@@ -228,19 +240,28 @@ impl Tracking {
         self.frame = frame;
     }
 
-    /// Whether tile `index` lies in a busy region: its neighbourhood changed to new states
-    /// at least [`BUSY_CHANGES`] times within [`BUSY_WINDOW`] before `now`, and not calmed
-    /// down since.
+    /// Whether the change of tile `index` is part of a busy region's activity. Two things
+    /// must hold:
+    ///
+    /// - the region was busy when the tile reached its current state: its neighbourhood had
+    ///   changed to new states at least [`BUSY_CHANGES`] times within [`BUSY_WINDOW`] before,
+    ///   and the tile's change came on the region's beat ([`ON_BEAT_PERCENT`]): text that
+    ///   appears between a slow clock's ticks, or after it stopped, is news;
+    /// - the region is still at it: its last change is less than
+    ///   [`STILL_AT_IT_PERCENT`] of its usual interval old. A clock that stops, or a log that
+    ///   stops scrolling, calms one interval after its last change, and what changed there
+    ///   since is judged like any other change.
     fn in_busy_region(&self, index: usize, now: Timestamp) -> bool {
-        let since = now.0.saturating_sub(BUSY_WINDOW.as_millis() as u64);
+        let since_state = self.tiles[index].since.min(now.0);
+        let from = since_state.saturating_sub(BUSY_WINDOW.as_millis() as u64);
         // On the stack, as this runs for every changed tile of every capture. It holds every
         // change time of the neighbourhood: at most NEIGHBOURHOOD_TILES tiles of NOVEL_TIMES.
         let mut times = [0u64; tiles::NEIGHBOURHOOD_TILES * NOVEL_TIMES];
         let mut count = 0;
-        let recent_changes = (self.grid.neighbourhood(index))
+        let changes = (self.grid.neighbourhood(index))
             .flat_map(|i| self.tiles[i].novel_at)
-            .filter(|&at| at != NEVER && at >= since && at < now.0);
-        for at in recent_changes {
+            .filter(|&at| at != NEVER && at >= from && at <= now.0);
+        for at in changes {
             times[count] = at;
             count += 1;
         }
@@ -253,12 +274,28 @@ impl Tracking {
                 distinct += 1;
             }
         }
-        let Some(recent) = times[..distinct].last_chunk::<BUSY_CHANGES>() else {
+        let times = &times[..distinct];
+        // The region's beat before the tile reached its state; when it is only becoming busy
+        // (three changes before), the tile's own change completes the count.
+        let before = times.partition_point(|&at| at < since_state);
+        let with_own = times.partition_point(|&at| at <= since_state);
+        let Some(beat) =
+            usual_interval(&times[..before]).or_else(|| usual_interval(&times[..with_own]))
+        else {
             return false;
         };
-        let (first, last) = (recent[0], recent[BUSY_CHANGES - 1]);
-        let usual_interval = (last - first) / (BUSY_CHANGES as u64 - 1);
-        now.0 - last <= CALM_AFTER_INTERVALS * usual_interval
+        let Some(&last_before) = times[..before].last() else {
+            return false;
+        };
+        let gap = since_state - last_before;
+        if gap * 100 > beat * ON_BEAT_PERCENT || gap * 2 < beat {
+            return false;
+        }
+        let Some(recent_beat) = usual_interval(times) else {
+            return false;
+        };
+        let last = times[times.len() - 1];
+        (now.0 - last) * 100 < recent_beat * STILL_AT_IT_PERCENT
     }
 
     /// Whether tile `index` is blinking: it came back to earlier states often lately, or it
@@ -279,6 +316,13 @@ impl Tracking {
         let same_as = |hashes: &Option<Vec<u64>>| hashes.as_ref().is_some_and(|h| h[index] == now);
         same_as(&self.previous) || same_as(&self.before_previous)
     }
+}
+
+/// The usual interval (ms) between the last [`BUSY_CHANGES`] of `times` (sorted, distinct),
+/// or `None` when there are fewer.
+fn usual_interval(times: &[u64]) -> Option<u64> {
+    let recent = times.last_chunk::<BUSY_CHANGES>()?;
+    Some(((recent[BUSY_CHANGES - 1] - recent[0]) / (BUSY_CHANGES as u64 - 1)).max(1))
 }
 
 impl PixelGate {
