@@ -13,6 +13,7 @@ mod hooks;
 mod mcp;
 mod process;
 mod protocol;
+mod scenarios;
 mod support;
 mod systemd;
 mod tasks;

@@ -454,3 +454,56 @@ pub fn append(path: &Path, line: &str) {
         .unwrap();
     writeln!(file, "{line}").unwrap();
 }
+
+/// A tmux server of the test's own (its socket in a temp TMUX_TMPDIR, shared with the daemon).
+pub struct Tmux {
+    dir: tempfile::TempDir,
+}
+
+impl Tmux {
+    pub fn start(session: &str, command: &str) -> Tmux {
+        let tmux = Tmux {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        tmux.new_session(session, command);
+        tmux
+    }
+
+    /// Another session on this server.
+    pub fn new_session(&self, session: &str, command: &str) {
+        let status = self
+            .command()
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                session,
+                "-x",
+                "120",
+                "-y",
+                "30",
+                command,
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success(), "tmux new-session {session}");
+    }
+
+    pub fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command
+            .env("TMUX_TMPDIR", self.dir.path())
+            .env_remove("TMUX");
+        command
+    }
+
+    pub fn tmpdir(&self) -> String {
+        self.dir.path().display().to_string()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command().arg("kill-server").status();
+    }
+}

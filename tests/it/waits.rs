@@ -1,14 +1,13 @@
 //! Smart waits end to end: the four tools through the socket, log files, tmux panes and the
 //! daemon's own terminal sessions in real time, and a wait that outlives a SIGKILLed daemon.
 
-use std::process::Command;
 use std::time::Duration;
 
 use lookout::client::Client;
 use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 
-use crate::support::{DaemonProcess, TestDaemon, append, deploy_task, err, ok, wait_until};
+use crate::support::{DaemonProcess, TestDaemon, Tmux, append, deploy_task, err, ok, wait_until};
 
 const PATIENCE: Duration = Duration::from_secs(20);
 
@@ -341,54 +340,6 @@ async fn a_wait_survives_a_sigkill_of_the_daemon() {
         event["text"].as_str().unwrap().contains("ready on :8080"),
         "{event}"
     );
-}
-
-/// A tmux server of the test's own (its socket in a temp TMUX_TMPDIR, shared with the daemon).
-struct Tmux {
-    dir: tempfile::TempDir,
-}
-
-impl Tmux {
-    fn start(session: &str, command: &str) -> Tmux {
-        let tmux = Tmux {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        let status = tmux
-            .command()
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                session,
-                "-x",
-                "120",
-                "-y",
-                "30",
-                command,
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        tmux
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command
-            .env("TMUX_TMPDIR", self.dir.path())
-            .env_remove("TMUX");
-        command
-    }
-
-    fn tmpdir(&self) -> String {
-        self.dir.path().display().to_string()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command().arg("kill-server").status();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,7 +46,7 @@ pub fn user_text(question: &Question) -> String {
                 None => "\nThe process is still running.".to_owned(),
             };
             format!(
-                "The current text of {}{cut} is between the markers:\n<<<TEXT\n{shown}\nTEXT>>>{ended}",
+                "The output of {} since the agent started waiting{cut} is between the markers:\n<<<TEXT\n{shown}\nTEXT>>>{ended}",
                 question.target
             )
         }

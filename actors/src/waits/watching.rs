@@ -71,7 +71,18 @@ pub(super) async fn observe(
     state.last_content = Some(content.clone());
     let record = state.record.as_mut()?;
     match transition::observed(record, &mut state.watch, decision, now) {
-        Step::AskModel => Some(ask_model(myself, state, seq, &target, content)),
+        Step::AskModel => {
+            // A model judges text on what counts for this wait: the output since it began.
+            let asked = match &content {
+                Content::Text { exit, origin, .. } => Content::Text {
+                    text: fresh::new_text(&content, record.baseline.as_ref()).into(),
+                    exit: *exit,
+                    origin: origin.clone(),
+                },
+                other => other.clone(),
+            };
+            Some(ask_model(myself, state, seq, &target, asked))
+        }
         step => {
             judged(state, seq);
             apply(myself, state, step).await;
