@@ -98,21 +98,19 @@ const STATUS_VALUES: [&str; 5] = ["active", "paused", "completed", "failed", "ca
 static TOOLS: &[Tool] = &[
     Tool {
         name: "task_register",
-        description: "Start tracking a long, multi-step task so you cannot lose your place in it. Call this \
-            before you begin any work with several steps (a deploy, a migration, a multi-file change). \
-            Give an ordered plan; steps are numbered from 1. Returns the task_id to use with task_update. \
-            Narrate progress with task_update as you go, and after your context is compacted ask \
-            task_update(query: \"where am I?\") to get your place back.",
+        description: "Start tracking a multi-step task (a deploy, a migration) so you never lose your \
+            place. Give an ordered plan (steps numbered from 1), narrate with task_update, and after \
+            context compaction ask task_update(query: \"where am I?\").",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string", "description": "Short human-readable task name, at most 200 characters", "maxLength": 200},
+                    "name": {"type": "string", "description": "Short task name", "maxLength": 200},
                     "plan": {"type": "array", "items": {"type": "string", "maxLength": 500}, "minItems": 1, "maxItems": 100,
-                             "description": "Ordered checklist of steps (1 to 100), e.g. [\"Build Docker image\", \"Push to registry\", \"Deploy\"]"},
-                    "metadata": {"type": "object", "description": "Optional key-value context, e.g. {\"repo\": \"coursefolio\", \"branch\": \"main\"}; at most 16 KiB"},
-                    "session_key": {"type": "string", "description": "Optional agent session to wake about this task (e.g. an OpenClaw session key)"},
-                    "agent_id": {"type": "string", "description": "Optional id of the agent that owns the task"}
+                             "description": "Ordered steps, e.g. [\"Build image\", \"Push\", \"Deploy\"]"},
+                    "metadata": {"type": "object", "description": "Context to keep, e.g. {\"repo\": \"coursefolio\"}"},
+                    "session_key": {"type": "string", "description": "Agent session to wake about it (e.g. an OpenClaw session key)"},
+                    "agent_id": {"type": "string", "description": "The owning agent's id"}
                 },
                 "required": ["name", "plan"],
                 "additionalProperties": false
@@ -121,26 +119,23 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "task_update",
-        description: "Report progress on a task, change its status or plan, or ask where it stands. \
-            Report each step as you finish it, in plain words (\"Step 2 done — pushed v1.2.3\"): step \
-            numbers in your message are read as progress, and completed_steps marks them explicitly. \
-            Set status \"completed\" (or failed / cancelled / paused) when it applies — do not just say \
-            you are done. With query (e.g. \"where am I?\", \"what tag did I push?\") it returns a \
-            summary, plan progress and the thread messages that answer the question; use it after a \
-            context compaction. At least one of message, query, status or plan is required.",
+        description: "Report progress, change status or plan, or ask where a task stands. Say each step \
+            as you finish it (\"Step 2 done — pushed v1.2.3\"); set status completed, failed, cancelled \
+            or paused when it applies instead of just saying so. query returns a summary, progress and the \
+            messages that answer it. Needs message, query, status or plan.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "task_id": {"type": "string", "description": "The task's id from task_register, e.g. t-7k2m9q"},
-                    "message": {"type": "string", "description": "Progress note for the task thread, e.g. \"Step 2 done — pushed to ghcr.io\""},
-                    "query": {"type": "string", "description": "A question about the task, e.g. \"where am I on this task?\""},
-                    "status": {"type": "string", "enum": STATUS_VALUES, "description": "New status; \"canceled\" is accepted for cancelled. Omit to keep the current status"},
+                    "task_id": {"type": "string", "description": "From task_register, e.g. t-7k2m9q"},
+                    "message": {"type": "string", "description": "Progress note"},
+                    "query": {"type": "string", "description": "A question, e.g. \"where am I?\""},
+                    "status": {"type": "string", "enum": STATUS_VALUES, "description": "New status"},
                     "plan": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 100,
-                             "description": "A replacement plan (same as task_plan_update); done marks of unchanged steps are kept"},
-                    "plan_reason": {"type": "string", "description": "Why the plan changed (with plan)"},
-                    "completed_steps": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Step numbers (from 1) to mark done"},
-                    "current_step": {"type": "integer", "minimum": 1, "description": "The step number you are working on now"}
+                             "description": "Replacement plan; done marks of unchanged steps are kept"},
+                    "plan_reason": {"type": "string", "description": "Why the plan changed"},
+                    "completed_steps": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Step numbers to mark done"},
+                    "current_step": {"type": "integer", "minimum": 1, "description": "The step you are on"}
                 },
                 "required": ["task_id"],
                 "additionalProperties": false
@@ -149,18 +144,16 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "task_plan_update",
-        description: "Revise a task's plan when the work turns out different than planned (a step is \
-            missing, obsolete or must be split). The old and new plans and your reason are kept in the \
-            task's history; steps whose text is unchanged keep their done marks, and the result lists \
-            which marks were kept and which were dropped.",
+        description: "Revise a task's plan when the work changes. The old and new plans and the reason \
+            are kept; done marks of unchanged steps survive.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "task_id": {"type": "string", "description": "The task's id, e.g. t-7k2m9q"},
+                    "task_id": {"type": "string", "description": "The task's id"},
                     "new_plan": {"type": "array", "items": {"type": "string", "maxLength": 500}, "minItems": 1, "maxItems": 100,
-                                 "description": "The full new ordered checklist"},
-                    "reason": {"type": "string", "description": "Why the plan changed, e.g. \"the release needs a schema migration\""}
+                                 "description": "The full new plan"},
+                    "reason": {"type": "string", "description": "Why it changed"}
                 },
                 "required": ["task_id", "new_plan"],
                 "additionalProperties": false
@@ -169,15 +162,13 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "task_list",
-        description: "List your tasks, most recently updated first: what am I working on? Defaults to \
-            active tasks; pass status \"all\" (or one status) to see others.",
+        description: "Your tasks, most recently updated first. Default: active ones.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "status": {"type": "string", "enum": ["active", "paused", "completed", "failed", "cancelled", "all"],
-                               "description": "Which tasks to list. Default: active"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Max results. Default: 10"}
+                    "status": {"type": "string", "enum": ["active", "paused", "completed", "failed", "cancelled", "all"], "description": "Default: active"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Default: 10"}
                 },
                 "additionalProperties": false
             })
@@ -185,15 +176,15 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "task_thread",
-        description: "Read a task's message thread (your notes, progress marks, status and plan \
-            changes), newest last. Page back with before (a seq number).",
+        description: "A task's messages (notes, progress, status and plan changes), oldest first; page \
+            back with before.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "task_id": {"type": "string", "description": "The task's id, e.g. t-7k2m9q"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Max messages. Default: 50"},
-                    "before": {"type": "integer", "minimum": 1, "description": "Only messages with a seq below this, to page back"}
+                    "task_id": {"type": "string", "description": "The task's id"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Default: 50"},
+                    "before": {"type": "integer", "minimum": 1, "description": "Only messages with a lower seq"}
                 },
                 "required": ["task_id"],
                 "additionalProperties": false
@@ -202,25 +193,23 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "smart_wait",
-        description: "Hand a wait to lookout instead of sleeping or polling; end your turn and you are woken \
-            when wake_when holds, at the timeout, or if watching fails. Targets: pty:<id from term_start>, \
-            tmux:<pane>, file:<absolute path> (a log; a backgrounded command's .output file), \
-            window:<title or 0xID>, screen. Quote exact text ('BUILD SUCCESSFUL'). Judged without a model: \
-            quoted text, the command finishing, an error appearing, the prompt returning, no change for N \
-            seconds, a number reaching a value; anything else needs a [vision] model, else you get a \
-            wait_changed wake at the first change (never a false resolved). Only output after the wait \
-            starts counts. The reply's reading shows who judges each clause.",
+        description: "Hand a wait to lookout instead of sleeping or polling: end your turn and be woken \
+            when wake_when holds, at the timeout, or if watching fails. Quote exact text ('BUILD \
+            SUCCESSFUL'). Judged without a model: quoted text, the command finishing, an error, the \
+            prompt returning, no change for N seconds, a number reaching a value; anything else needs a \
+            [vision] model, else a wait_changed wake (not resolved) comes at the first change. Only \
+            output after the wait starts counts. The reply's reading says who judges what.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "target": {"type": "string", "description": "What to watch: pty:<session id>, tmux:<pane>, file:<absolute path>, window:<title substring or 0xID>, or screen"},
-                    "wake_when": {"type": "string", "description": "The condition in plain words, e.g. \"wake me when 'ALL DONE' is printed or an error appears\""},
-                    "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds before giving up (you are woken with the last observation). Default: 300"},
-                    "task_id": {"type": "string", "description": "The task this wait belongs to, e.g. t-7k2m9q"},
-                    "poll_interval": {"type": "number", "minimum": 0.2, "maximum": 60, "description": "Seconds between looks at the target. Default: 2.0"},
-                    "session_key": {"type": "string", "description": "The agent session to wake (defaults to the task's)"},
-                    "match_existing": {"type": "boolean", "description": "Also count text already there when the wait starts. Default: false"}
+                    "target": {"type": "string", "description": "pty:<term_start id>, tmux:<pane>, file:<absolute path> (a log, a background command's .output), window:<title or 0xID>, or screen"},
+                    "wake_when": {"type": "string", "description": "e.g. \"'ALL DONE' is printed or an error appears\""},
+                    "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds. Default: 300"},
+                    "task_id": {"type": "string", "description": "The task it belongs to"},
+                    "poll_interval": {"type": "number", "minimum": 0.2, "maximum": 60, "description": "Seconds between looks. Default: 2"},
+                    "session_key": {"type": "string", "description": "Session to wake (default: the task's)"},
+                    "match_existing": {"type": "boolean", "description": "Count text already there. Default: false"}
                 },
                 "required": ["target", "wake_when"],
                 "additionalProperties": false
@@ -229,18 +218,16 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "wait_update",
-        description: "Change or resume a wait after you were woken: a new wake_when (judged against what is \
-            there now), a new timeout (restarts the clock), and a note for its history. On a wait that \
-            resolved, timed out or failed, it sends the wait back to watching (linked to its task again); a \
-            cancelled wait cannot be resumed.",
+        description: "After a wake: change wake_when or the timeout (counted from now), or send an ended \
+            wait back to watching. A cancelled wait stays cancelled.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "wait_id": {"type": "string", "description": "The wait's id from smart_wait, e.g. w-4hx8q2"},
-                    "wake_when": {"type": "string", "description": "The new condition (replaces the old one)"},
-                    "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "New timeout in seconds, counted from now"},
-                    "message": {"type": "string", "description": "A note for the wait's history, e.g. \"page loaded but table still rendering\""}
+                    "wait_id": {"type": "string", "description": "From smart_wait, e.g. w-4hx8q2"},
+                    "wake_when": {"type": "string", "description": "The new condition"},
+                    "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds from now"},
+                    "message": {"type": "string", "description": "A note for its history"}
                 },
                 "required": ["wait_id"],
                 "additionalProperties": false
@@ -249,14 +236,13 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "wait_cancel",
-        description: "Stop a wait you no longer need (you found another way, the task was abandoned). No wake \
-            is sent; the reason goes into the wait's history and the task's thread.",
+        description: "Stop a wait you no longer need; no wake is sent.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "wait_id": {"type": "string", "description": "The wait's id, e.g. w-4hx8q2"},
-                    "reason": {"type": "string", "description": "Why it is no longer needed"}
+                    "wait_id": {"type": "string", "description": "The wait's id"},
+                    "reason": {"type": "string", "description": "Why"}
                 },
                 "required": ["wait_id"],
                 "additionalProperties": false
@@ -265,14 +251,12 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "wait_status",
-        description: "How a wait is doing: its target and condition, state, time elapsed and left, the last \
-            observation, what it cost (captures, captures skipped as unchanged, model calls and tokens) and its \
-            history. Without wait_id, every live wait.",
+        description: "A wait's state, last observation, cost and history; without wait_id, every live wait.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "wait_id": {"type": "string", "description": "One wait's id; leave out to list every live wait"}
+                    "wait_id": {"type": "string", "description": "The wait's id"}
                 },
                 "additionalProperties": false
             })
@@ -281,15 +265,9 @@ static TOOLS: &[Tool] = &[
     // ---- terminal sessions ----
     Tool {
         name: "term_start",
-        description: "Run a command in a terminal session that lookout owns, so it keeps running in the \
-            background while you do other work (it survives your disconnects, not a daemon restart). \
-            Use it for long builds, test suites, deploys, servers and interactive programs, then hand the \
-            waiting to smart_wait with target \"pty:<session_id>\" (e.g. wake_when: \"'BUILD SUCCESSFUL' \
-            is printed or the command exits\") instead of polling. command is either an array \
-            [program, arg, …], run directly with no shell (use it for arguments you did not write), or one \
-            string, run by /bin/sh -c (pipes, &&, redirections, globs). The program sees a real terminal \
-            (default 120x40, TERM=xterm-256color). Returns session_id and pid. Output is kept in memory \
-            only; at most 64 sessions run at once.",
+        description: "Run a command in a terminal session lookout keeps running in the background \
+            (through your disconnects), then smart_wait on pty:<session_id> instead of polling. \
+            Returns session_id.",
         input_schema: || {
             json!({
                 "type": "object",
@@ -299,13 +277,13 @@ static TOOLS: &[Tool] = &[
                             {"type": "string", "minLength": 1},
                             {"type": "array", "items": {"type": "string"}, "minItems": 1}
                         ],
-                        "description": "What to run: an argv array run without a shell, e.g. [\"cargo\", \"build\", \"--release\"], or one string run by /bin/sh -c, e.g. \"make -j8 2>&1 | tee build.log\""
+                        "description": "An argv array, run with no shell, or one string run by /bin/sh -c"
                     },
-                    "cwd": {"type": "string", "description": "Absolute path of the working directory. Default: the daemon's"},
+                    "cwd": {"type": "string", "description": "Absolute working directory"},
                     "env": {"type": "object", "additionalProperties": {"type": "string"},
-                            "description": "Environment variables to set on top of the daemon's, e.g. {\"RUST_LOG\": \"debug\"}"},
-                    "cols": {"type": "integer", "minimum": 20, "maximum": 300, "description": "Terminal width in columns. Default: 120"},
-                    "rows": {"type": "integer", "minimum": 5, "maximum": 100, "description": "Terminal height in rows. Default: 40"}
+                            "description": "Extra environment variables"},
+                    "cols": {"type": "integer", "minimum": 20, "maximum": 300, "description": "Default: 120"},
+                    "rows": {"type": "integer", "minimum": 5, "maximum": 100, "description": "Default: 40"}
                 },
                 "required": ["command"],
                 "additionalProperties": false
@@ -314,19 +292,17 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "term_send",
-        description: "Type into a terminal session started with term_start: text is typed exactly as \
-            given (no Enter is added), then keys are pressed in order. Use it to answer prompts, drive a \
-            REPL or a full-screen program, or interrupt with Ctrl-C. Key names: Enter, Tab, BackTab, \
-            Escape, Backspace, Delete, Insert, Space, Up, Down, Left, Right, Home, End, PageUp, PageDown, \
-            F1-F12, Ctrl-<letter> (Ctrl-C, Ctrl-D, Ctrl-Z, …). Read the result with term_read.",
+        description: "Type into a session: text as given (no Enter added), then keys in order: Enter, \
+            Tab, Escape, Backspace, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1-F12, \
+            Ctrl-<letter>.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "session_id": {"type": "string", "description": "The session's id from term_start, e.g. s-4k9x2m"},
-                    "text": {"type": "string", "description": "Text to type as is, e.g. \"yes\"; add keys: [\"Enter\"] to submit it"},
+                    "session_id": {"type": "string", "description": "From term_start, e.g. s-4k9x2m"},
+                    "text": {"type": "string", "description": "Text to type"},
                     "keys": {"type": "array", "items": {"type": "string"}, "maxItems": 256,
-                             "description": "Keys to press after the text, in order, e.g. [\"Enter\"], [\"Ctrl-C\"], [\"Down\", \"Down\", \"Enter\"]"}
+                             "description": "e.g. [\"Enter\"] or [\"Ctrl-C\"]"}
                 },
                 "required": ["session_id"],
                 "additionalProperties": false
@@ -335,17 +311,14 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "term_read",
-        description: "Read a terminal session: its screen as it looks now, the newest scrollback lines \
-            above it, and whether its program still runs or how it ended (exit_code or exit_signal). The \
-            screen is rendered like a real terminal, so progress bars redrawn with \\r and full-screen \
-            programs read as what they show. The session keeps its last 1000 scrollback lines; lines says \
-            how many to return. Ended sessions stay readable (the last 32).",
+        description: "A session's screen, recent scrollback, and whether its program runs or how it \
+            ended.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "session_id": {"type": "string", "description": "The session's id from term_start, e.g. s-4k9x2m"},
-                    "lines": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Scrollback lines to return above the screen. Default: 50"}
+                    "session_id": {"type": "string", "description": "The session's id"},
+                    "lines": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Scrollback lines. Default: 50"}
                 },
                 "required": ["session_id"],
                 "additionalProperties": false
@@ -354,23 +327,20 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "term_stop",
-        description: "Stop a terminal session's program with a signal: TERM (the default: ask it to \
-            finish), INT (like Ctrl-C), HUP (like closing the terminal) or KILL (cannot be ignored). The \
-            signal goes to the program and to the terminal's foreground job. Waits up to 3 s and says \
-            whether and how it ended; its last screen stays readable with term_read.",
+        description: "Signal a session's program (TERM by default, INT, HUP or KILL); waits up to 3 s \
+            and says how it ended.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "session_id": {"type": "string", "description": "The session's id from term_start, e.g. s-4k9x2m"},
-                    "signal": {"type": "string", "enum": ["TERM", "INT", "HUP", "KILL"], "description": "The signal to send. Default: TERM"}
+                    "session_id": {"type": "string", "description": "The session's id"},
+                    "signal": {"type": "string", "enum": ["TERM", "INT", "HUP", "KILL"], "description": "Default: TERM"}
                 },
                 "required": ["session_id"],
                 "additionalProperties": false
             })
         },
     },
-    // ---- end of terminal sessions ----
 ];
 
 #[cfg(test)]
@@ -391,7 +361,7 @@ mod tests {
                 );
             }
             assert!(
-                tool.description.len() > 80,
+                tool.description.len() > 40,
                 "{} needs a real description",
                 tool.name
             );
@@ -448,13 +418,30 @@ mod tests {
         assert!(markdown_reference().contains("`command: string \\| string[], "));
     }
 
+    /// What a model reads before it calls anything: the whole catalogue as OpenAI function
+    /// tools, compact JSON, in tokens (about four characters each).
+    pub fn catalogue_tokens() -> usize {
+        let definitions = crate::export::tool_definitions(crate::export::ToolFormat::OpenAi);
+        serde_json::to_string(&definitions).unwrap().chars().count() / 4
+    }
+
+    #[test]
+    fn the_catalogue_fits_in_three_thousand_tokens() {
+        let tokens = catalogue_tokens();
+        println!("the catalogue as OpenAI function tools: {tokens} tokens");
+        assert!(
+            tokens <= 3_000,
+            "{tokens} tokens: every description must earn its words"
+        );
+    }
+
     #[test]
     fn the_key_names_term_send_lists_are_all_accepted() {
         let description = find("term_send").unwrap().description;
         let names = description
-            .split("Key names: ")
+            .split("keys in order: ")
             .nth(1)
-            .and_then(|rest| rest.split(" (").next())
+            .map(|rest| rest.trim_end_matches('.'))
             .unwrap();
         for name in names.split(", ") {
             let name = match name {

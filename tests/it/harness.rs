@@ -379,7 +379,7 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
     use lookout::harness::Reply;
     let harness = Harness::start().await.unwrap();
     let task = register(&harness).await;
-    let _build = harness.target("tmux:build", "compiling");
+    let build = harness.target("tmux:build", "compiling");
     for _ in 0..5 {
         harness
             .model()
@@ -391,6 +391,8 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
         .as_str()
         .unwrap()
         .to_owned();
+    // The model judges what arrives after the wait began.
+    build.show(actors::waits::content::Content::text("compiling\nlinking"));
     advance_until(&harness, Duration::from_secs(3), 60, || async {
         wait_state(&harness, &garbled).await != "watching"
     })

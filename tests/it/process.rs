@@ -364,7 +364,7 @@ async fn tokens_and_api_keys_never_reach_logs_status_or_error_messages() {
     let mut replies = Vec::new();
     replies.push(ok(&mut client, "task_register", deploy_task()).await);
     let file = dir.path().join("install.log");
-    std::fs::write(&file, "setting up nginx\n").unwrap();
+    std::fs::write(&file, "").unwrap();
     let created = ok(
         &mut client,
         "smart_wait",
@@ -375,6 +375,8 @@ async fn tokens_and_api_keys_never_reach_logs_status_or_error_messages() {
     .await;
     let wait_id = created["wait_id"].as_str().unwrap().to_owned();
     replies.push(created);
+    // New output after the wait began: the model is asked about it.
+    std::fs::write(&file, "setting up nginx\n").unwrap();
 
     // The stuck alert reaches the webhook and is refused; the model refuses the judge call.
     wait_until("both servers refused", PATIENCE, async || {

@@ -294,7 +294,11 @@ async fn tools_list_and_daemon_status_describe_the_daemon() {
     );
     for tool in tools["tools"].as_array().unwrap() {
         assert_eq!(tool["inputSchema"]["type"], "object");
-        assert!(tool["description"].as_str().unwrap().len() > 80);
+        let description = tool["description"].as_str().unwrap();
+        assert!(
+            description.len() > 30 && description.ends_with('.'),
+            "{description}"
+        );
     }
     let status = daemon.ok("daemon.status", json!({})).await;
     assert_eq!(status["version"], env!("CARGO_PKG_VERSION"));

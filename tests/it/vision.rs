@@ -139,7 +139,7 @@ async fn a_configured_model_judges_a_text_wait_that_no_phrase_decides() {
     )
     .await;
     let log = daemon.dir.path().join("install.log");
-    std::fs::write(&log, "unpacking 3 packages\nsetting up nginx (1.24.0)\n").unwrap();
+    std::fs::write(&log, "reading package lists\n").unwrap();
     // No quoted phrase and no exit clause: only a model can decide this one.
     let condition = "the log shows the installation succeeded";
     let created = daemon
@@ -152,6 +152,16 @@ async fn a_configured_model_judges_a_text_wait_that_no_phrase_decides() {
     let message = created["message"].as_str().unwrap();
     assert!(!message.contains("No model"), "{message}");
     let wait_id = created["wait_id"].as_str().unwrap().to_owned();
+    // What was there before the wait is not news: the model is asked once the installer
+    // writes something, and sees what it wrote.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(requests.lock().unwrap().is_empty());
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(
+        &mut file,
+        b"unpacking 3 packages\nsetting up nginx (1.24.0)\n",
+    )
+    .unwrap();
 
     wait_until(
         "the model's verdict wakes the agent",
@@ -172,6 +182,7 @@ async fn a_configured_model_judges_a_text_wait_that_no_phrase_decides() {
     assert_eq!(request["model"], "qwen2.5");
     let asked = request.to_string();
     assert!(asked.contains("setting up nginx (1.24.0)"), "{asked}");
+    assert!(!asked.contains("reading package lists"), "{asked}");
     assert!(asked.contains(condition), "{asked}");
 
     let status = daemon.ok("wait_status", json!({"wait_id": wait_id})).await;

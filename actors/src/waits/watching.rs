@@ -141,6 +141,7 @@ fn decide_on(
                 quiet_for,
                 changed: !fresh_text.trim().is_empty(),
                 description: None,
+                pixels: false,
             }
         }
         Content::Frame(_) => Observed {
@@ -150,6 +151,7 @@ fn decide_on(
             quiet_for,
             changed: !is_baseline,
             description: Some("the window changed"),
+            pixels: true,
         },
         Content::Absent { description } => Observed {
             text: "",
@@ -159,6 +161,7 @@ fn decide_on(
             // A window that closed is a change to look at; a file not there yet is not.
             changed: target.is_pixels() && !is_baseline,
             description: Some(description),
+            pixels: target.is_pixels(),
         },
     };
     decide(

@@ -31,6 +31,9 @@ pub struct Observed<'a> {
     /// Says what the target shows when there is no text: "the window changed", "window
     /// closed", "… does not exist (yet)".
     pub description: Option<&'a str>,
+    /// A pixel target: its first frame is worth a model's look (the condition may already
+    /// show), where a text target's old output is not.
+    pub pixels: bool,
 }
 
 /// What the reading decided.
@@ -99,7 +102,9 @@ pub fn decide(
         }
     }
     let settled = readiness == Readiness::Settled;
-    if wants_model && settled {
+    // Text the agent has not seen arrive (nothing new, no exit) is not worth a model call.
+    let news = observed.pixels || observed.changed || observed.exit.is_some();
+    if wants_model && settled && news {
         return Decision::AskModel;
     }
     if !unjudged.is_empty() && settled && observed.changed {

@@ -38,6 +38,7 @@ fn seen<'a>(text: &'a str, fresh: &'a str) -> Observed<'a> {
         quiet_for: Duration::ZERO,
         changed: !fresh.trim().is_empty(),
         description: None,
+        pixels: false,
     }
 }
 
@@ -158,6 +159,22 @@ fn a_model_is_asked_only_for_what_it_alone_can_judge() {
         decide_on(mixed, with_model(FILE), seen("step 2", "step 2")),
         Decision::AskModel
     );
+    assert!(
+        matches!(
+            decide_on(mixed, with_model(FILE), seen("step 2", "")),
+            Decision::NotMet(_)
+        ),
+        "old output alone is not worth a model call"
+    );
+    let exited = Observed {
+        exit: Some(ProcessExit { code: Some(0) }),
+        ..seen("step 2", "")
+    };
+    assert_eq!(
+        decide_on(mixed, with_model(FILE), exited),
+        Decision::AskModel,
+        "an exit with no new output is"
+    );
     let phrase_only = "when 'DONE' appears";
     assert!(matches!(
         decide_on(phrase_only, with_model(FILE), seen("step 2", "step 2")),
@@ -235,6 +252,7 @@ fn pixels_wake_as_changed_without_a_model_and_ask_one_with_it() {
     let frame = Observed {
         description: Some("the window changed"),
         changed: true,
+        pixels: true,
         ..seen("", "")
     };
     assert_eq!(
