@@ -131,10 +131,13 @@ impl WaitConfig {
 
 /// One `[[wake.sinks]]` entry.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum SinkConfig {
     Command(CommandSinkConfig),
+    /// The OpenClaw gateway's own WebSocket RPC.
     Openclaw(OpenClawSinkConfig),
+    /// `openclaw system event …` per wake.
+    OpenclawCli(OpenClawCliSinkConfig),
     Webhook(WebhookSinkConfig),
 }
 
@@ -157,10 +160,32 @@ pub struct CommandSinkConfig {
 pub struct OpenClawSinkConfig {
     #[serde(default)]
     pub name: Option<String>,
+    /// `ws://127.0.0.1:18789`. Default: found as the `openclaw` CLI finds it
+    /// ($OPENCLAW_GATEWAY_URL, else the port in the OpenClaw config, on loopback).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The environment variable holding the gateway token. Default: $OPENCLAW_GATEWAY_TOKEN,
+    /// else `gateway.auth.token` from the OpenClaw config.
+    #[serde(default)]
+    pub token_env: Option<String>,
+    /// Before lookout 0.2 `kind = "openclaw"` ran the CLI: a `program` still means that.
+    #[serde(default)]
+    pub program: Option<String>,
+    /// Seconds for the handshake and for each acknowledgement.
+    #[serde(default = "default_gateway_timeout_s")]
+    pub timeout_s: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenClawCliSinkConfig {
+    #[serde(default)]
+    pub name: Option<String>,
     /// `openclaw` (older installs: `clawdbot`).
     #[serde(default = "default_openclaw_program")]
     pub program: String,
-    #[serde(default = "default_sink_timeout_s")]
+    /// The CLI takes about 3 s on a quiet machine and over 40 s on a loaded one.
+    #[serde(default = "default_openclaw_cli_timeout_s")]
     pub timeout_s: u64,
 }
 
@@ -263,6 +288,17 @@ fn default_sink_timeout_s() -> u64 {
     10
 }
 
+fn default_gateway_timeout_s() -> u64 {
+    30
+}
+
+/// What the `openclaw` CLI needs under load (44 s was measured at a load of 15).
+pub const OPENCLAW_CLI_TIMEOUT_S: u64 = 90;
+
+fn default_openclaw_cli_timeout_s() -> u64 {
+    OPENCLAW_CLI_TIMEOUT_S
+}
+
 fn default_openclaw_program() -> String {
     "openclaw".to_owned()
 }
@@ -272,6 +308,7 @@ impl SinkConfig {
         match self {
             SinkConfig::Command(_) => "command",
             SinkConfig::Openclaw(_) => "openclaw",
+            SinkConfig::OpenclawCli(_) => "openclaw-cli",
             SinkConfig::Webhook(_) => "webhook",
         }
     }
@@ -280,6 +317,7 @@ impl SinkConfig {
         match self {
             SinkConfig::Command(sink) => sink.name.as_deref(),
             SinkConfig::Openclaw(sink) => sink.name.as_deref(),
+            SinkConfig::OpenclawCli(sink) => sink.name.as_deref(),
             SinkConfig::Webhook(sink) => sink.name.as_deref(),
         }
     }
@@ -456,6 +494,7 @@ impl Config {
             let timeout_s = match sink {
                 SinkConfig::Command(sink) => sink.timeout_s,
                 SinkConfig::Openclaw(sink) => sink.timeout_s,
+                SinkConfig::OpenclawCli(sink) => sink.timeout_s,
                 SinkConfig::Webhook(sink) => sink.timeout_s,
             };
             anyhow::ensure!(
@@ -531,8 +570,8 @@ mod tests {
         let config =
             Config::parse(&uncommented, Path::new("config.example.toml (uncommented)")).unwrap();
         let kinds: Vec<&str> = config.wake.sinks.iter().map(SinkConfig::kind).collect();
-        assert_eq!(kinds, ["openclaw", "command", "webhook"]);
-        let SinkConfig::Webhook(webhook) = &config.wake.sinks[2] else {
+        assert_eq!(kinds, ["openclaw", "openclaw-cli", "command", "webhook"]);
+        let SinkConfig::Webhook(webhook) = &config.wake.sinks[3] else {
             unreachable!()
         };
         assert_eq!(webhook.token_env.as_deref(), Some("OPENCLAW_HOOKS_TOKEN"));

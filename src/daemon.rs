@@ -135,6 +135,17 @@ impl Daemon {
             crate::environment::find_on_path,
         )?;
         tracing::info!("{}", sinks.summary);
+        for gateway in &sinks.gateways {
+            // Says at start-up whether the gateway takes wakes, and what to run when not; a
+            // gateway that starts later is connected at the first wake.
+            let gateway = gateway.clone();
+            tokio::spawn(async move {
+                match gateway.probe().await {
+                    Ok(connected) => tracing::info!("wake sink openclaw: {connected}"),
+                    Err(error) => tracing::warn!("wake sink openclaw: {error}"),
+                }
+            });
+        }
         let mut vision = crate::vision::resolve(
             &config.vision,
             crate::environment::var,

@@ -20,6 +20,7 @@ pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;
 pub mod methods;
+pub mod openclaw;
 pub mod params;
 pub mod paths;
 pub mod server;

@@ -219,6 +219,9 @@ impl Methods {
             "vision": wire::vision_status(&status.vision),
             "wake": {
                 "sinks": status.wake.sinks,
+                "sink_states": status.wake.sinks.iter().zip(&status.wake.sink_states)
+                    .filter_map(|(name, state)| state.as_ref().map(|state| (name.clone(), json!(state))))
+                    .collect::<serde_json::Map<String, serde_json::Value>>(),
                 "events": status.store.events,
                 "pending": status.store.events_pending,
                 "in_flight": status.wake.in_flight,

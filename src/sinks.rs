@@ -1,24 +1,35 @@
-//! Turning `[[wake.sinks]]` into the tree's sink specs: names, bearer tokens read from the
-//! environment (only `src/` reads it), and the OpenClaw default when nothing is configured.
+//! Turning `[[wake.sinks]]` into the tree's sink specs: names, tokens read from the
+//! environment (only `src/` reads it), the OpenClaw gateway found as its CLI finds it, and
+//! the default when nothing is configured: the gateway's own sink when there is a gateway,
+//! else the `openclaw` CLI when it is on PATH, else live subscribers only.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use actors::wake::gateway::{GatewaySink, GatewaySpec};
 use actors::wake::sinks::{Secret, SinkSpec};
 use anyhow::bail;
 
-use crate::config::{SinkConfig, WakeConfig};
+use crate::config::{OPENCLAW_CLI_TIMEOUT_S, SinkConfig, WakeConfig};
+use crate::openclaw;
+
+/// The gateway sink's handshake and acknowledgement timeout when none is configured.
+const GATEWAY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The sinks to build, and one line saying what they are for the start-up log.
 #[derive(Debug)]
 pub struct ResolvedSinks {
     pub specs: Vec<SinkSpec>,
     pub summary: String,
+    /// The gateway sinks among them, to connect at start-up so the log says whether the
+    /// gateway takes wakes (and what to run when it does not).
+    pub gateways: Vec<Arc<GatewaySink>>,
 }
 
 /// Resolves the configured sinks. `env` reads an environment variable; `which` finds a
-/// program on PATH. With no sink configured (and `others_attached` false) and `openclaw` on
-/// PATH, that is the sink.
+/// program on PATH. With no sink configured (and `others_attached` false): an OpenClaw
+/// gateway found on this machine, else `openclaw` on PATH, is the sink.
 pub fn resolve(
     config: &WakeConfig,
     others_attached: bool,
@@ -29,29 +40,56 @@ pub fn resolve(
         return Ok(ResolvedSinks {
             specs: Vec::new(),
             summary: "wake sinks: attached in-process".into(),
+            gateways: Vec::new(),
         });
     }
     if config.sinks.is_empty() {
+        let found = openclaw::find(&env);
+        if let Ok(Some(gateway)) = &found {
+            let sink = gateway_sink(
+                "openclaw".into(),
+                gateway.url.clone(),
+                gateway.token.clone(),
+                GATEWAY_TIMEOUT,
+            );
+            return Ok(ResolvedSinks {
+                summary: format!(
+                    "wake sinks: openclaw (the OpenClaw gateway at {}, from {}; no [[wake.sinks]] configured)",
+                    gateway.url, gateway.source
+                ),
+                specs: vec![SinkSpec::Custom(Arc::new(sink.clone()))],
+                gateways: vec![sink],
+            });
+        }
+        let unreadable = match &found {
+            Err(error) => format!(" (the OpenClaw config was not usable: {error})"),
+            _ => String::new(),
+        };
         return Ok(match which("openclaw") {
             Some(program) => ResolvedSinks {
                 summary: format!(
-                    "wake sinks: openclaw ({} found on PATH; no [[wake.sinks]] configured)",
+                    "wake sinks: openclaw-cli ({} found on PATH; no gateway config found{unreadable}; \
+                     no [[wake.sinks]] configured)",
                     program.display()
                 ),
-                specs: vec![SinkSpec::OpenClaw {
-                    name: "openclaw".into(),
+                specs: vec![SinkSpec::OpenClawCli {
+                    name: "openclaw-cli".into(),
                     program: program.display().to_string(),
-                    timeout: Duration::from_secs(10),
+                    timeout: Duration::from_secs(OPENCLAW_CLI_TIMEOUT_S),
                 }],
+                gateways: Vec::new(),
             },
             None => ResolvedSinks {
-                summary: "wake sinks: none configured and no openclaw on PATH; wake events go to \
-                          events.subscribe listeners only"
-                    .into(),
+                summary: format!(
+                    "wake sinks: none configured and no OpenClaw found{unreadable}; wake events go \
+                     to live listeners only (lookout events --follow, lookout wait, MCP channels)"
+                ),
                 specs: Vec::new(),
+                gateways: Vec::new(),
             },
         });
     }
+    let mut gateways = Vec::new();
     let mut specs = Vec::with_capacity(config.sinks.len());
     let mut names = Vec::with_capacity(config.sinks.len());
     for (index, sink) in config.sinks.iter().enumerate() {
@@ -76,10 +114,45 @@ pub fn resolve(
                 args: command.args.clone(),
                 timeout: Duration::from_secs(command.timeout_s),
             },
-            SinkConfig::Openclaw(openclaw) => SinkSpec::OpenClaw {
+            SinkConfig::Openclaw(gateway) => match &gateway.program {
+                // A config from before the gateway sink: it meant the CLI.
+                Some(program) => SinkSpec::OpenClawCli {
+                    name: name.clone(),
+                    program: program.clone(),
+                    timeout: Duration::from_secs(gateway.timeout_s.max(OPENCLAW_CLI_TIMEOUT_S)),
+                },
+                None => {
+                    let found = openclaw::find(&env).ok().flatten();
+                    let token = match &gateway.token_env {
+                        Some(variable) => match env(variable).filter(|value| !value.is_empty()) {
+                            Some(token) => Some(token),
+                            None => bail!(
+                                "openclaw sink '{name}': the environment variable {variable} (its \
+                                 token_env) is not set; export it before starting lookout, or set it in \
+                                 the service unit (Environment= or EnvironmentFile=)"
+                            ),
+                        },
+                        None => found.as_ref().and_then(|found| found.token.clone()),
+                    };
+                    let Some(url) = gateway.url.clone().or_else(|| found.map(|found| found.url)) else {
+                        bail!(
+                            "openclaw sink '{name}': no OpenClaw gateway found (no config at {} and no \
+                             $OPENCLAW_GATEWAY_URL); set url = \"ws://HOST:18789\" in the sink, or use \
+                             kind = \"openclaw-cli\"",
+                            openclaw::config_path(&env)
+                                .map(|path| path.display().to_string())
+                                .unwrap_or_else(|| "~/.openclaw/openclaw.json".into())
+                        );
+                    };
+                    let sink = gateway_sink(name.clone(), url, token, Duration::from_secs(gateway.timeout_s));
+                    gateways.push(sink.clone());
+                    SinkSpec::Custom(Arc::new(sink))
+                }
+            },
+            SinkConfig::OpenclawCli(cli) => SinkSpec::OpenClawCli {
                 name: name.clone(),
-                program: openclaw.program.clone(),
-                timeout: Duration::from_secs(openclaw.timeout_s),
+                program: cli.program.clone(),
+                timeout: Duration::from_secs(cli.timeout_s),
             },
             SinkConfig::Webhook(webhook) => {
                 let bearer_token = match &webhook.token_env {
@@ -108,6 +181,21 @@ pub fn resolve(
     Ok(ResolvedSinks {
         summary: format!("wake sinks: {}", names.join(", ")),
         specs,
+        gateways,
+    })
+}
+
+fn gateway_sink(
+    name: String,
+    url: String,
+    token: Option<String>,
+    timeout: Duration,
+) -> Arc<GatewaySink> {
+    GatewaySink::new(GatewaySpec {
+        name,
+        url,
+        token: token.map(Secret::new),
+        timeout,
     })
 }
 
@@ -132,7 +220,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            matches!(&found.specs[..], [SinkSpec::OpenClaw { program, .. }] if program == "/opt/bin/openclaw")
+            matches!(&found.specs[..], [SinkSpec::OpenClawCli { program, timeout, .. }] if program == "/opt/bin/openclaw" && timeout.as_secs() == OPENCLAW_CLI_TIMEOUT_S)
         );
         assert!(found.summary.contains("found on PATH"), "{}", found.summary);
         let none = resolve(&config(""), false, |_| None, |_| None).unwrap();
@@ -148,6 +236,40 @@ mod tests {
             "sinks attached in-process replace the default"
         );
         assert!(none.specs.is_empty() && none.summary.contains("listeners only"));
+    }
+
+    #[test]
+    fn a_gateway_found_is_the_default_and_an_old_openclaw_entry_still_means_the_cli() {
+        let env = |name: &str| match name {
+            "OPENCLAW_GATEWAY_URL" => Some("ws://127.0.0.1:18789".to_owned()),
+            "OPENCLAW_GATEWAY_TOKEN" => Some("gw".to_owned()),
+            _ => None,
+        };
+        let found = resolve(&config(""), false, env, |_| {
+            Some(PathBuf::from("/opt/bin/openclaw"))
+        })
+        .unwrap();
+        assert!(matches!(&found.specs[..], [SinkSpec::Custom(_)]));
+        assert_eq!(found.gateways.len(), 1);
+        assert!(
+            found
+                .summary
+                .starts_with("wake sinks: openclaw (the OpenClaw gateway at ws://127.0.0.1:18789"),
+            "{}",
+            found.summary
+        );
+        let old = "[[wake.sinks]]\nkind = \"openclaw\"\nprogram = \"clawdbot\"\ntimeout_s = 10\n";
+        let resolved = resolve(&config(old), false, env, |_| None).unwrap();
+        assert!(
+            matches!(&resolved.specs[..], [SinkSpec::OpenClawCli { program, timeout, .. }]
+                if program == "clawdbot" && timeout.as_secs() == OPENCLAW_CLI_TIMEOUT_S),
+            "{resolved:?}"
+        );
+        let nowhere = "[[wake.sinks]]\nkind = \"openclaw\"\n";
+        let error = resolve(&config(nowhere), false, |_| None, |_| None)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("no OpenClaw gateway found"), "{error}");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use std::fmt::Debug;
 use std::process::Stdio;
 use std::time::Duration;
 
+use rustix::process::Pid;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::clock::BoxFuture;
@@ -91,7 +92,11 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
         })
         .stderr(Stdio::piped())
         .kill_on_drop(true)
+        // Its own process group, so a timeout ends whatever it started too (`openclaw`
+        // respawns itself as a child that would otherwise deliver after we gave up).
+        .process_group(0)
         .spawn()?;
+    let mut group = GroupKiller(child.id().and_then(|id| Pid::from_raw(id as i32)));
     let mut stdin = child.stdin.take();
     let input = request.stdin;
     let feed = async move {
@@ -132,13 +137,18 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
     })
     .await;
     match finished {
-        Ok((captured, output, status)) => Ok(RunOutcome {
-            exit_code: status?.code(),
-            timed_out: false,
-            stderr_tail: tail(&captured),
-            stdout: output,
-        }),
+        Ok((captured, output, status)) => {
+            // It finished: what it left running in the background is its own business.
+            group.disarm();
+            Ok(RunOutcome {
+                exit_code: status?.code(),
+                timed_out: false,
+                stderr_tail: tail(&captured),
+                stdout: output,
+            })
+        }
         Err(_) => {
+            group.kill();
             let _ = child.kill().await;
             Ok(RunOutcome {
                 exit_code: None,
@@ -147,6 +157,29 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
                 stdout: Vec::new(),
             })
         }
+    }
+}
+
+/// Kills a run's whole process group when the run times out or is abandoned (dropped
+/// mid-way, e.g. at shutdown), unless disarmed because the program finished.
+struct GroupKiller(Option<Pid>);
+
+impl GroupKiller {
+    fn kill(&mut self) {
+        if let Some(group) = self.0.take() {
+            // Gone already is fine.
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
+    }
+
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for GroupKiller {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
 
@@ -221,6 +254,24 @@ mod tests {
             .unwrap();
         assert!(outcome.succeeded());
         assert!(!marker.exists());
+    }
+
+    #[tokio::test]
+    async fn a_timeout_kills_the_children_the_program_started_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let late = dir.path().join("delivered-late");
+        // Like `openclaw`: the program starts a child (same group, not waited for by us) that
+        // would deliver after a while, and then hangs itself.
+        let script = format!("(sleep 1; touch {}) & sleep 30", late.display());
+        let mut run = request("sh", &["-c", &script], "");
+        run.timeout = Duration::from_millis(200);
+        let outcome = ProcessSpawner.run(run).await.unwrap();
+        assert!(outcome.timed_out);
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(
+            !late.exists(),
+            "the child outlived the timeout and delivered"
+        );
     }
 
     #[tokio::test]

@@ -200,6 +200,15 @@ pub fn status(result: &Value) -> String {
                 .unwrap_or_else(|| "none (subscribers only)".to_owned())
         ),
     ]
+    .into_iter()
+    .chain(
+        result["wake"]["sink_states"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(sink, state)| format!("  {sink}: {}", state.as_str().unwrap_or_default())),
+    )
+    .collect::<Vec<_>>()
     .join("\n")
 }
 

@@ -7,6 +7,7 @@
 
 mod cli;
 mod function_tools;
+mod gateway;
 #[cfg(feature = "harness")]
 mod harness;
 mod hooks;

@@ -161,6 +161,8 @@ impl DaemonProcess {
             .args(["serve", "--config"])
             .arg(&config_file)
             .env("LOOKOUT_LOG", "warn")
+            // Not the machine's own OpenClaw, if it has one: a test names its gateway.
+            .env("OPENCLAW_STATE_DIR", dir.join("no-openclaw"))
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(log_file)

@@ -28,6 +28,7 @@ use crate::tasks::transition::{self, Transition, progress_of};
 use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskReport, TaskUpdated, UpdateTask,
 };
+use crate::wake::event::with_event_id;
 use crate::wake::outbox::{NewEvent, Staged};
 
 /// How long a caller waits for a task request, storage included.
@@ -352,13 +353,9 @@ async fn alert_if_stuck(
         }
         Err(error) => Err(error),
     };
-    let text = match thread {
-        Ok(thread) => resume::wake_text(current, &thread, &reason, policy.max_packet_bytes),
-        Err(error) => {
-            tracing::warn!(task = %current.id, %error, "cannot read the thread; sending the minimal resume packet");
-            resume::minimal_wake_text(current, &reason)
-        }
-    };
+    let thread = thread
+        .inspect_err(|error| tracing::warn!(task = %current.id, %error, "cannot read the thread; sending the minimal resume packet"))
+        .ok();
     let mut record = current.clone();
     record.last_stuck_alert_at = Some(now);
     record.last_seq += 1;
@@ -381,10 +378,15 @@ async fn alert_if_stuck(
         &mut batch,
         NewEvent {
             kind: EventKind::TaskStuck,
-            text,
             task_id: Some(record.id.clone()),
             wait_id: None,
             session_key: record.session_key.clone(),
+        },
+        |id| match &thread {
+            Some(thread) => {
+                resume::wake_text(current, thread, &reason, id, policy.max_packet_bytes)
+            }
+            None => resume::minimal_wake_text(current, &reason, id),
         },
     );
     commit_announcing(state, batch, staged).await?;
@@ -449,11 +451,11 @@ async fn apply_wait_change(
             &mut batch,
             NewEvent {
                 kind,
-                text: head + &tail,
                 task_id: wait.task_id.clone(),
                 wait_id: Some(wait.id.to_string()),
                 session_key: wait.session_key.clone(),
             },
+            |id| with_event_id(&(head + &tail), id),
         );
     }
     commit_announcing(state, batch, staged).await?;

@@ -23,6 +23,7 @@ pub fn wake_text(
     task: &TaskRecord,
     thread: &[(u64, MessageRecord)],
     reason: &str,
+    event_id: &str,
     max_bytes: usize,
 ) -> String {
     let progress = progress_of(task);
@@ -51,18 +52,20 @@ pub fn wake_text(
             step_limit,
             reason,
             &action,
+            event_id,
         );
         let text = format!("{ENVELOPE}{packet}");
         if text.len() <= max_bytes {
             return text;
         }
     }
-    minimal_wake_text(task, reason)
+    minimal_wake_text(task, reason, event_id)
 }
 
 /// The fallback when the packet cannot be built (or cannot fit): id, name, status, reason.
-pub fn minimal_wake_text(task: &TaskRecord, reason: &str) -> String {
+pub fn minimal_wake_text(task: &TaskRecord, reason: &str, event_id: &str) -> String {
     let packet = json!({
+        "event_id": event_id,
         "task_id": task.id.as_str(),
         "name": shorten(&task.name, 120),
         "status": task.status.as_str(),
@@ -79,11 +82,13 @@ fn packet(
     step_limit: Option<usize>,
     reason: &str,
     action: &str,
+    event_id: &str,
 ) -> Value {
     let cut = |text: &str, limit: Option<usize>| {
         limit.map_or_else(|| text.to_owned(), |max| shorten(text, max))
     };
     json!({
+        "event_id": event_id,
         "task_id": task.id.as_str(),
         "name": task.name,
         "status": task.status.as_str(),
@@ -233,6 +238,7 @@ mod tests {
             &task(),
             &thread,
             "no updates for 9 minutes and no active wait",
+            "e-000042",
             8192,
         ));
         let keys: Vec<&str> = packet
@@ -244,6 +250,7 @@ mod tests {
         assert_eq!(
             keys,
             [
+                "event_id",
                 "task_id",
                 "name",
                 "status",
@@ -291,18 +298,20 @@ mod tests {
                 &task(),
                 &thread,
                 "no updates for 2 hours and no active wait",
+                "e-000042",
                 cap,
             );
             assert!(text.len() <= cap, "{} > {cap}", text.len());
             let packet = parse(&text);
             assert_eq!(packet["task_id"], "t-7k2m9q");
+            assert_eq!(packet["event_id"], "e-000042");
         }
-        let roomy = parse(&wake_text(&task(), &thread, "r", 8192));
+        let roomy = parse(&wake_text(&task(), &thread, "r", "e-000042", 8192));
         assert!(
             !roomy["recent_messages"].as_array().unwrap().is_empty(),
             "shortening comes before dropping"
         );
-        let tight = parse(&wake_text(&task(), &thread, "r", 1024));
+        let tight = parse(&wake_text(&task(), &thread, "r", "e-000042", 1024));
         assert!(tight["recent_messages"].as_array().unwrap().len() < 5);
     }
 
@@ -310,10 +319,10 @@ mod tests {
     fn an_impossible_cap_falls_back_to_the_minimal_packet() {
         let mut huge = task();
         huge.plan = vec!["s".repeat(400); 100];
-        let text = wake_text(&huge, &[], "r", 600);
+        let text = wake_text(&huge, &[], "r", "e-000042", 600);
         assert_eq!(
             parse(&text).as_object().unwrap().keys().collect::<Vec<_>>(),
-            ["task_id", "name", "status", "reason"]
+            ["event_id", "task_id", "name", "status", "reason"]
         );
     }
 

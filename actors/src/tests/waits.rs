@@ -142,7 +142,7 @@ async fn a_phrase_wait_resolves_with_the_matching_line_and_wakes_once() {
     assert_eq!(
         text,
         &format!(
-            "smart_wait resolved ({id}): ALL DONE in 3.2s. Elapsed: 6s. Task {} \"Deploy coursefolio to production\": continue with step 4, Pull and run.",
+            "smart_wait resolved ({id}): ALL DONE in 3.2s. Elapsed: 6s. Task {} \"Deploy coursefolio to production\": continue with step 4, Pull and run. [lookout e-000001]",
             task.id
         )
     );
@@ -907,7 +907,8 @@ async fn a_window_that_closes_and_stays_closed_ends_the_wait_in_error_after_the_
             "smart_wait error ({id}): window:Installer closed and stayed closed for 10s. If another \
              window now shows what you are waiting for, start a new smart_wait on it (window:<title> \
              or window:0x<id>); if this one will open again, wait_update(wait_id: \"{id}\") watches \
-             for it again. Fix what the error names, then start a new smart_wait or go on without it."
+             for it again. Fix what the error names, then start a new smart_wait or go on without it. \
+             [lookout e-000001]"
         )
     );
     let record = waits.tree().wait_status(Some(id)).await.unwrap()[0]

@@ -10,6 +10,7 @@ use crate::linkage::WaitChange;
 use crate::registry;
 use crate::tasks::{TASK_CALL_TIMEOUT, TaskMsg, TasksMsg};
 use crate::waits::texts;
+use crate::wake::event::with_event_id;
 use crate::wake::outbox::{self, NewEvent, Staged};
 
 /// Saves the record alone (no task change, no event).
@@ -56,11 +57,11 @@ async fn store_taskless(
             &mut batch,
             NewEvent {
                 kind,
-                text: head + &texts::taskless_tail(kind, &wait.id),
                 task_id: None,
                 wait_id: Some(wait.id.to_string()),
                 session_key: wait.session_key.clone(),
             },
+            |id| with_event_id(&(head + &texts::taskless_tail(kind, &wait.id)), id),
         );
     }
     outbox::commit_and_announce(directory, batch, staged).await?;

@@ -6,6 +6,18 @@
 use serde_json::{Value, json};
 use storage::{EventKind, EventRecord, TaskId, Timestamp};
 
+/// An event's id: `e-000123`, from its seq.
+pub fn event_id(seq: u64) -> String {
+    format!("e-{seq:06}")
+}
+
+/// How a wake text ends: ` [lookout e-000123]`, so a receiver that is handed the same event
+/// twice (a retry after a lost acknowledgement) can tell. The stuck packet carries the id as
+/// its `event_id` key instead, so its JSON stays the last thing in the text.
+pub fn with_event_id(text: &str, id: &str) -> String {
+    format!("{text} [lookout {id}]")
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WakeEvent {
     pub seq: u64,
@@ -34,7 +46,7 @@ impl WakeEvent {
 
     /// `e-000123`
     pub fn id(&self) -> String {
-        format!("e-{:06}", self.seq)
+        event_id(self.seq)
     }
 
     /// `{id, kind, text, task_id, wait_id, session_key, created_at}`

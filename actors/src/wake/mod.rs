@@ -13,6 +13,7 @@
 //! they are not tracked.
 
 pub mod event;
+pub mod gateway;
 pub mod outbox;
 pub mod sinks;
 
@@ -90,6 +91,8 @@ pub enum WakeMsg {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WakeStats {
     pub sinks: Vec<String>,
+    /// Each sink's [`Sink::state`], in the order of `sinks`.
+    pub sink_states: Vec<Option<String>>,
     pub pending: usize,
     /// Attempts running right now.
     pub in_flight: usize,
@@ -215,6 +218,12 @@ impl Actor for WakeActor {
             }
             WakeMsg::Stats(reply) => {
                 let _ = reply.send(WakeStats {
+                    sink_states: state
+                        .settings
+                        .sinks
+                        .iter()
+                        .map(|sink| sink.state())
+                        .collect(),
                     pending: state.pending.len(),
                     in_flight: state.in_flight.len(),
                     ..state.stats.clone()
@@ -386,7 +395,7 @@ async fn record_attempt(state: &mut WakeState, seq: u64, index: usize, delivery:
     };
     record.attempts += 1;
     let mut batch = WriteBatch::new();
-    let id = format!("e-{seq:06}");
+    let id = event::event_id(seq);
     match delivery {
         Delivery::Delivered => {
             record.outcome = DeliveryOutcome::Delivered { at: now };

@@ -7,12 +7,12 @@ use storage::{Counter, EventKind, EventRecord, Mutation, TaskId, WriteBatch};
 
 use crate::directory::Directory;
 use crate::error::CallError;
+use crate::wake::event::event_id;
 
-/// A wake event about to be staged.
+/// A wake event about to be staged; its text is written once its id is known.
 #[derive(Clone, Debug)]
 pub struct NewEvent {
     pub kind: EventKind,
-    pub text: String,
     pub task_id: Option<TaskId>,
     pub wait_id: Option<String>,
     pub session_key: Option<String>,
@@ -25,14 +25,20 @@ pub struct Staged(Vec<u64>);
 
 impl Staged {
     /// Adds `event` to `batch` (the event record and the raised event counter) under a fresh
-    /// seq, and returns that seq.
-    pub fn stage(&mut self, directory: &Directory, batch: &mut WriteBatch, event: NewEvent) -> u64 {
+    /// seq, with the text `text` writes for its id (`e-000123`), and returns that seq.
+    pub fn stage(
+        &mut self,
+        directory: &Directory,
+        batch: &mut WriteBatch,
+        event: NewEvent,
+        text: impl FnOnce(&str) -> String,
+    ) -> u64 {
         let seq = directory.next_event_seq();
         batch
             .push(Mutation::PutEvent(EventRecord {
                 seq,
                 kind: event.kind,
-                text: event.text,
+                text: text(&event_id(seq)),
                 task_id: event.task_id,
                 wait_id: event.wait_id,
                 session_key: event.session_key,

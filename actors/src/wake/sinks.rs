@@ -2,8 +2,9 @@
 //!
 //! - `command`: any program, an argv array with `{placeholders}`, the event JSON on stdin,
 //!   exit 0 = delivered. Never a shell.
-//! - `openclaw`: the preset `openclaw system event --text {text} --mode now
-//!   [--session-key {session_key}]`.
+//! - `openclaw` ([`gateway`](super::gateway)): the OpenClaw gateway's own WebSocket RPC.
+//! - `openclaw-cli`: the preset `openclaw system event --text {text} --mode now
+//!   [--session-key {session_key}]`, for installs the native sink cannot reach.
 //! - `webhook`: POST `{"text", "mode": "now", "sessionKey"?, "event"}` (the body OpenClaw's
 //!   `/hooks/wake` accepts, plus the whole event); 2xx = delivered; a 4xx other than 408/429
 //!   is a refusal, not retried.
@@ -42,6 +43,11 @@ pub trait Sink: fmt::Debug + Send + Sync + 'static {
     /// Unique among the configured sinks; delivery state is recorded under it.
     fn name(&self) -> &str;
     fn deliver(&self, event: WakeEvent) -> BoxFuture<Delivery>;
+    /// What the sink last learned about its destination ("connected to …", or why not and
+    /// how to fix it), for `daemon.status`; `None` when it keeps no connection.
+    fn state(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A credential: never printed, logged or reported.
@@ -73,7 +79,8 @@ pub enum SinkSpec {
         args: Vec<String>,
         timeout: Duration,
     },
-    OpenClaw {
+    /// The `openclaw` CLI preset.
+    OpenClawCli {
         name: String,
         program: String,
         timeout: Duration,
@@ -112,7 +119,7 @@ pub fn build_sinks(
                 spawner: spawner.clone(),
                 session_key_flag: false,
             }),
-            SinkSpec::OpenClaw {
+            SinkSpec::OpenClawCli {
                 name,
                 program,
                 timeout,
@@ -507,7 +514,7 @@ mod tests {
     #[test]
     fn the_openclaw_preset_adds_the_session_key_only_when_there_is_one() {
         let spawner: Arc<dyn Spawner> = Arc::new(ProcessSpawner);
-        let spec = SinkSpec::OpenClaw {
+        let spec = SinkSpec::OpenClawCli {
             name: "openclaw".into(),
             program: "openclaw".into(),
             timeout: Duration::from_secs(10),

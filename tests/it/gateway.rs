@@ -1,0 +1,304 @@
+//! The `openclaw` gateway sink against a loopback stand-in that speaks the gateway's frames
+//! (the `connect.challenge` event, `connect` with the token, `wake` and its `res`), taken
+//! from a real OpenClaw 2026.9.6 gateway: acknowledgements, a dropped connection, a slow
+//! acknowledgement, a wrong token and a refused session key; then the real daemon finding the
+//! gateway from an OpenClaw config with no sink configured.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actors::wake::event::WakeEvent;
+use actors::wake::gateway::{GatewaySink, GatewaySpec};
+use actors::wake::sinks::{Delivery, Secret, Sink};
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use storage::{EventKind, Timestamp};
+use tokio_tungstenite::tungstenite::Message;
+
+use lookout::client::Client;
+
+use crate::support::{DaemonProcess, deploy_task, ok, wait_until};
+
+/// How the stand-in answers a `wake`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Behaviour {
+    Ack,
+    /// Closes the connection on the first wake, without answering.
+    DropFirstWake,
+    /// Answers after this long.
+    SlowAck(Duration),
+    /// Refuses a wake that names a session key (as for a subagent's key).
+    RefuseSessionKeys,
+}
+
+struct StandIn {
+    url: String,
+    wakes: Arc<Mutex<Vec<Value>>>,
+    connections: Arc<AtomicUsize>,
+}
+
+impl StandIn {
+    async fn start(token: &'static str, behaviour: Behaviour) -> StandIn {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}", listener.local_addr().unwrap());
+        let wakes = Arc::new(Mutex::new(Vec::new()));
+        let connections = Arc::new(AtomicUsize::new(0));
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let (seen, count) = (wakes.clone(), connections.clone());
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                count.fetch_add(1, Ordering::SeqCst);
+                let (seen, dropped) = (seen.clone(), dropped.clone());
+                tokio::spawn(async move {
+                    let Ok(mut socket) = tokio_tungstenite::accept_async(stream).await else {
+                        return;
+                    };
+                    let challenge = json!({"type": "event", "event": "connect.challenge",
+                        "payload": {"nonce": "24866f74", "ts": 1795466734334u64}});
+                    let _ = socket.send(Message::text(challenge.to_string())).await;
+                    while let Some(Ok(message)) = socket.next().await {
+                        let Message::Text(text) = message else {
+                            continue;
+                        };
+                        let frame: Value = serde_json::from_str(text.as_str()).unwrap();
+                        let id = frame["id"].clone();
+                        let reply = match frame["method"].as_str() {
+                            Some("connect") if frame["params"]["auth"]["token"] != token => json!({
+                                "type": "res", "id": id, "ok": false,
+                                "error": {"code": "INVALID_REQUEST",
+                                          "message": "unauthorized: gateway token mismatch",
+                                          "details": {"code": "AUTH_TOKEN_MISMATCH"}}}),
+                            Some("connect") => {
+                                assert_eq!(frame["params"]["client"]["id"], "gateway-client");
+                                assert_eq!(frame["params"]["minProtocol"], 4);
+                                // Events the gateway sends unasked come between answers.
+                                let health = json!({"type": "event", "event": "health", "payload": {"ok": true}});
+                                let _ = socket.send(Message::text(health.to_string())).await;
+                                json!({"type": "res", "id": id, "ok": true, "payload": {
+                                    "type": "hello-ok", "protocol": 4,
+                                    "server": {"version": "2026.9.6"}}})
+                            }
+                            Some("wake") => {
+                                let params = frame["params"].clone();
+                                match behaviour {
+                                    Behaviour::DropFirstWake
+                                        if dropped.fetch_add(1, Ordering::SeqCst) == 0 =>
+                                    {
+                                        return; // the connection drops, unanswered
+                                    }
+                                    Behaviour::RefuseSessionKeys
+                                        if params.get("sessionKey").is_some() =>
+                                    {
+                                        json!({"type": "res", "id": id, "ok": false, "error": {
+                                            "code": "INVALID_REQUEST",
+                                            "message": "wake sessionKey cannot target a subagent session"}})
+                                    }
+                                    _ => {
+                                        if let Behaviour::SlowAck(delay) = behaviour {
+                                            tokio::time::sleep(delay).await;
+                                        }
+                                        seen.lock().unwrap().push(params);
+                                        json!({"type": "res", "id": id, "ok": true, "payload": {"ok": true}})
+                                    }
+                                }
+                            }
+                            _ => json!({"type": "res", "id": id, "ok": false,
+                                        "error": {"code": "INVALID_REQUEST", "message": "unknown method"}}),
+                        };
+                        if socket.send(Message::text(reply.to_string())).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        StandIn {
+            url,
+            wakes,
+            connections,
+        }
+    }
+
+    fn texts(&self) -> Vec<String> {
+        self.wakes
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|params| params["text"].as_str().unwrap().to_owned())
+            .collect()
+    }
+}
+
+fn sink(url: &str, token: &str, timeout: Duration) -> Arc<GatewaySink> {
+    GatewaySink::new(GatewaySpec {
+        name: "openclaw".into(),
+        url: url.into(),
+        token: Some(Secret::new(token)),
+        timeout,
+    })
+}
+
+fn event(seq: u64, session_key: Option<&str>) -> WakeEvent {
+    WakeEvent {
+        seq,
+        kind: EventKind::WaitResolved,
+        text: format!("smart_wait resolved (w-test{seq}): DONE. Elapsed: 3s. [lookout e-{seq:06}]"),
+        task_id: None,
+        wait_id: Some(format!("w-test{seq}")),
+        session_key: session_key.map(String::from),
+        created_at: Timestamp::from_millis(0),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wakes_are_acknowledged_over_one_kept_connection() {
+    let gateway = StandIn::start("gw-token", Behaviour::Ack).await;
+    let sink = sink(&gateway.url, "gw-token", Duration::from_secs(10));
+    assert_eq!(
+        sink.probe().await.unwrap(),
+        format!("connected to OpenClaw 2026.9.6 at {}", gateway.url)
+    );
+    for seq in 1..=3 {
+        let key = (seq == 2).then_some("agent:main:telegram:42");
+        assert_eq!(sink.deliver(event(seq, key)).await, Delivery::Delivered);
+    }
+    assert_eq!(gateway.connections.load(Ordering::SeqCst), 1);
+    let wakes = gateway.wakes.lock().unwrap().clone();
+    assert_eq!(wakes.len(), 3);
+    assert_eq!(
+        wakes[1],
+        json!({"mode": "now", "text": event(2, None).text, "sessionKey": "agent:main:telegram:42"})
+    );
+    assert_eq!(wakes[0].get("sessionKey"), None);
+    assert!(
+        sink.state()
+            .unwrap()
+            .starts_with("connected to OpenClaw 2026.9.6")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_connection_is_a_retry_and_the_next_attempt_reconnects() {
+    let gateway = StandIn::start("gw-token", Behaviour::DropFirstWake).await;
+    let sink = sink(&gateway.url, "gw-token", Duration::from_secs(10));
+    let first = sink.deliver(event(1, None)).await;
+    assert!(
+        matches!(&first, Delivery::Retry(why) if why.contains("dropped before it answered")),
+        "{first:?}"
+    );
+    assert_eq!(sink.deliver(event(1, None)).await, Delivery::Delivered);
+    assert_eq!(gateway.connections.load(Ordering::SeqCst), 2);
+    assert_eq!(gateway.texts(), [event(1, None).text]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_acknowledgement_is_a_retry_not_a_delivery() {
+    let gateway = StandIn::start("gw-token", Behaviour::SlowAck(Duration::from_secs(3))).await;
+    let sink = sink(&gateway.url, "gw-token", Duration::from_millis(500));
+    let outcome = sink.deliver(event(7, None)).await;
+    assert!(
+        matches!(&outcome, Delivery::Retry(why) if why.contains("did not acknowledge within")),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_token_or_no_gateway_says_what_to_fix() {
+    let gateway = StandIn::start("gw-token", Behaviour::Ack).await;
+    let wrong = sink(&gateway.url, "not-the-token", Duration::from_secs(10));
+    let error = wrong.probe().await.unwrap_err().message;
+    assert!(
+        error.contains("AUTH_TOKEN_MISMATCH") && error.contains("gateway.auth.token"),
+        "{error}"
+    );
+    assert!(!error.contains("not-the-token"), "the token never prints");
+    assert!(matches!(
+        wrong.deliver(event(1, None)).await,
+        Delivery::Retry(_)
+    ));
+    assert_eq!(wrong.state().unwrap(), error);
+
+    let nobody = sink("ws://127.0.0.1:9", "gw-token", Duration::from_secs(5));
+    let error = nobody.probe().await.unwrap_err().message;
+    assert!(
+        error.contains("cannot reach the OpenClaw gateway at ws://127.0.0.1:9"),
+        "{error}"
+    );
+    assert!(gateway.texts().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_session_key_wakes_the_main_session_instead() {
+    let gateway = StandIn::start("gw-token", Behaviour::RefuseSessionKeys).await;
+    let sink = sink(&gateway.url, "gw-token", Duration::from_secs(10));
+    assert_eq!(
+        sink.deliver(event(3, Some("agent:main:subagent:9"))).await,
+        Delivery::Delivered
+    );
+    let wakes = gateway.wakes.lock().unwrap().clone();
+    assert_eq!(wakes, [json!({"mode": "now", "text": event(3, None).text})]);
+}
+
+/// With no sink configured, the daemon finds the gateway in the OpenClaw config (port and
+/// token), says so at start-up, and a stuck task is acknowledged by the gateway once, with
+/// its event id in the packet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_finds_the_gateway_in_the_openclaw_config_and_wakes_it_once() {
+    let gateway = StandIn::start("from-config", Behaviour::Ack).await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("openclaw-state");
+    std::fs::create_dir_all(&state).unwrap();
+    let port = gateway.url.rsplit(':').next().unwrap();
+    std::fs::write(
+        state.join("openclaw.json"),
+        format!(
+            "{{\n  // as `openclaw onboard` writes it\n  gateway: {{ mode: 'local', bind: 'loopback', port: {port},\n    auth: {{ mode: 'token', token: 'from-config' }} }},\n}}\n"
+        ),
+    )
+    .unwrap();
+    let state_dir = state.to_str().unwrap();
+    let daemon = DaemonProcess::start_with(
+        dir.path(),
+        "[stuck]\nthreshold_s = 1\nscan_interval_s = 1\ncooldown_s = 600\n",
+        &[("OPENCLAW_STATE_DIR", state_dir), ("LOOKOUT_LOG", "info")],
+    );
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let task = ok(&mut client, "task_register", deploy_task()).await;
+    wait_until(
+        "the gateway acknowledged the stuck alert",
+        Duration::from_secs(20),
+        async || !gateway.texts().is_empty(),
+    )
+    .await;
+    let text = gateway.texts()[0].clone();
+    let packet: Value =
+        serde_json::from_str(text.strip_prefix("[task_stuck_resume] ").unwrap()).unwrap();
+    assert_eq!(packet["task_id"], task["task_id"]);
+    assert_eq!(packet["event_id"], "e-000001");
+    let log = daemon.log_text();
+    assert!(
+        log.contains(&format!(
+            "wake sinks: openclaw (the OpenClaw gateway at {}",
+            gateway.url
+        )),
+        "{log}"
+    );
+    assert!(log.contains("connected to OpenClaw 2026.9.6"), "{log}");
+    let status = ok(&mut client, "daemon.status", json!({})).await;
+    assert!(
+        status["wake"]["sink_states"]["openclaw"]
+            .as_str()
+            .unwrap()
+            .starts_with("connected to OpenClaw 2026.9.6"),
+        "{status}"
+    );
+    wait_until(
+        "the delivery is recorded",
+        Duration::from_secs(10),
+        async || ok(&mut client, "daemon.status", json!({})).await["wake"]["pending"] == 0,
+    )
+    .await;
+    assert_eq!(gateway.texts().len(), 1, "delivered once");
+    assert_eq!(gateway.connections.load(Ordering::SeqCst), 1);
+}
