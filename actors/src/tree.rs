@@ -174,6 +174,7 @@ impl Tree {
         let wake = WakeSettings {
             sinks: build_sinks(args.sinks, &args.spawner)?,
             max_attempts: args.max_delivery_attempts.max(1),
+            in_flight: Default::default(),
         };
         let sources = args.sources.unwrap_or_else(|| {
             Arc::new(ProductionSources {

@@ -2,11 +2,13 @@
 //! `service` installs it as a systemd user service, `tools` prints the catalogue for other
 //! APIs; everything else is a client of its socket.
 
+mod follow;
 mod render;
 mod service;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use serde_json::{Map, Value, json};
@@ -16,16 +18,15 @@ use crate::config::{Config, ConfigSource};
 use crate::daemon::{self, DaemonOptions};
 use crate::export::{self, FunctionCall, ToolFormat};
 use crate::jsonrpc::{RpcError, codes};
-use crate::methods::SUBSCRIBE_METHOD;
 use crate::systemd::{ServiceManager, activation};
 use crate::{catalogue, hooks, logging, mcp, paths};
 
 /// Exit code when the daemon answered with an error.
-const EXIT_CALL_FAILED: u8 = 1;
+pub(crate) const EXIT_CALL_FAILED: u8 = 1;
 /// Exit code for a usage error.
 const EXIT_USAGE: u8 = 2;
 /// Exit code when no daemon could be reached.
-const EXIT_NO_DAEMON: u8 = 3;
+pub(crate) const EXIT_NO_DAEMON: u8 = 3;
 
 #[derive(Parser)]
 #[command(
@@ -69,8 +70,28 @@ enum Command {
     },
     /// Show the daemon's status
     Status,
-    /// Print wake events as the daemon emits them, until interrupted (`--json` for raw)
-    Events,
+    /// Print wake events as the daemon emits them, until interrupted (`--json` for raw);
+    /// reconnects when the daemon restarts
+    Events {
+        /// Keep printing as events happen (what `events` does; the flag is for scripts that
+        /// spell it out)
+        #[arg(long)]
+        follow: bool,
+        /// Only this task's events
+        #[arg(long = "task", value_name = "ID")]
+        task_id: Option<String>,
+        /// Only events for this agent session
+        #[arg(long = "session", value_name = "KEY")]
+        session_key: Option<String>,
+    },
+    /// Block until a wait ends and print its wake text. Exit code: 0 resolved, 4 changed (not
+    /// judged), 5 timed out, 6 error, 7 cancelled, 8 still watching at --timeout
+    Wait {
+        wait_id: String,
+        /// Give up after this many seconds (the wait goes on)
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<u64>,
+    },
     /// Print the tool catalogue as another API's tool definitions
     Tools {
         #[arg(long, value_enum)]
@@ -241,7 +262,27 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
             function_call: Some(item),
             ..
         } => return function_call(&socket, &item).await,
-        Command::Events => return follow_events(&socket, cli.json).await,
+        Command::Events {
+            task_id,
+            session_key,
+            ..
+        } => {
+            let filter = follow::EventFilter {
+                task_id,
+                session_key,
+                wait_id: None,
+            };
+            return follow::events(&socket, filter, cli.json).await;
+        }
+        Command::Wait { wait_id, timeout } => {
+            return follow::wait(
+                &socket,
+                &wait_id,
+                timeout.map(Duration::from_secs),
+                cli.json,
+            )
+            .await;
+        }
         other => other,
     };
     let (method, params, renderer) = match request_for(command) {
@@ -289,7 +330,8 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
         | Command::Mcp
         | Command::Service(_)
         | Command::Hook(_)
-        | Command::Events
+        | Command::Events { .. }
+        | Command::Wait { .. }
         | Command::Call {
             function_call: Some(_),
             ..
@@ -389,46 +431,6 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
     })
 }
 
-/// `lookout events`: subscribes and prints every wake event until the daemon goes away or
-/// the user interrupts.
-async fn follow_events(socket: &Path, json: bool) -> ExitCode {
-    let mut client = match Client::connect(socket).await {
-        Ok(client) => client,
-        Err(error) => return fail(&error.to_string(), EXIT_NO_DAEMON),
-    };
-    match client.call(SUBSCRIBE_METHOD, json!({})).await {
-        Ok(Ok(_)) => {}
-        Ok(Err(error)) => {
-            return fail(
-                &format!("{}\nhint: {}", error.message, error.hint),
-                EXIT_CALL_FAILED,
-            );
-        }
-        Err(error) => return fail(&error.to_string(), EXIT_CALL_FAILED),
-    }
-    if !json {
-        eprintln!(
-            "Listening for wake events on {} (Ctrl-C to stop).",
-            socket.display()
-        );
-    }
-    loop {
-        let notification = match client.read_json().await {
-            Ok(notification) => notification,
-            Err(ClientError::Closed) => {
-                eprintln!("The daemon closed the connection.");
-                return ExitCode::SUCCESS;
-            }
-            Err(error) => return fail(&error.to_string(), EXIT_CALL_FAILED),
-        };
-        if json {
-            println!("{notification}");
-        } else {
-            println!("{}", render::event(&notification));
-        }
-    }
-}
-
 async fn call(socket: &Path, method: &str, params: Value, renderer: Option<Renderer>) -> ExitCode {
     let outcome = async {
         let mut client = Client::connect(socket).await?;
@@ -519,7 +521,7 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-fn fail(message: &str, code: u8) -> ExitCode {
+pub(crate) fn fail(message: &str, code: u8) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(code)
 }

@@ -522,3 +522,136 @@ async fn lookout_events_prints_each_wake() {
         "{line}"
     );
 }
+
+/// `lookout wait` blocks through a daemon killed and started again (the wait resumes, the
+/// command reconnects) and prints the wake text with exit code 0; `--timeout` gives up with
+/// exit code 8 while the wait goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lookout_wait_outlives_a_daemon_restart_and_prints_the_wake() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("deploy.log");
+    std::fs::write(&log, "starting\n").unwrap();
+    let daemon = DaemonProcess::start(dir.path());
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let created = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": format!("file:{}", log.display()), "wake_when": "when 'DEPLOY OK' is printed",
+               "timeout": 120, "poll_interval": 0.2}),
+    )
+    .await;
+    let wait_id = created["wait_id"].as_str().unwrap().to_owned();
+    let socket = daemon.socket.to_str().unwrap().to_owned();
+    let lookout_wait = |extra: &[&str]| {
+        let mut command = tokio::process::Command::new(crate::support::BINARY);
+        command
+            .args(["--socket", &socket, "wait", &wait_id])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        command
+    };
+    let gave_up = tokio::time::timeout(PATIENCE, lookout_wait(&["--timeout", "1"]).output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(gave_up.status.code(), Some(8));
+    assert!(
+        String::from_utf8_lossy(&gave_up.stderr).contains("is still watching after 1s"),
+        "{gave_up:?}"
+    );
+    let waiting = lookout_wait(&[]).spawn().unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    drop(client);
+    daemon.kill();
+    let daemon = DaemonProcess::start(dir.path());
+    // Give the command time to subscribe again, then print the phrase.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    std::fs::write(&log, "starting\nDEPLOY OK\n").unwrap();
+    let output = tokio::time::timeout(PATIENCE, waiting.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        stdout.starts_with(&format!("smart_wait resolved ({wait_id}): DEPLOY OK"))
+            || stdout.starts_with(&format!("{wait_id} is resolved: DEPLOY OK")),
+        "{stdout}"
+    );
+
+    let missing = tokio::process::Command::new(crate::support::BINARY)
+        .args([
+            "--socket",
+            daemon.socket.to_str().unwrap(),
+            "wait",
+            "w-nosuch",
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("hint:"));
+}
+
+/// `lookout events --follow --task ID` prints that task's events only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lookout_events_follows_one_task() {
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.stuck.threshold_s = 1;
+            config.stuck.scan_interval_s = 1;
+        },
+        None,
+    )
+    .await;
+    let first = daemon.ok("task_register", deploy_task()).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut events = tokio::process::Command::new(crate::support::BINARY)
+        .args([
+            "--socket",
+            daemon.socket().to_str().unwrap(),
+            "--json",
+            "events",
+            "--follow",
+        ])
+        .args(["--task", &first])
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdout = tokio::io::BufReader::new(events.stdout.take().unwrap());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let second = daemon.ok("task_register", deploy_task()).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Both tasks go stuck; only the first one's alert is printed.
+    crate::support::wait_until("both alerts went out", PATIENCE, async || {
+        daemon.sink.received().len() >= 2
+    })
+    .await;
+    let mut line = String::new();
+    tokio::time::timeout(
+        PATIENCE,
+        tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut line),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let printed: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(printed["params"]["task_id"], first.as_str());
+    let mut more = String::new();
+    let next = tokio::time::timeout(
+        Duration::from_millis(700),
+        tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut more),
+    )
+    .await;
+    assert!(
+        next.is_err(),
+        "printed another event: {more} (second task {second})"
+    );
+}

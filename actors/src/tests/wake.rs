@@ -177,6 +177,41 @@ async fn pending_events_survive_a_crashed_wake_actor() {
     assert_eq!(status.restarts.get("wake actor"), Some(&1));
 }
 
+/// A Wake actor that crashes while an attempt hangs: its successor keeps off that event
+/// until the attempt ends, then records the attempt's outcome; the sink sees it once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_wake_actor_never_attempts_an_event_twice_at_once() {
+    let (fixture, sink) = fixture(20).await;
+    fixture.tree.register_task(deploy_request()).await.unwrap();
+    sink.hang(Some(Duration::from_millis(1500)));
+    fixture.clock.advance(Duration::from_secs(301));
+    fixture.tree.scan_stuck().await.unwrap();
+    eventually("the attempt runs", async || sink.attempts() == 1).await;
+    fixture.tree.faults().panic_next(ActorKind::Wake);
+    let _ = fixture.tree.status().await; // the message that crashes it
+    eventually("the successor serves", async || {
+        fixture
+            .tree
+            .status()
+            .await
+            .is_ok_and(|status| status.restarts.get("wake actor") == Some(&1))
+    })
+    .await;
+    // The successor reloaded the pending event; its pump must not start it again.
+    fixture.clock.advance(Duration::from_secs(1));
+    fixture.tree.tick().await.unwrap();
+    assert_eq!(sink.attempts(), 1, "attempted again while the first ran");
+    eventually("the first attempt's outcome is recorded", async || {
+        fixture
+            .tree
+            .status()
+            .await
+            .is_ok_and(|status| status.store.events_pending == 0)
+    })
+    .await;
+    assert_eq!((sink.attempts(), sink.received().len()), (1, 1));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscribers_see_each_new_event_and_no_sinks_settle_at_once() {
     let fixture = Fixture::start(|_| {}).await;

@@ -60,6 +60,9 @@ pub struct WakeSettings {
     pub sinks: Vec<Arc<dyn Sink>>,
     /// Attempts per event and sink before it is recorded as dead.
     pub max_attempts: u32,
+    /// The attempts running, shared with the actor's restarts: a restarted Wake actor does not
+    /// start an event on a sink while its predecessor's attempt at it still runs.
+    pub in_flight: InFlight,
 }
 
 impl Default for WakeSettings {
@@ -67,7 +70,50 @@ impl Default for WakeSettings {
         Self {
             sinks: Vec::new(),
             max_attempts: 20,
+            in_flight: InFlight::default(),
         }
+    }
+}
+
+/// (event seq, sink index) pairs being attempted.
+#[derive(Clone, Debug, Default)]
+pub struct InFlight(Arc<std::sync::Mutex<HashSet<(u64, usize)>>>);
+
+impl InFlight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<(u64, usize)>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn contains(&self, attempt: (u64, usize)) -> bool {
+        self.lock().contains(&attempt)
+    }
+
+    fn insert(&self, attempt: (u64, usize)) {
+        self.lock().insert(attempt);
+    }
+
+    fn remove(&self, attempt: (u64, usize)) {
+        self.lock().remove(&attempt);
+    }
+
+    fn on_sink(&self, sink: usize) -> usize {
+        self.lock().iter().filter(|(_, s)| *s == sink).count()
+    }
+
+    fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// Takes an attempt out of [`InFlight`] when its task ends, however it ends (recorded, the
+/// actor gone, the task aborted).
+struct Attempting(InFlight, (u64, usize));
+
+impl Drop for Attempting {
+    fn drop(&mut self) {
+        self.0.remove(self.1);
     }
 }
 
@@ -114,7 +160,6 @@ pub struct WakeState {
     settings: WakeSettings,
     /// Unsettled events by seq.
     pending: BTreeMap<u64, EventRecord>,
-    in_flight: HashSet<(u64, usize)>,
     stats: WakeStats,
 }
 
@@ -142,7 +187,6 @@ impl Actor for WakeActor {
             directory: args.directory,
             settings: args.settings,
             pending: BTreeMap::new(),
-            in_flight: HashSet::new(),
             stats: WakeStats {
                 sinks,
                 ..WakeStats::default()
@@ -160,16 +204,16 @@ impl Actor for WakeActor {
 
     async fn post_start(
         &self,
-        myself: ActorRef<WakeMsg>,
+        _myself: ActorRef<WakeMsg>,
         state: &mut WakeState,
     ) -> Result<(), ActorProcessingErr> {
-        pump(&myself, state);
+        pump(state);
         Ok(())
     }
 
     async fn handle(
         &self,
-        myself: ActorRef<WakeMsg>,
+        _myself: ActorRef<WakeMsg>,
         msg: WakeMsg,
         state: &mut WakeState,
     ) -> Result<(), ActorProcessingErr> {
@@ -188,10 +232,10 @@ impl Actor for WakeActor {
                     let _ = state.directory.events().send(WakeEvent::from_record(event));
                 }
                 admit(state, events).await;
-                pump(&myself, state);
+                pump(state);
             }
             WakeMsg::Pump(reply) => {
-                let started = pump(&myself, state);
+                let started = pump(state);
                 if let Some(reply) = reply {
                     let count = started.len();
                     tokio::spawn(async move {
@@ -211,9 +255,9 @@ impl Actor for WakeActor {
                 delivery,
                 reply,
             } => {
-                state.in_flight.remove(&(seq, sink));
+                state.settings.in_flight.remove((seq, sink));
                 record_attempt(state, seq, sink, delivery).await;
-                pump(&myself, state);
+                pump(state);
                 let _ = reply.send(());
             }
             WakeMsg::Stats(reply) => {
@@ -225,7 +269,7 @@ impl Actor for WakeActor {
                         .map(|sink| sink.state())
                         .collect(),
                     pending: state.pending.len(),
-                    in_flight: state.in_flight.len(),
+                    in_flight: state.settings.in_flight.len(),
                     ..state.stats.clone()
                 });
             }
@@ -274,12 +318,12 @@ fn is_settled(settings: &WakeSettings, event: &EventRecord) -> bool {
 
 /// Starts every due attempt whose event heads its (sink, task) queue; arms the retry timer
 /// for the next one that is not due yet. Returns the started attempts.
-fn pump(myself: &ActorRef<WakeMsg>, state: &mut WakeState) -> Vec<tokio::task::JoinHandle<()>> {
+fn pump(state: &mut WakeState) -> Vec<tokio::task::JoinHandle<()>> {
     let now = state.directory.now();
     let mut to_start: Vec<(usize, WakeEvent)> = Vec::new();
     let mut next_due: Option<Timestamp> = None;
     for (index, sink) in state.settings.sinks.iter().enumerate() {
-        let mut running = state.in_flight.iter().filter(|(_, s)| *s == index).count();
+        let mut running = state.settings.in_flight.on_sink(index);
         let mut heads_seen: HashSet<&str> = HashSet::new();
         for (seq, event) in &state.pending {
             let Some(delivery) = event.deliveries.iter().find(|d| d.sink == sink.name()) else {
@@ -299,7 +343,7 @@ fn pump(myself: &ActorRef<WakeMsg>, state: &mut WakeState) -> Vec<tokio::task::J
             {
                 continue;
             }
-            if state.in_flight.contains(&(*seq, index)) {
+            if state.settings.in_flight.contains((*seq, index)) {
                 continue;
             }
             if delivery.next_attempt_at > now {
@@ -317,27 +361,41 @@ fn pump(myself: &ActorRef<WakeMsg>, state: &mut WakeState) -> Vec<tokio::task::J
     to_start
         .into_iter()
         .map(|(index, event)| {
-            state.in_flight.insert((event.seq, index));
-            start_attempt(myself, state.settings.sinks[index].clone(), index, event)
+            state.settings.in_flight.insert((event.seq, index));
+            let attempting = Attempting(state.settings.in_flight.clone(), (event.seq, index));
+            start_attempt(
+                &state.directory,
+                state.settings.sinks[index].clone(),
+                index,
+                event,
+                attempting,
+            )
         })
         .collect()
 }
 
+/// Runs one attempt and has its outcome recorded by the Wake actor serving then (a successor,
+/// if this one was restarted meanwhile: it reloaded the event and kept off it while this ran).
 fn start_attempt(
-    myself: &ActorRef<WakeMsg>,
+    directory: &Directory,
     sink: Arc<dyn Sink>,
     index: usize,
     event: WakeEvent,
+    attempting: Attempting,
 ) -> tokio::task::JoinHandle<()> {
-    let wake = myself.clone();
+    let directory = directory.clone();
     let seq = event.seq;
     tokio::spawn(async move {
+        let _attempting = attempting;
         let delivery = match tokio::time::timeout(ATTEMPT_TIMEOUT_CAP, sink.deliver(event)).await {
             Ok(delivery) => delivery,
             Err(_) => Delivery::Retry(format!(
                 "no answer within {}s",
                 ATTEMPT_TIMEOUT_CAP.as_secs()
             )),
+        };
+        let Ok(wake) = directory.wake() else {
+            return;
         };
         let _ = wake
             .call(
