@@ -124,14 +124,7 @@ pub fn resolve(
                 None => {
                     let found = openclaw::find(&env).ok().flatten();
                     let token = match &gateway.token_env {
-                        Some(variable) => match env(variable).filter(|value| !value.is_empty()) {
-                            Some(token) => Some(token),
-                            None => bail!(
-                                "openclaw sink '{name}': the environment variable {variable} (its \
-                                 token_env) is not set; export it before starting lookout, or set it in \
-                                 the service unit (Environment= or EnvironmentFile=)"
-                            ),
-                        },
+                        Some(variable) => Some(token_from(&env, "openclaw", &name, variable)?),
                         None => found.as_ref().and_then(|found| found.token.clone()),
                     };
                     let Some(url) = gateway.url.clone().or_else(|| found.map(|found| found.url)) else {
@@ -157,14 +150,7 @@ pub fn resolve(
             SinkConfig::Webhook(webhook) => {
                 let bearer_token = match &webhook.token_env {
                     None => None,
-                    Some(variable) => match env(variable).filter(|value| !value.is_empty()) {
-                        Some(token) => Some(Secret::new(token)),
-                        None => bail!(
-                            "webhook sink '{name}': the environment variable {variable} (its token_env) \
-                             is not set; export it before starting lookout, or set it in the service \
-                             unit (Environment= or EnvironmentFile=)"
-                        ),
-                    },
+                    Some(variable) => Some(Secret::new(token_from(&env, "webhook", &name, variable)?)),
                 };
                 SinkSpec::Webhook {
                     name: name.clone(),
@@ -183,6 +169,24 @@ pub fn resolve(
         specs,
         gateways,
     })
+}
+
+/// The token in `variable`, a sink's `token_env`; a variable that is unset or empty stops
+/// the start with a message naming it.
+fn token_from(
+    env: &impl Fn(&str) -> Option<String>,
+    kind: &str,
+    name: &str,
+    variable: &str,
+) -> anyhow::Result<String> {
+    match env(variable).filter(|value| !value.is_empty()) {
+        Some(token) => Ok(token),
+        None => bail!(
+            "{kind} sink '{name}': the environment variable {variable} (its token_env) is not set; \
+             export it before starting lookout, or set it in the service unit (Environment= or \
+             EnvironmentFile=)"
+        ),
+    }
 }
 
 fn gateway_sink(

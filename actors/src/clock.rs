@@ -131,9 +131,7 @@ pub struct Timers {
 
 impl Timers {
     fn table(&self) -> std::sync::MutexGuard<'_, TimerTable> {
-        self.table
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locks::lock(&self.table)
     }
 
     /// Runs `action` once at `at` (at the first tick from then on), replacing any timer named

@@ -22,6 +22,7 @@ pub mod faults;
 pub mod http;
 pub mod keyed;
 pub mod linkage;
+pub mod locks;
 pub mod policy;
 pub mod process;
 pub mod registry;

@@ -41,16 +41,21 @@ cat >> "$here/stdin.log"
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stuck_task_wakes_subscribers_and_sinks_in_real_time() {
-    let daemon = TestDaemon::start_with(
+/// An in-process daemon whose tasks go stuck after a second idle.
+async fn quick_stuck_daemon() -> TestDaemon {
+    TestDaemon::start_with(
         |config| {
             config.stuck.threshold_s = 1;
             config.stuck.scan_interval_s = 1;
         },
         None,
     )
-    .await;
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stuck_task_wakes_subscribers_and_sinks_in_real_time() {
+    let daemon = quick_stuck_daemon().await;
     let mut listener = daemon.client().await;
     let subscribed = ok(&mut listener, "events.subscribe", json!({})).await;
     assert_eq!(subscribed["subscribed"], true);
@@ -477,14 +482,7 @@ async fn openclaw_on_path_is_woken_once_when_a_wait_resolves() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lookout_events_prints_each_wake() {
-    let daemon = TestDaemon::start_with(
-        |config| {
-            config.stuck.threshold_s = 1;
-            config.stuck.scan_interval_s = 1;
-        },
-        None,
-    )
-    .await;
+    let daemon = quick_stuck_daemon().await;
     let mut events = tokio::process::Command::new(crate::support::BINARY)
         .args(["--socket", daemon.socket().to_str().unwrap(), "events"])
         .stdout(std::process::Stdio::piped())
@@ -598,14 +596,7 @@ async fn lookout_wait_outlives_a_daemon_restart_and_prints_the_wake() {
 /// `lookout events --follow --task ID` prints that task's events only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lookout_events_follows_one_task() {
-    let daemon = TestDaemon::start_with(
-        |config| {
-            config.stuck.threshold_s = 1;
-            config.stuck.scan_interval_s = 1;
-        },
-        None,
-    )
-    .await;
+    let daemon = quick_stuck_daemon().await;
     let first = daemon.ok("task_register", deploy_task()).await["task_id"]
         .as_str()
         .unwrap()

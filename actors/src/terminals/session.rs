@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::os::fd::OwnedFd;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pty_process::{OwnedReadPty, OwnedWritePty};
@@ -18,6 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
 
 use crate::error::CallError;
+use crate::locks::lock;
 use crate::process::pty::{Signal, signal_session};
 use crate::terminals::screen::Screen;
 use crate::terminals::types::{
@@ -56,10 +57,6 @@ impl Default for TerminalLimits {
             max_ended: MAX_ENDED_SESSIONS,
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One program on its pty.

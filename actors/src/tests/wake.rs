@@ -28,6 +28,18 @@ async fn fixture(max_attempts: u32) -> (Fixture, Arc<RecordingSink>) {
     (fixture, sink)
 }
 
+/// Waits until every event's delivery is recorded.
+async fn until_nothing_pending(fixture: &Fixture, what: &str) {
+    eventually(what, async || {
+        fixture
+            .tree
+            .status()
+            .await
+            .is_ok_and(|status| status.store.events_pending == 0)
+    })
+    .await;
+}
+
 /// Moves the clock, scans (the way to raise alerts on demand) and lets every delivery
 /// attempt this sets off finish.
 async fn alert_after(fixture: &Fixture, idle: Duration) -> Vec<u64> {
@@ -165,14 +177,7 @@ async fn pending_events_survive_a_crashed_wake_actor() {
     .await;
     assert_eq!(sink.received()[0].seq, alerts[0]);
     // The sink has it; the outcome is recorded right after.
-    eventually("the delivery is recorded", async || {
-        fixture
-            .tree
-            .status()
-            .await
-            .is_ok_and(|status| status.store.events_pending == 0)
-    })
-    .await;
+    until_nothing_pending(&fixture, "the delivery is recorded").await;
     let status = fixture.tree.status().await.unwrap();
     assert_eq!(status.restarts.get("wake actor"), Some(&1));
 }
@@ -201,14 +206,7 @@ async fn a_restarted_wake_actor_never_attempts_an_event_twice_at_once() {
     fixture.clock.advance(Duration::from_secs(1));
     fixture.tree.tick().await.unwrap();
     assert_eq!(sink.attempts(), 1, "attempted again while the first ran");
-    eventually("the first attempt's outcome is recorded", async || {
-        fixture
-            .tree
-            .status()
-            .await
-            .is_ok_and(|status| status.store.events_pending == 0)
-    })
-    .await;
+    until_nothing_pending(&fixture, "the first attempt's outcome is recorded").await;
     assert_eq!((sink.attempts(), sink.received().len()), (1, 1));
 }
 

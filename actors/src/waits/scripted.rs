@@ -46,9 +46,7 @@ impl ScriptedTarget {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, ScriptState> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locks::lock(&self.state)
     }
 
     /// What the next captures see.

@@ -23,6 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::clock::BoxFuture;
+use crate::locks::lock;
 use crate::wake::event::WakeEvent;
 use crate::wake::sinks::{Delivery, Secret, Sink};
 
@@ -245,10 +246,7 @@ impl GatewaySink {
             self.next_request.fetch_add(1, Ordering::Relaxed)
         );
         let (reply, answer) = oneshot::channel();
-        link.pending
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert(id.clone(), reply);
+        lock(&link.pending).insert(id.clone(), reply);
         let frame = json!({"type": "req", "id": id, "method": method, "params": params});
         let lost = || GatewayError {
             message: format!(
@@ -264,10 +262,7 @@ impl GatewaySink {
             Ok(Ok(reply)) => reply,
             Ok(Err(_)) => Err(lost()),
             Err(_) => {
-                link.pending
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .remove(&id);
+                lock(&link.pending).remove(&id);
                 Err(GatewayError {
                     message: format!(
                         "the OpenClaw gateway at {} did not acknowledge within {}s",
@@ -281,10 +276,7 @@ impl GatewaySink {
     }
 
     fn set_state(&self, state: String) {
-        *self
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = state;
+        *lock(&self.state) = state;
     }
 }
 
@@ -294,12 +286,7 @@ impl Sink for Arc<GatewaySink> {
     }
 
     fn state(&self) -> Option<String> {
-        Some(
-            self.state
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .clone(),
-        )
+        Some(lock(&self.state).clone())
     }
 
     fn deliver(&self, event: WakeEvent) -> BoxFuture<Delivery> {
@@ -364,9 +351,7 @@ async fn carry<S>(
                     continue; // events: health, presence, ticks
                 }
                 let Some(id) = frame["id"].as_str() else { continue };
-                let waiting = pending
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                let waiting = lock(&pending)
                     .remove(id);
                 if let Some(waiting) = waiting {
                     let _ = waiting.send(answer_of(&frame));
@@ -376,10 +361,7 @@ async fn carry<S>(
     }
     // Closing the receiver marks the link closed; dropping the senders fails the waiters.
     requests.close();
-    pending
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clear();
+    lock(&pending).clear();
 }
 
 /// A `res` frame as a reply: its payload, or why the request was refused.

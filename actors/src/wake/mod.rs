@@ -81,9 +81,7 @@ pub struct InFlight(Arc<std::sync::Mutex<HashSet<(u64, usize)>>>);
 
 impl InFlight {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<(u64, usize)>> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locks::lock(&self.0)
     }
 
     fn contains(&self, attempt: (u64, usize)) -> bool {

@@ -21,6 +21,7 @@ use serde_json::json;
 use crate::clock::BoxFuture;
 use crate::error::CallError;
 use crate::http;
+use crate::locks::lock;
 use crate::process::{RunRequest, Spawner};
 use crate::wake::event::WakeEvent;
 
@@ -432,12 +433,6 @@ impl RecordingSink {
     pub fn hang(&self, how_long: Option<Duration>) {
         self.state().hang = how_long;
     }
-}
-
-fn lock(state: &Mutex<RecordingState>) -> std::sync::MutexGuard<'_, RecordingState> {
-    state
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Sink for RecordingSink {
