@@ -82,7 +82,7 @@ pub fn resolve(
             None => ResolvedSinks {
                 summary: format!(
                     "wake sinks: none configured and no OpenClaw found{unreadable}; wake events go \
-                     to live listeners only (lookout events --follow, lookout wait, MCP channels)"
+                     to live listeners only (lookout events --follow, lookout wait)"
                 ),
                 specs: Vec::new(),
                 gateways: Vec::new(),
