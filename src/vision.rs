@@ -67,8 +67,9 @@ pub fn resolve(
             if config.backend == VisionBackend::None {
                 (
                     BackendSpec::None,
-                    "vision: none (no model configured: waits wake on the first settled change; \
-                     see [vision] in the README)"
+                    "vision: none (no model configured: quoted phrases, exits, errors, numbers and \
+                     quiet output are still judged locally; a condition only a model can judge wakes \
+                     as `changed` at the first settled change; see [vision] in the README)"
                         .to_owned(),
                 )
             } else {
