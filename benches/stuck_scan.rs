@@ -56,6 +56,7 @@ fn task(sequence: u64) -> TaskRecord {
         last_wait_event_at: None,
         last_stuck_alert_at: None,
         stuck_threshold_s: None,
+        origin: None,
     }
 }
 

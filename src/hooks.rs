@@ -2,9 +2,15 @@
 //! (matcher `compact`): it prints where each active task stands, bounded to a few KiB, and
 //! Claude Code adds that to the freshly compacted context so the agent knows where it was.
 //!
+//! Claude Code passes the hook a JSON object on stdin (`session_id`, `cwd`, `source`): the
+//! tasks registered from that session come first, then those of the same folder, so they
+//! are the ones kept when the byte budget runs out. With no stdin it lists by recency.
+//!
 //! It never fails the session: without a daemon it prints one line saying so.
 
+use std::io::{IsTerminal, Read};
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -24,10 +30,75 @@ const FOOTER_RESERVE: usize = 120;
 const HEADER: &str = "[lookout] Your active tasks, from lookout's task memory. Continue where \
     each stands: report progress with task_update, and call task_update with a query for details.";
 
+/// The most of stdin the hook reads, and how long it waits for it.
+const MAX_INPUT_BYTES: u64 = 64 * 1024;
+const INPUT_WAIT: Duration = Duration::from_secs(2);
+
+/// What Claude Code tells a SessionStart hook on stdin.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+pub struct SessionStartInput {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// `startup`, `resume`, `clear` or `compact`.
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+impl SessionStartInput {
+    /// The input, when stdin is a pipe carrying a JSON object; `None` otherwise (a terminal,
+    /// nothing, or not JSON), and the hook then behaves as without it.
+    pub async fn from_stdin() -> Option<Self> {
+        if std::io::stdin().is_terminal() {
+            return None;
+        }
+        // A thread of its own: a writer that never closes stdin must not hold the hook.
+        let (sender, received) = tokio::sync::oneshot::channel();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::stdin()
+                .take(MAX_INPUT_BYTES)
+                .read_to_string(&mut text);
+            let _ = sender.send(text);
+        });
+        let text = tokio::time::timeout(INPUT_WAIT, received)
+            .await
+            .ok()?
+            .ok()?;
+        Self::parse(&text)
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// 0 for a task of this session, 1 for one of this folder, 2 for the rest.
+    fn rank(&self, task: &Value) -> u8 {
+        let origin = &task["origin"];
+        let same = |key: &str, mine: &Option<String>| {
+            mine.as_deref()
+                .is_some_and(|mine| origin[key].as_str() == Some(mine))
+        };
+        if same("session_id", &self.session_id) {
+            0
+        } else if same("cwd", &self.cwd) {
+            1
+        } else {
+            2
+        }
+    }
+}
+
 /// The context text for a session start, at most `max_bytes` long, ending in a newline.
-pub async fn session_start(socket: &Path, max_bytes: usize) -> String {
+/// With `input`, that session's tasks come first.
+pub async fn session_start(
+    socket: &Path,
+    max_bytes: usize,
+    input: Option<&SessionStartInput>,
+) -> String {
     let max_bytes = max_bytes.max(MIN_MAX_BYTES);
-    let mut text = match read_tasks(socket, max_bytes).await {
+    let mut text = match read_tasks(socket, max_bytes, input).await {
         Ok(text) => text,
         Err(error) => cut(
             &format!("[lookout] Task memory is unavailable: {error}"),
@@ -40,7 +111,11 @@ pub async fn session_start(socket: &Path, max_bytes: usize) -> String {
     text
 }
 
-async fn read_tasks(socket: &Path, max_bytes: usize) -> Result<String, ClientError> {
+async fn read_tasks(
+    socket: &Path,
+    max_bytes: usize,
+    input: Option<&SessionStartInput>,
+) -> Result<String, ClientError> {
     let mut client = Client::connect(socket).await?;
     let listing = match client
         .call(
@@ -60,7 +135,13 @@ async fn read_tasks(socket: &Path, max_bytes: usize) -> Result<String, ClientErr
             ));
         }
     };
-    let tasks = listing["tasks"].as_array().cloned().unwrap_or_default();
+    let mut tasks = listing["tasks"].as_array().cloned().unwrap_or_default();
+    let mut ranks = vec![2; tasks.len()];
+    if let Some(input) = input {
+        // Stable: most recently updated first within each rank.
+        tasks.sort_by_key(|task| input.rank(task));
+        ranks = tasks.iter().map(|task| input.rank(task)).collect();
+    }
     if tasks.is_empty() {
         return Ok(
             "[lookout] No active tasks. Register multi-step work with task_register.".into(),
@@ -75,7 +156,7 @@ async fn read_tasks(socket: &Path, max_bytes: usize) -> Result<String, ClientErr
                 json!({"task_id": task_id, "query": "where am I on this task?"}),
             )
             .await?;
-        let block = task_block(task, answer.as_ref().ok());
+        let block = task_block(task, ranks[shown], answer.as_ref().ok());
         if !context.push(&block) {
             return Ok(context.finish(tasks.len() - shown));
         }
@@ -83,10 +164,15 @@ async fn read_tasks(socket: &Path, max_bytes: usize) -> Result<String, ClientErr
     Ok(context.finish(0))
 }
 
-/// `t-7k2m9q "Deploy" (40%)`, the summary and the next step.
-fn task_block(task: &Value, answer: Option<&Value>) -> String {
+/// `t-7k2m9q "Deploy" (40% done, this session)`, the summary and the next step.
+fn task_block(task: &Value, rank: u8, answer: Option<&Value>) -> String {
+    let whose = match rank {
+        0 => ", this session",
+        1 => ", this folder",
+        _ => "",
+    };
     let mut block = format!(
-        "{} \"{}\" ({}% done)",
+        "{} \"{}\" ({}% done{whose})",
         task["task_id"].as_str().unwrap_or("?"),
         task["name"].as_str().unwrap_or(""),
         task["progress_pct"].as_u64().unwrap_or(0)
@@ -202,6 +288,22 @@ mod tests {
         let text = context.finish(0);
         assert!(text.ends_with(&format!("\n\n{block}\n")), "{text}");
         assert!(!text.contains("more active"));
+    }
+
+    #[test]
+    fn the_input_ranks_this_sessions_tasks_then_this_folders() {
+        let input = SessionStartInput::parse(
+            r#"{"session_id":"abc","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"SessionStart","source":"compact"}"#,
+        )
+        .unwrap();
+        assert_eq!(input.source.as_deref(), Some("compact"));
+        let task =
+            |session: &str, cwd: &str| json!({"origin": {"session_id": session, "cwd": cwd}});
+        assert_eq!(input.rank(&task("abc", "/elsewhere")), 0);
+        assert_eq!(input.rank(&task("xyz", "/p")), 1);
+        assert_eq!(input.rank(&task("xyz", "/q")), 2);
+        assert_eq!(input.rank(&json!({"task_id": "t-1"})), 2);
+        assert_eq!(SessionStartInput::parse("not json"), None);
     }
 
     #[test]

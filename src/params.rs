@@ -102,7 +102,37 @@ pub struct TaskRegisterParams {
     session_key: Option<String>,
     #[serde(default)]
     agent_id: Option<String>,
+    /// Set by clients that know the agent's session (`lookout mcp` under Claude Code), not
+    /// by agents: it is not in the tool schema.
+    #[serde(default)]
+    origin: Option<OriginParams>,
 }
+
+/// Where a task is registered from: `{"session_id": "…", "cwd": "/abs/path"}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OriginParams {
+    #[serde(default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    cwd: Option<String>,
+}
+
+impl OriginParams {
+    fn validate(self) -> Result<Option<storage::Origin>, CallError> {
+        let origin = storage::Origin {
+            session_id: optional_key("origin.session_id", self.session_id)?,
+            cwd: self
+                .cwd
+                .map(|cwd| bounded_text("origin.cwd", &cwd, MAX_ORIGIN_CWD_CHARS))
+                .transpose()?,
+        };
+        Ok((origin != storage::Origin::default()).then_some(origin))
+    }
+}
+
+/// An origin's folder is a path: room for a deep one.
+const MAX_ORIGIN_CWD_CHARS: usize = 4096;
 
 impl TaskRegisterParams {
     pub fn validate(self) -> Result<RegisterTask, CallError> {
@@ -115,6 +145,11 @@ impl TaskRegisterParams {
             },
             session_key: optional_key("session_key", self.session_key)?,
             agent_id: optional_key("agent_id", self.agent_id)?,
+            origin: self
+                .origin
+                .map(OriginParams::validate)
+                .transpose()?
+                .flatten(),
         })
     }
 }

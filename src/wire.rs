@@ -116,7 +116,7 @@ pub fn task_list(listing: &TaskListing, filter: &StatusFilter, limit: usize) -> 
         .iter()
         .map(|task| {
             let progress = actors::tasks::transition::progress_of(task);
-            json!({
+            let mut item = json!({
                 "task_id": task.id.as_str(),
                 "name": task.name,
                 "status": task.status.as_str(),
@@ -124,7 +124,12 @@ pub fn task_list(listing: &TaskListing, filter: &StatusFilter, limit: usize) -> 
                 "messages": task.message_count(),
                 "progress_pct": progress.pct,
                 "last_update": task.updated_at.to_rfc3339(),
-            })
+            });
+            // Only tasks registered through a client that knew its session carry one.
+            if let Some(origin) = &task.origin {
+                item["origin"] = json!({"session_id": origin.session_id, "cwd": origin.cwd});
+            }
+            item
         })
         .collect();
     let which = match filter {

@@ -1,19 +1,18 @@
 //! The two commands for runtimes nothing can push a wake to: `lookout events --follow` prints
 //! each wake event as it happens (optionally of one task or session), and `lookout wait`
 //! blocks until one wait ends and prints its wake text, with an exit code by outcome. Both
-//! read the subscription on a connection of its own, in a task of its own (a line read is
-//! never cut short), and reconnect when the daemon restarts.
+//! read the subscription through `subscription::listen`, which reconnects when the daemon
+//! restarts.
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use crate::cli::{EXIT_CALL_FAILED, EXIT_NO_DAEMON, fail, render};
 use crate::client::{Client, ClientError};
-use crate::methods::SUBSCRIBE_METHOD;
+use crate::subscription::{Heard, Patience, connect_patiently, listen};
 
 /// `lookout wait` exit codes beyond 0 (resolved), 1 (a call failed) and 3 (no daemon).
 pub const EXIT_WAIT_CHANGED: u8 = 4;
@@ -24,10 +23,8 @@ pub const EXIT_WAIT_CANCELLED: u8 = 7;
 pub const EXIT_STILL_WATCHING: u8 = 8;
 
 /// How often `lookout wait` asks for the wait's state besides listening (a cancelled wait
-/// sends no event), and how long it keeps trying to reconnect to a restarting daemon.
+/// sends no event).
 const STATUS_EVERY: Duration = Duration::from_secs(5);
-const RECONNECT_FOR: Duration = Duration::from_secs(60);
-const RECONNECT_PAUSE: Duration = Duration::from_millis(250);
 
 /// Which events to print.
 #[derive(Clone, Debug, Default)]
@@ -52,71 +49,13 @@ impl EventFilter {
     }
 }
 
-/// What the subscription task hands over.
-enum Heard {
-    Event(Value),
-    /// Subscribed (again): anything that happened while disconnected must be looked up.
-    Subscribed,
-    /// The daemon is gone and did not come back within [`RECONNECT_FOR`].
-    Gone(String),
-}
-
-/// Subscribes, and subscribes again after the daemon went away, forwarding every
-/// notification.
-fn listen(socket: &Path) -> mpsc::UnboundedReceiver<Heard> {
-    let (heard, receiver) = mpsc::unbounded_channel();
-    let socket = socket.to_path_buf();
-    tokio::spawn(async move {
-        loop {
-            let mut client = match connect_patiently(&socket).await {
-                Ok(client) => client,
-                Err(error) => {
-                    let _ = heard.send(Heard::Gone(error));
-                    return;
-                }
-            };
-            match client.call(SUBSCRIBE_METHOD, json!({})).await {
-                Ok(Ok(_)) => {}
-                Ok(Err(error)) => {
-                    let _ = heard.send(Heard::Gone(format!("{} ({})", error.message, error.hint)));
-                    return;
-                }
-                Err(_) => continue,
-            }
-            if heard.send(Heard::Subscribed).is_err() {
-                return;
-            }
-            while let Ok(notification) = client.read_json().await {
-                if heard.send(Heard::Event(notification)).is_err() {
-                    return;
-                }
-            }
-            // The connection closed: the daemon stopped or restarted.
-        }
-    });
-    receiver
-}
-
-async fn connect_patiently(socket: &Path) -> Result<Client, String> {
-    let attempts = RECONNECT_FOR.as_millis() / RECONNECT_PAUSE.as_millis();
-    let mut last = String::new();
-    for _ in 0..attempts {
-        match Client::connect(socket).await {
-            Ok(client) => return Ok(client),
-            Err(error) => last = error.to_string(),
-        }
-        tokio::time::sleep(RECONNECT_PAUSE).await;
-    }
-    Err(last)
-}
-
 /// `lookout events --follow`: prints every admitted event until interrupted.
 pub async fn events(socket: &Path, filter: EventFilter, json: bool) -> ExitCode {
     // Fail at once when there is no daemon at all; reconnect only after it was there.
     if let Err(error) = Client::connect(socket).await {
         return fail(&error.to_string(), EXIT_NO_DAEMON);
     }
-    let mut heard = listen(socket);
+    let mut heard = listen(socket, Patience::Bounded);
     let mut announced = false;
     while let Some(news) = heard.recv().await {
         match news {
@@ -156,7 +95,7 @@ pub async fn wait(socket: &Path, wait_id: &str, timeout: Option<Duration>, json:
         wait_id: Some(wait_id.to_owned()),
         ..EventFilter::default()
     };
-    let mut heard = listen(socket);
+    let mut heard = listen(socket, Patience::Bounded);
     let until_deadline = async {
         match timeout {
             Some(timeout) => tokio::time::sleep(timeout).await,
@@ -211,7 +150,7 @@ async fn ended(socket: &Path, calls: &mut Client, wait_id: &str, json: bool) -> 
         Ok(status) => status,
         Err(_) => {
             // The call connection died with the daemon: open another.
-            *calls = connect_patiently(socket).await.ok()?;
+            *calls = connect_patiently(socket).await.ok()??;
             status_of(calls, wait_id).await.ok()?
         }
     };

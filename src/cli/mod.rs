@@ -19,7 +19,7 @@ use crate::daemon::{self, DaemonOptions};
 use crate::export::{self, FunctionCall, ToolFormat};
 use crate::jsonrpc::{RpcError, codes};
 use crate::systemd::{ServiceManager, activation};
-use crate::{catalogue, hooks, logging, mcp, paths};
+use crate::{catalogue, environment, hooks, logging, mcp, paths};
 
 /// Exit code when the daemon answered with an error.
 pub(crate) const EXIT_CALL_FAILED: u8 = 1;
@@ -97,8 +97,13 @@ enum Command {
         #[arg(long, value_enum)]
         format: ToolFormat,
     },
-    /// Serve the tools over MCP on stdin/stdout, forwarding each call to the daemon
-    Mcp,
+    /// Serve the tools over MCP on stdin/stdout, forwarding each call to the daemon; also a
+    /// Claude Code channel that pushes this session's wakes
+    Mcp {
+        /// Also push the wakes of tasks and waits registered with this session key
+        #[arg(long = "session", value_name = "KEY")]
+        session_key: Option<String>,
+    },
     /// Install, remove or inspect the systemd user service
     #[command(subcommand)]
     Service(ServiceCommand),
@@ -129,7 +134,8 @@ enum ServiceCommand {
 
 #[derive(Subcommand)]
 enum HookCommand {
-    /// Claude Code SessionStart hook: print the active tasks' summaries for a compacted session
+    /// Claude Code SessionStart hook: print the active tasks' summaries for a compacted
+    /// session, that session's first (reads Claude Code's JSON on stdin when piped)
     SessionStart {
         /// Print at most this many bytes
         #[arg(long, default_value_t = hooks::DEFAULT_MAX_BYTES as u32,
@@ -199,6 +205,22 @@ enum TaskCommand {
     },
 }
 
+/// Who `lookout mcp` speaks for: `--session`, and the Claude Code session that started it
+/// (Claude Code gives its stdio MCP servers `CLAUDE_CODE_SESSION_ID` and
+/// `CLAUDE_PROJECT_DIR`).
+fn mcp_identity(session_key: Option<String>) -> mcp::channel::Identity {
+    let session_id = environment::non_empty("CLAUDE_CODE_SESSION_ID");
+    let session_keys = session_key.into_iter().chain(session_id.clone()).collect();
+    let cwd = environment::var_os("CLAUDE_PROJECT_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::current_dir().ok());
+    mcp::channel::Identity {
+        session_keys,
+        session_id,
+        cwd,
+    }
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     // A socket passed by systemd is taken now, while the process has one thread: taking it
@@ -244,17 +266,18 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
             println!("{}", pretty(&export::tool_definitions(format)));
             return ExitCode::SUCCESS;
         }
-        Command::Mcp => {
-            return match mcp::serve_stdio(socket).await {
+        Command::Mcp { session_key } => {
+            return match mcp::serve_stdio(socket, mcp_identity(session_key)).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
             };
         }
         Command::Service(command) => return service::run(command, &socket).await,
         Command::Hook(HookCommand::SessionStart { max_bytes }) => {
+            let input = hooks::SessionStartInput::from_stdin().await;
             print!(
                 "{}",
-                hooks::session_start(&socket, max_bytes as usize).await
+                hooks::session_start(&socket, max_bytes as usize, input.as_ref()).await
             );
             return ExitCode::SUCCESS;
         }
@@ -327,7 +350,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
     Ok(match command {
         Command::Serve
         | Command::Tools { .. }
-        | Command::Mcp
+        | Command::Mcp { .. }
         | Command::Service(_)
         | Command::Hook(_)
         | Command::Events { .. }
@@ -555,7 +578,7 @@ mod tests {
         );
         assert!(matches!(
             Cli::try_parse_from(&argv).unwrap().command,
-            Command::Mcp
+            Command::Mcp { .. }
         ));
 
         let settings: Value =
@@ -580,7 +603,7 @@ mod tests {
         );
         assert!(matches!(
             Cli::try_parse_from(&argv).unwrap().command,
-            Command::Mcp
+            Command::Mcp { .. }
         ));
     }
 

@@ -8,7 +8,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::legacy::{TaskRecordV1, WaitRecordV1};
+use crate::legacy::{TaskRecordV1, TaskRecordV2, WaitRecordV1};
 use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, StuckInfo, TaskRecord, WaitRecord,
 };
@@ -80,20 +80,23 @@ envelope_v1!(
     "stuck index entry"
 );
 
-/// Task records: V1 (schema version 1) decodes into the current V2.
+/// Task records: V1 (schema version 1) and V2 (before the origin) decode into the current V3.
 #[derive(Deserialize)]
 pub enum TaskEnvelope {
     V1(TaskRecordV1),
-    V2(TaskRecord),
+    V2(TaskRecordV2),
+    V3(TaskRecord),
 }
 
-/// Encodes the current format only; `Retired` holds variant index 0 (V1) so that V2 keeps
-/// index 1. It is never constructed.
+/// Encodes the current format only; the `Retired` variants hold indexes 0 (V1) and 1 (V2)
+/// so that V3 keeps index 2. They are never constructed.
 #[derive(Serialize)]
 enum TaskEnvelopeRef<'a> {
     #[allow(dead_code)]
-    Retired,
-    V2(&'a TaskRecord),
+    RetiredV1,
+    #[allow(dead_code)]
+    RetiredV2,
+    V3(&'a TaskRecord),
 }
 
 impl Versioned for TaskRecord {
@@ -101,14 +104,15 @@ impl Versioned for TaskRecord {
     const KIND: &'static str = "task";
 
     fn encode(&self) -> Vec<u8> {
-        postcard::to_stdvec(&TaskEnvelopeRef::V2(self))
+        postcard::to_stdvec(&TaskEnvelopeRef::V3(self))
             .expect("postcard encodes plain records into a Vec without error")
     }
 
     fn from_envelope(envelope: TaskEnvelope) -> Self {
         match envelope {
             TaskEnvelope::V1(old) => old.into(),
-            TaskEnvelope::V2(record) => record,
+            TaskEnvelope::V2(old) => old.into(),
+            TaskEnvelope::V3(record) => record,
         }
     }
 }
@@ -164,9 +168,9 @@ mod tests {
     }
 
     #[test]
-    fn task_records_are_written_as_v2() {
+    fn task_records_are_written_as_v3() {
         let bytes = crate::tests::sample_task().encode();
-        assert_eq!(bytes[0], 1, "V2 is variant index 1");
+        assert_eq!(bytes[0], 2, "V3 is variant index 2");
         assert_eq!(
             TaskRecord::decode(&bytes).unwrap(),
             crate::tests::sample_task()

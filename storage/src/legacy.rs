@@ -59,6 +59,56 @@ impl From<TaskRecordV1> for TaskRecord {
             last_wait_event_at: old.last_wait_event_at,
             last_stuck_alert_at: old.last_stuck_alert_at,
             stuck_threshold_s,
+            origin: None,
+        }
+    }
+}
+
+/// `TaskRecord` as record format V2 wrote it (before tasks recorded their origin).
+#[derive(Deserialize)]
+pub struct TaskRecordV2 {
+    id: TaskId,
+    name: String,
+    status: Status,
+    plan: Vec<String>,
+    completed_steps: BTreeSet<u32>,
+    current_step: Option<u32>,
+    metadata_json: String,
+    session_key: Option<String>,
+    agent_id: Option<String>,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    last_seq: u64,
+    plan_revisions: u32,
+    active_wait_ids: Vec<String>,
+    last_wait_state: Option<WaitState>,
+    last_wait_event_at: Option<Timestamp>,
+    last_stuck_alert_at: Option<Timestamp>,
+    stuck_threshold_s: Option<u64>,
+}
+
+impl From<TaskRecordV2> for TaskRecord {
+    fn from(old: TaskRecordV2) -> Self {
+        TaskRecord {
+            id: old.id,
+            name: old.name,
+            status: old.status,
+            plan: old.plan,
+            completed_steps: old.completed_steps,
+            current_step: old.current_step,
+            metadata_json: old.metadata_json,
+            session_key: old.session_key,
+            agent_id: old.agent_id,
+            created_at: old.created_at,
+            updated_at: old.updated_at,
+            last_seq: old.last_seq,
+            plan_revisions: old.plan_revisions,
+            active_wait_ids: old.active_wait_ids,
+            last_wait_state: old.last_wait_state,
+            last_wait_event_at: old.last_wait_event_at,
+            last_stuck_alert_at: old.last_stuck_alert_at,
+            stuck_threshold_s: old.stuck_threshold_s,
+            origin: None,
         }
     }
 }

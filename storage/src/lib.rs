@@ -15,9 +15,10 @@ pub use codec::Versioned;
 pub use error::StorageError;
 pub use faults::StorageFaults;
 pub use model::{
-    Author, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, PlanRevisionRecord,
-    Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord, TextBaseline,
-    Timestamp, WaitCounters, WaitEvent, WaitHistoryEntry, WaitId, WaitRecord, WaitState,
+    Author, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, Origin,
+    PlanRevisionRecord, Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord,
+    TextBaseline, Timestamp, WaitCounters, WaitEvent, WaitHistoryEntry, WaitId, WaitRecord,
+    WaitState,
 };
 pub use schema::{Counter, SCHEMA_VERSION};
 pub use store::{

@@ -337,6 +337,16 @@ pub struct TaskRecord {
     /// The task's own stuck threshold (metadata key `stuck_threshold_s`), overriding the
     /// configured one. Added in record format V2.
     pub stuck_threshold_s: Option<u64>,
+    /// The agent session and working directory the task was registered from, when the
+    /// client knew them (`lookout mcp` under Claude Code does). Added in record format V3.
+    pub origin: Option<Origin>,
+}
+
+/// Where a task was registered from: the agent runtime's session id and working directory.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
 }
 
 impl TaskRecord {

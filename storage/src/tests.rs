@@ -7,7 +7,12 @@ use crate::*;
 
 /// A task as the codec tests use it.
 pub(crate) fn sample_task() -> TaskRecord {
-    task(1, Status::Active, 1_771_000_100)
+    let mut task = task(1, Status::Active, 1_771_000_100);
+    task.origin = Some(Origin {
+        session_id: Some("5f0c-claude-session".into()),
+        cwd: Some("/home/me/coursefolio".into()),
+    });
+    task
 }
 
 fn task(sequence: u64, status: Status, updated_at_secs: u64) -> TaskRecord {
@@ -30,6 +35,7 @@ fn task(sequence: u64, status: Status, updated_at_secs: u64) -> TaskRecord {
         last_wait_event_at: None,
         last_stuck_alert_at: None,
         stuck_threshold_s: None,
+        origin: None,
     }
 }
 

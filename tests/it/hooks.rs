@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::support::{TestDaemon, cli};
+use crate::support::{TestDaemon, cli, cli_with_stdin};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_start_prints_the_active_tasks_bounded() {
@@ -111,4 +111,77 @@ fn session_start_without_a_daemon_says_so_and_does_not_fail_the_session() {
         "{out}"
     );
     assert!(out.ends_with('\n'));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_start_puts_the_sessions_own_tasks_first_within_its_budget() {
+    let daemon = TestDaemon::start().await;
+    let socket = daemon.socket();
+    let socket = socket.to_str().unwrap();
+    let register = |name: String, origin: Option<serde_json::Value>| {
+        let mut params = json!({"name": name, "plan": ["Rebuild the search index for every tenant, then verify the counts; ".repeat(4), "Verify"]});
+        if let Some(origin) = origin {
+            params["origin"] = origin;
+        }
+        daemon.ok("task_register", params)
+    };
+    let mine = register(
+        "Ship the invoices export".into(),
+        Some(json!({"session_id": "5f0c-session", "cwd": "/home/me/billing"})),
+    )
+    .await;
+    let neighbour = register(
+        "Fix the billing tests".into(),
+        Some(json!({"session_id": "another-session", "cwd": "/home/me/billing"})),
+    )
+    .await;
+    // Twenty tasks of other sessions, all more recent: by recency alone neither of the
+    // above would fit in 2 KiB.
+    for index in 0..20 {
+        register(format!("Someone else's migration {index}"), None).await;
+    }
+    let hook_input = r#"{"session_id":"5f0c-session","transcript_path":"/tmp/t.jsonl","cwd":"/home/me/billing","hook_event_name":"SessionStart","source":"compact"}"#;
+    let args = [
+        "--socket",
+        socket,
+        "hook",
+        "session-start",
+        "--max-bytes",
+        "2048",
+    ];
+    let (code, out, err) = cli_with_stdin(&args, hook_input);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.len() <= 2048, "{} bytes", out.len());
+    let blocks: Vec<&str> = out.split("\n\n").collect();
+    assert!(
+        blocks[1].starts_with(&format!(
+            "{} \"Ship the invoices export\" (0% done, this session)",
+            mine["task_id"].as_str().unwrap()
+        )),
+        "{out}"
+    );
+    assert!(
+        blocks[2].starts_with(&format!(
+            "{} \"Fix the billing tests\" (0% done, this folder)",
+            neighbour["task_id"].as_str().unwrap()
+        )),
+        "{out}"
+    );
+    assert!(out.contains("more active tasks: call task_list"), "{out}");
+
+    // Without stdin, recency decides and the session's task is crowded out.
+    let (code, out, _) = cli(&args);
+    assert_eq!(code, 0);
+    assert!(!out.contains("Ship the invoices export"), "{out}");
+    // A bad origin is refused with a hint, like any bad parameter.
+    let error = daemon
+        .err(
+            "task_register",
+            json!({"name": "x", "plan": ["a"], "origin": {"session": "typo"}}),
+        )
+        .await;
+    assert!(
+        error.message.contains("expected `session_id` or `cwd`"),
+        "{error:?}"
+    );
 }

@@ -5,6 +5,7 @@
 // polls with the wall clock; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+mod channel;
 mod cli;
 mod function_tools;
 mod gateway;

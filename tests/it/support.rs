@@ -273,6 +273,31 @@ pub fn cli(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Runs the CLI with `args` and `input` piped to its stdin.
+pub fn cli_with_stdin(args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(BINARY)
+        .args(args)
+        .env("LOOKOUT_LOG", "error")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// Every message content of a task's thread, paging back as far as it goes.
 pub async fn all_message_contents(client: &mut Client, task_id: &str) -> Vec<String> {
     let mut contents = Vec::new();

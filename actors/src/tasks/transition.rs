@@ -45,6 +45,7 @@ pub fn register(id: TaskId, request: RegisterTask, now: Timestamp) -> Transition
         last_wait_event_at: None,
         last_stuck_alert_at: None,
         stuck_threshold_s: request.metadata.stuck_threshold_s(),
+        origin: request.origin,
     };
     let note = system_message(MsgType::Lifecycle, report::registration_note(&record), now);
     record.last_seq = 1;
@@ -264,6 +265,7 @@ mod tests {
             metadata: Metadata::empty(),
             session_key: None,
             agent_id: None,
+            origin: None,
         };
         register(TaskId::new("t-000001"), request, Timestamp::from_secs(100)).record
     }
@@ -283,6 +285,7 @@ mod tests {
             metadata: Metadata::empty(),
             session_key: Some("agent:main:main".into()),
             agent_id: None,
+            origin: None,
         };
         let transition = register(TaskId::new("t-000001"), request, Timestamp::from_secs(5));
         assert_eq!(transition.record.name, "Ship");

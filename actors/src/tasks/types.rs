@@ -180,6 +180,8 @@ pub struct RegisterTask {
     pub metadata: Metadata,
     pub session_key: Option<String>,
     pub agent_id: Option<String>,
+    /// The agent session and folder it was registered from, when the client knew them.
+    pub origin: Option<storage::Origin>,
 }
 
 /// A replacement plan and why.

@@ -85,6 +85,7 @@ fn deploy_request() -> RegisterTask {
         metadata: Metadata::new(&serde_json::json!({"repo": "coursefolio"})).unwrap(),
         session_key: Some("agent:main:main".into()),
         agent_id: None,
+        origin: None,
     }
 }
 

@@ -308,6 +308,7 @@ mod tests {
             last_wait_event_at: None,
             last_stuck_alert_at: None,
             stuck_threshold_s: None,
+            origin: None,
         }
     }
 

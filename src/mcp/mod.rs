@@ -4,22 +4,32 @@
 //! Schemas `tools.list` serves); each call is forwarded to the daemon over its socket, one
 //! connection per call, so a restarted daemon is picked up without restarting this bridge.
 //! It never starts a daemon itself. stdout is the MCP transport: logs go to stderr only.
+//! It is also a Claude Code channel (`channel.rs`): the wakes of its session are pushed to
+//! the client.
+
+pub mod channel;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use actors::locks::lock;
 use anyhow::Context;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    ExperimentalCapabilities, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
+use tokio::sync::{Notify, mpsc};
 
 use crate::catalogue;
 use crate::client::Client;
 use crate::export::error_payload;
 use crate::jsonrpc::RpcError;
+use channel::{Identity, Ownership};
 
 /// What the MCP client is told about this server when it connects.
 pub(crate) const INSTRUCTIONS: &str = "lookout keeps a durable memory of your long tasks and waits \
@@ -28,28 +38,54 @@ pub(crate) const INSTRUCTIONS: &str = "lookout keeps a durable memory of your lo
     with a query such as \"where am I?\" to get your place back. Never sleep or poll to wait: \
     smart_wait watches a target (pty:<session_id>, tmux:<pane>, file:<absolute path>) until the \
     text quoted in wake_when appears and wakes you; wait_update revives or extends a wait after \
-    a wake. Run long commands with term_start, then smart_wait on pty:<session_id>.";
+    a wake. Run long commands with term_start, then smart_wait on pty:<session_id>. A wake \
+    arrives as a <channel source=\"lookout\"> message when your client shows this server's \
+    channel; otherwise run `lookout wait <wait_id>` as a background command and read its \
+    output when it ends.";
 
-/// The MCP server: the catalogue's tools, forwarded to the daemon on `socket`.
+/// The MCP server: the catalogue's tools, forwarded to the daemon on `socket`, and the
+/// session's wakes pushed back.
 pub struct McpBridge {
     socket: PathBuf,
+    ownership: Arc<Mutex<Ownership>>,
+    /// Events to push to the client as channel messages.
+    pushes: mpsc::UnboundedSender<Value>,
 }
 
 impl McpBridge {
-    pub fn new(socket: PathBuf) -> Self {
-        Self { socket }
+    pub fn new(
+        socket: PathBuf,
+        ownership: Arc<Mutex<Ownership>>,
+        pushes: mpsc::UnboundedSender<Value>,
+    ) -> Self {
+        Self {
+            socket,
+            ownership,
+            pushes,
+        }
     }
 
     /// Runs one tool call against the daemon and turns the outcome into an MCP result:
     /// the daemon's JSON result, or a tool error carrying its message and hint.
-    pub async fn forward(&self, name: &str, arguments: Value) -> CallToolResult {
+    pub async fn forward(&self, name: &str, mut arguments: Value) -> CallToolResult {
+        if name == "task_register"
+            && arguments.get("origin").is_none()
+            && let Some(origin) = lock(&self.ownership).identity().origin()
+        {
+            arguments["origin"] = origin;
+        }
         let outcome = async {
             let mut client = Client::connect(&self.socket).await?;
             client.call(name, arguments).await
         }
         .await;
         match outcome {
-            Ok(Ok(result)) => CallToolResult::structured(result),
+            Ok(Ok(result)) => {
+                for event in lock(&self.ownership).note_result(name, &result) {
+                    let _ = self.pushes.send(event);
+                }
+                CallToolResult::structured(result)
+            }
             Ok(Err(error)) => tool_error(&error),
             Err(client_error) => {
                 tracing::warn!(error = %client_error, tool = name, "cannot reach the daemon");
@@ -91,7 +127,15 @@ pub fn tools() -> Vec<Tool> {
 
 impl ServerHandler for McpBridge {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let channel = ExperimentalCapabilities::from([(
+            channel::CAPABILITY.to_owned(),
+            serde_json::Map::new(),
+        )]);
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_experimental_with(channel)
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("lookout", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -125,13 +169,30 @@ impl ServerHandler for McpBridge {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client closes stdin.
-pub async fn serve_stdio(socket: PathBuf) -> anyhow::Result<()> {
-    tracing::info!(socket = %socket.display(), "lookout MCP server on stdio");
-    let running = McpBridge::new(socket)
+/// How long the bridge waits for its wake subscription before serving anyway.
+const FIRST_SUBSCRIPTION_WAIT: Duration = Duration::from_secs(2);
+
+/// Serves MCP on stdin/stdout until the client closes stdin, pushing the session's wakes.
+pub async fn serve_stdio(socket: PathBuf, identity: Identity) -> anyhow::Result<()> {
+    tracing::info!(socket = %socket.display(), ?identity, "lookout MCP server on stdio");
+    let ownership = Arc::new(Mutex::new(Ownership::new(identity)));
+    let (pushes, to_push) = mpsc::unbounded_channel();
+    // Listen before serving, so a wait made by the first call cannot end unheard; a daemon
+    // that is not up yet is picked up whenever it starts.
+    let subscribed = Arc::new(Notify::new());
+    let first_subscription = subscribed.notified();
+    tokio::spawn(channel::follow(
+        socket.clone(),
+        ownership.clone(),
+        pushes.clone(),
+        subscribed.clone(),
+    ));
+    let _ = tokio::time::timeout(FIRST_SUBSCRIPTION_WAIT, first_subscription).await;
+    let running = McpBridge::new(socket, ownership, pushes)
         .serve(rmcp::transport::stdio())
         .await
         .context("the MCP client did not complete the initialize handshake")?;
+    tokio::spawn(channel::push(running.peer().clone(), to_push));
     let reason = running
         .waiting()
         .await
