@@ -9,6 +9,7 @@ mod channel;
 mod cli;
 mod function_tools;
 mod gateway;
+mod gateway_live;
 #[cfg(feature = "harness")]
 mod harness;
 mod hooks;

@@ -1,0 +1,251 @@
+//! Opt-in: wakes into a real, running OpenClaw gateway while two busy loops load the CPU,
+//! through the native `openclaw` sink and through the `openclaw-cli` preset. Each path
+//! delivers 100 wakes; each must be queued exactly once with its text intact; the delivery
+//! latencies (deciding line written → text in the gateway's queue) are printed.
+//!
+//! Run it against a gateway started as BENCHMARKS.md "Wakes into a real OpenClaw gateway"
+//! describes (heartbeats disabled, so the queue keeps what arrives), with `openclaw` on PATH:
+//!
+//! ```sh
+//! LOOKOUT_OPENCLAW_CONFIG=$OC/home/.openclaw/openclaw.json \
+//!   cargo test --all-features --test it gateway_live -- --ignored --nocapture
+//! ```
+//!
+//! `LOOKOUT_GATEWAY_WAKES` changes the count (default 100).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use lookout::client::Client;
+use lookout::subscription::{Heard, Patience, listen};
+
+use crate::support::{DaemonProcess, append, ok};
+
+/// How long one wake may take to reach the gateway's queue (the CLI takes tens of seconds
+/// on a loaded machine).
+const ARRIVAL: Duration = Duration::from_secs(150);
+/// How long late repeats are looked for after the last wake.
+const SETTLE: Duration = Duration::from_secs(10);
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Two shell loops that spin until dropped.
+struct BusyLoops(Vec<Child>);
+
+impl BusyLoops {
+    fn start() -> BusyLoops {
+        BusyLoops(
+            (0..2)
+                .map(|_| {
+                    Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .stdout(Stdio::null())
+                        .spawn()
+                        .unwrap()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for BusyLoops {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A read-only operator connection to the gateway, asking its `status`.
+struct Observer {
+    socket: Socket,
+    next_id: u64,
+}
+
+impl Observer {
+    async fn connect(url: &str, token: &str) -> Observer {
+        let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        let mut observer = Observer { socket, next_id: 0 };
+        let challenge = observer.frame().await;
+        assert_eq!(challenge["event"], "connect.challenge", "{challenge}");
+        let hello = observer
+            .request(
+                "connect",
+                json!({"minProtocol": 4, "maxProtocol": 4,
+                   "client": {"id": "gateway-client", "version": "0", "platform": "linux", "mode": "backend"},
+                   "role": "operator", "scopes": ["operator.read"], "caps": [],
+                   "auth": {"token": token}}),
+            )
+            .await;
+        assert_eq!(hello["ok"], true, "the gateway took the token: {hello}");
+        observer
+    }
+
+    async fn frame(&mut self) -> Value {
+        loop {
+            match self.socket.next().await.unwrap().unwrap() {
+                Message::Text(text) => return serde_json::from_str(&text).unwrap(),
+                Message::Close(_) => panic!("the gateway closed the connection"),
+                _ => {}
+            }
+        }
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = format!("o{}", self.next_id);
+        let request = json!({"type": "req", "id": id, "method": method, "params": params});
+        self.socket
+            .send(Message::text(request.to_string()))
+            .await
+            .unwrap();
+        loop {
+            let frame = self.frame().await;
+            if frame["type"] == "res" && frame["id"] == id.as_str() {
+                return frame;
+            }
+        }
+    }
+
+    /// The texts the gateway holds for the main session, oldest first (it keeps 20).
+    async fn queued(&mut self) -> Vec<String> {
+        let status = self.request("status", json!({})).await;
+        status["payload"]["queuedSystemEvents"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no queuedSystemEvents in {status}"))
+            .iter()
+            .map(|text| text.as_str().unwrap().to_owned())
+            .collect()
+    }
+}
+
+/// The gateway's URL and token from its config, as lookout itself reads them.
+fn gateway_from(config: &Path) -> (String, String) {
+    let text = std::fs::read_to_string(config).unwrap();
+    let config: Value = json5::from_str(&text).unwrap();
+    let port = config["gateway"]["port"].as_u64().unwrap_or(18789);
+    let token = config["gateway"]["auth"]["token"].as_str().unwrap();
+    (format!("ws://127.0.0.1:{port}"), token.to_owned())
+}
+
+fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * fraction).round() as usize;
+    sorted[index]
+}
+
+/// Delivers `count` wakes through the daemon's sink (`sink_config`) and checks each is
+/// queued once, intact; returns the delivery latencies.
+async fn deliver(
+    label: &str,
+    config: &Path,
+    sink_config: &str,
+    observer: &mut Observer,
+    count: usize,
+) -> Vec<Duration> {
+    let dir = tempfile::tempdir().unwrap();
+    let config_path = config.to_str().unwrap();
+    let daemon = DaemonProcess::start_with(
+        dir.path(),
+        sink_config,
+        &[
+            ("OPENCLAW_CONFIG_PATH", config_path),
+            ("LOOKOUT_LOG", "info"),
+        ],
+    );
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let mut events = listen(&daemon.socket, Patience::Bounded);
+    assert!(matches!(events.recv().await, Some(Heard::Subscribed)));
+    let log = dir.path().join("build.log");
+    append(&log, "building");
+    let mut latencies = Vec::with_capacity(count);
+    for round in 0..count {
+        let wait = ok(
+            &mut client,
+            "smart_wait",
+            json!({"target": format!("file:{}", log.display()),
+                   "wake_when": format!("when 'DONE {label} {round}' appears"), "timeout": 600}),
+        )
+        .await;
+        let wait_id = wait["wait_id"].as_str().unwrap().to_owned();
+        let written = Instant::now();
+        append(&log, &format!("DONE {label} {round}"));
+        let text = loop {
+            match tokio::time::timeout(ARRIVAL, events.recv()).await {
+                Ok(Some(Heard::Event(event))) if event["params"]["wait_id"] == wait_id.as_str() => {
+                    break event["params"]["text"].as_str().unwrap().to_owned();
+                }
+                Ok(Some(_)) => {}
+                other => panic!("no wake event for {wait_id}: {}", other.is_ok()),
+            }
+        };
+        loop {
+            let queued = observer.queued().await;
+            let copies = queued.iter().filter(|queued| **queued == text).count();
+            assert!(
+                copies <= 1,
+                "{label}: {wait_id} queued {copies} times: {queued:?}"
+            );
+            if copies == 1 {
+                latencies.push(written.elapsed());
+                break;
+            }
+            assert!(
+                written.elapsed() < ARRIVAL,
+                "{label}: {wait_id} not queued intact within {ARRIVAL:?}: {text:?} vs {queued:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    tokio::time::sleep(SETTLE).await;
+    let queued = observer.queued().await;
+    let mut distinct = queued.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        queued.len(),
+        "{label}: a late repeat: {queued:?}"
+    );
+    let status = ok(&mut client, "daemon.status", json!({})).await;
+    assert_eq!(status["wake"]["pending"], 0, "{status}");
+    latencies
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a running OpenClaw gateway: set LOOKOUT_OPENCLAW_CONFIG and run with --ignored"]
+async fn wakes_reach_a_real_gateway_once_under_load() {
+    let config = PathBuf::from(
+        lookout::environment::non_empty("LOOKOUT_OPENCLAW_CONFIG")
+            .expect("LOOKOUT_OPENCLAW_CONFIG names the running gateway's openclaw.json"),
+    );
+    let count = lookout::environment::non_empty("LOOKOUT_GATEWAY_WAKES")
+        .map_or(100, |count| count.parse().unwrap());
+    assert!(
+        lookout::environment::find_on_path("openclaw").is_some(),
+        "the openclaw-cli half needs `openclaw` on PATH"
+    );
+    let (url, token) = gateway_from(&config);
+    let mut observer = Observer::connect(&url, &token).await;
+    let _load = BusyLoops::start();
+    for (label, sink_config) in [
+        ("native", ""),
+        ("cli", "[[wake.sinks]]\nkind = \"openclaw-cli\"\n"),
+    ] {
+        let mut latencies = deliver(label, &config, sink_config, &mut observer, count).await;
+        latencies.sort();
+        println!(
+            "{label}: {count} wakes, each queued once; delivery p50 {:?}, p99 {:?}, max {:?}",
+            percentile(&latencies, 0.5),
+            percentile(&latencies, 0.99),
+            latencies.last().unwrap()
+        );
+    }
+}
