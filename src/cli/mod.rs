@@ -631,8 +631,16 @@ mod tests {
     /// check keeps seeing every name shaped like a tool.
     const TOOL_PREFIXES: [&str; 5] = ["task_", "smart_", "wait_", "term_", "memory_"];
 
-    /// Words shaped like a tool name that name something else: the stuck wake's envelope.
-    const NOT_TOOLS: [&str; 1] = ["task_stuck_resume"];
+    /// Words shaped like a tool name that name something else: the stuck wake's envelope and
+    /// the wake events' kinds (a channel message's `kind`).
+    const NOT_TOOLS: [&str; 6] = [
+        "task_stuck_resume",
+        "task_stuck",
+        "wait_resolved",
+        "wait_changed",
+        "wait_timeout",
+        "wait_error",
+    ];
 
     /// Every identifier in `text` (a run of letters, digits and `_`) shaped like a tool name.
     fn tool_shaped_words(text: &str) -> BTreeSet<&str> {
