@@ -135,20 +135,23 @@ async fn read_tasks(
             ));
         }
     };
-    let mut tasks = listing["tasks"].as_array().cloned().unwrap_or_default();
-    let mut ranks = vec![2; tasks.len()];
-    if let Some(input) = input {
-        // Stable: most recently updated first within each rank.
-        tasks.sort_by_key(|task| input.rank(task));
-        ranks = tasks.iter().map(|task| input.rank(task)).collect();
-    }
+    // Each task with its rank (this session, this folder, the rest), ranked once; the sort
+    // is stable, so the most recently updated come first within each rank.
+    let mut tasks: Vec<(u8, Value)> = listing["tasks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|task| (input.map_or(2, |input| input.rank(&task)), task))
+        .collect();
+    tasks.sort_by_key(|(rank, _)| *rank);
     if tasks.is_empty() {
         return Ok(
             "[lookout] No active tasks. Register multi-step work with task_register.".into(),
         );
     }
     let mut context = BoundedContext::new(max_bytes);
-    for (shown, task) in tasks.iter().enumerate() {
+    for (shown, (rank, task)) in tasks.iter().enumerate() {
         let task_id = task["task_id"].as_str().unwrap_or_default();
         let answer = client
             .call(
@@ -156,7 +159,7 @@ async fn read_tasks(
                 json!({"task_id": task_id, "query": "where am I on this task?"}),
             )
             .await?;
-        let block = task_block(task, ranks[shown], answer.as_ref().ok());
+        let block = task_block(task, *rank, answer.as_ref().ok());
         if !context.push(&block) {
             return Ok(context.finish(tasks.len() - shown));
         }

@@ -43,13 +43,8 @@ pub fn listen(socket: &Path, patience: Patience) -> mpsc::UnboundedReceiver<Hear
     let socket = socket.to_path_buf();
     tokio::spawn(async move {
         loop {
-            let connected = match patience {
-                Patience::Bounded => connect_patiently(&socket).await,
-                Patience::Endless => Ok(connect_endlessly(&socket, &heard).await),
-            };
-            let mut client = match connected {
-                Ok(Some(client)) => client,
-                Ok(None) => return,
+            let mut client = match reconnect(&socket, patience, || !heard.is_closed()).await {
+                Ok(client) => client,
                 Err(error) => {
                     let _ = heard.send(Heard::Gone(error));
                     return;
@@ -77,34 +72,44 @@ pub fn listen(socket: &Path, patience: Patience) -> mpsc::UnboundedReceiver<Hear
     receiver
 }
 
-pub(crate) async fn connect_patiently(socket: &Path) -> Result<Option<Client>, String> {
-    let attempts = RECONNECT_FOR.as_millis() / RECONNECT_PAUSE.as_millis();
-    let mut last = String::new();
-    for _ in 0..attempts {
-        match Client::connect(socket).await {
-            Ok(client) => return Ok(Some(client)),
-            Err(error) => last = error.to_string(),
-        }
-        tokio::time::sleep(RECONNECT_PAUSE).await;
+/// A wait's `wait_status` once it no longer watches: its state and what it last saw. What
+/// tells of a wait that ended while nobody was subscribed.
+pub fn ended_wait(status: &Value) -> Option<(&str, &str)> {
+    let state = status["status"].as_str().unwrap_or("watching");
+    if state == "watching" {
+        return None;
     }
-    Err(last)
+    let said = status["last_observation"]
+        .as_str()
+        .or(status["message"].as_str())
+        .unwrap_or("no observation");
+    Some((state, said))
 }
 
-/// Connects whenever a daemon appears; `None` once nobody listens any more. Tries every
-/// [`RECONNECT_PAUSE`] for [`RECONNECT_FOR`], then every [`IDLE_RECONNECT_PAUSE`].
-async fn connect_endlessly(socket: &Path, heard: &mpsc::UnboundedSender<Heard>) -> Option<Client> {
+/// Connects to the daemon, trying every [`RECONNECT_PAUSE`] for [`RECONNECT_FOR`]; then a
+/// bounded caller gets the last error, an endless one goes on every [`IDLE_RECONNECT_PAUSE`]
+/// for as long as `wanted()` says someone still listens.
+pub(crate) async fn reconnect(
+    socket: &Path,
+    patience: Patience,
+    wanted: impl Fn() -> bool,
+) -> Result<Client, String> {
     let mut quick_attempts = RECONNECT_FOR.as_millis() / RECONNECT_PAUSE.as_millis();
-    while !heard.is_closed() {
-        if let Ok(client) = Client::connect(socket).await {
-            return Some(client);
+    let mut last = "nobody listens any more".to_owned();
+    while wanted() {
+        match Client::connect(socket).await {
+            Ok(client) => return Ok(client),
+            Err(error) => last = error.to_string(),
         }
-        let pause = if quick_attempts > 0 {
-            quick_attempts -= 1;
-            RECONNECT_PAUSE
-        } else {
-            IDLE_RECONNECT_PAUSE
+        let pause = match patience {
+            _ if quick_attempts > 0 => {
+                quick_attempts -= 1;
+                RECONNECT_PAUSE
+            }
+            Patience::Bounded => break,
+            Patience::Endless => IDLE_RECONNECT_PAUSE,
         };
         tokio::time::sleep(pause).await;
     }
-    None
+    Err(last)
 }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::cli::{EXIT_CALL_FAILED, EXIT_NO_DAEMON, fail, render};
 use crate::client::{Client, ClientError};
-use crate::subscription::{Heard, Patience, connect_patiently, listen};
+use crate::subscription::{Heard, Patience, ended_wait, listen, reconnect};
 
 /// `lookout wait` exit codes beyond 0 (resolved), 1 (a call failed) and 3 (no daemon).
 pub const EXIT_WAIT_CHANGED: u8 = 4;
@@ -150,24 +150,15 @@ async fn ended(socket: &Path, calls: &mut Client, wait_id: &str, json: bool) -> 
         Ok(status) => status,
         Err(_) => {
             // The call connection died with the daemon: open another.
-            *calls = connect_patiently(socket).await.ok()??;
+            *calls = reconnect(socket, Patience::Bounded, || true).await.ok()?;
             status_of(calls, wait_id).await.ok()?
         }
     };
-    let state = status["status"].as_str().unwrap_or("watching");
-    if state == "watching" {
-        return None;
-    }
+    let (state, said) = ended_wait(&status)?;
     if json {
         println!("{status}");
     } else {
-        println!(
-            "{wait_id} is {state}: {}",
-            status["last_observation"]
-                .as_str()
-                .or(status["message"].as_str())
-                .unwrap_or("no observation")
-        );
+        println!("{wait_id} is {state}: {said}");
     }
     Some(ExitCode::from(exit_for_state(state)))
 }

@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, mpsc};
 
 use crate::client::Client;
-use crate::subscription::{Heard, Patience, listen};
+use crate::subscription::{Heard, Patience, ended_wait, listen};
 
 /// The capability key the bridge declares under `experimental`.
 pub const CAPABILITY: &str = "claude/channel";
@@ -148,26 +148,18 @@ impl Ownership {
     /// A wait that ended while the bridge was not subscribed: what to push, from its status.
     pub fn ended_unheard(&mut self, status: &Value) -> Option<Value> {
         let wait_id = status["wait_id"].as_str()?;
-        let state = status["status"].as_str()?;
-        let kind = match state {
-            "watching" => return None,
-            // The agent cancelled it: there is nothing to wake for.
-            "cancelled" => {
-                self.waits.insert(wait_id.to_owned(), true);
-                return None;
-            }
-            other => format!("wait_{other}"),
-        };
+        let (state, said) = ended_wait(status)?;
+        // The agent cancelled it: there is nothing to wake for.
+        if state == "cancelled" {
+            self.waits.insert(wait_id.to_owned(), true);
+            return None;
+        }
         if self.waits.get(wait_id) != Some(&false) {
             return None;
         }
         self.waits.insert(wait_id.to_owned(), true);
-        let said = status["last_observation"]
-            .as_str()
-            .or(status["message"].as_str())
-            .unwrap_or("no observation");
         Some(json!({
-            "kind": kind,
+            "kind": format!("wait_{state}"),
             "text": format!(
                 "smart_wait {state} ({wait_id}) while this session's bridge could not \
                  listen (lookout's daemon was restarting): {said}. Call wait_status with \

@@ -158,17 +158,9 @@ async fn each_bridge_pushes_its_own_sessions_wakes_and_no_one_elses() {
     // A wait registered elsewhere with Alice's session key reaches Alice.
     let keyed_log = daemon.dir.path().join("keyed.log");
     append(&keyed_log, "waiting");
-    let keyed = daemon
-        .ok(
-            "smart_wait",
-            json!({
-                "target": format!("file:{}", keyed_log.display()),
-                "wake_when": "when 'READY' appears",
-                "timeout": 120,
-                "session_key": "session-alice",
-            }),
-        )
-        .await;
+    let mut keyed = file_wait(&keyed_log, "READY");
+    keyed["session_key"] = json!("session-alice");
+    let keyed = daemon.ok("smart_wait", keyed).await;
     append(&keyed_log, "READY");
     let (_, meta) = alice.next().await;
     assert_eq!(meta["wait_id"], keyed["wait_id"], "{meta}");
@@ -210,17 +202,9 @@ async fn tasks_remember_their_claude_code_session_and_a_new_bridge_adopts_them()
 
     let log = daemon.dir.path().join("build.log");
     append(&log, "building");
-    let wait = daemon
-        .ok(
-            "smart_wait",
-            json!({
-                "target": format!("file:{}", log.display()),
-                "wake_when": "when 'BUILD OK' appears",
-                "timeout": 120,
-                "task_id": task_id,
-            }),
-        )
-        .await;
+    let mut on_task = file_wait(&log, "BUILD OK");
+    on_task["task_id"] = json!(task_id);
+    let wait = daemon.ok("smart_wait", on_task).await;
     append(&log, "BUILD OK");
     let (content, meta) = second.next().await;
     assert_eq!(meta["wait_id"], wait["wait_id"], "{content}");
