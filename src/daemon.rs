@@ -29,6 +29,9 @@ use crate::systemd::ServiceManager;
 
 /// Exit code when the actor tree gave up (systemd's `Restart=on-failure` restarts us).
 pub const EXIT_TREE_FAILED: u8 = 70;
+/// How long a shutdown may take in all, whatever a source or a sink is doing (under the
+/// unit's `TimeoutStopSec=30`, so the daemon ends itself before systemd kills it).
+const SHUTDOWN_LIMIT: Duration = Duration::from_secs(20);
 /// How long shutdown waits for in-flight reads to let go of the database.
 const STORE_RELEASE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -340,7 +343,12 @@ pub async fn run(
     if let Some(watchdog) = watchdog {
         watchdog.abort();
     }
-    daemon.shutdown().await;
+    if tokio::time::timeout(SHUTDOWN_LIMIT, daemon.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::error!(limit = ?SHUTDOWN_LIMIT, "shutdown did not finish in time; exiting anyway (the data is safe: every acknowledged change was committed)");
+    }
     tracing::info!("stopped");
     Ok(exit)
 }

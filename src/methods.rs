@@ -191,6 +191,7 @@ impl Methods {
                 "writes": status.registry.writes,
                 "failed_writes": status.registry.failed_writes,
                 "largest_group": status.registry.largest_group,
+                "damaged_reads": status.registry.damaged_reads,
             },
             "actors": {
                 "live_task_actors": status.tasks.live_task_actors,

@@ -4,8 +4,8 @@
 //! other actors and the socket edge) looks peers up here per request instead of keeping a
 //! ref that may have gone stale. It also carries what the whole tree shares and what must
 //! outlive any one actor: the clock and the timer registry, the fault switches, the event
-//! sequence, the live event broadcast, the tree's health, the terminal sessions and the
-//! vision ledger.
+//! sequence, the live event broadcast, the tree's health, the terminal sessions, the
+//! vision ledger and the lanes of blocking work.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -17,6 +17,7 @@ use tokio::sync::{broadcast, watch};
 use crate::clock::{Clock, ClockMsg, Timers};
 use crate::error::CallError;
 use crate::faults::Faults;
+use crate::lanes::Lanes;
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
 use crate::terminals::TerminalsMsg;
@@ -55,6 +56,8 @@ pub struct Directory {
     vision_ledger: VisionLedger,
     vision_backend: Arc<str>,
     vision_reach: Reach,
+    /// The threads blocking work runs on, one pool per kind (storage, commits, targets).
+    lanes: Lanes,
 }
 
 #[derive(Default)]
@@ -96,6 +99,7 @@ impl Directory {
             vision_ledger: VisionLedger::default(),
             vision_backend: Arc::from("none"),
             vision_reach: Reach::None,
+            lanes: Lanes::default(),
         }
     }
 
@@ -115,6 +119,11 @@ impl Directory {
             self.vision_backend.clone(),
             self.vision_reach,
         )
+    }
+
+    /// The threads blocking work runs on.
+    pub fn lanes(&self) -> &Lanes {
+        &self.lanes
     }
 
     pub fn now(&self) -> Timestamp {

@@ -81,6 +81,14 @@ impl CallError {
         )
     }
 
+    /// A read that found the database file damaged (redb panicked on a page).
+    pub fn storage_damaged(message: &str) -> Self {
+        Self::unavailable(
+            format!("the database file is damaged: reading it failed with \"{message}\""),
+            "nothing changed; stop the daemon and run `lookout doctor` to check the file and copy out what can still be read",
+        )
+    }
+
     /// The actor serving the request stopped before answering (it crashed or is restarting).
     pub fn actor_lost(what: &str) -> Self {
         Self::internal(

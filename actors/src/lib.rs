@@ -21,6 +21,7 @@ pub mod error;
 pub mod faults;
 pub mod http;
 pub mod keyed;
+pub mod lanes;
 pub mod linkage;
 pub mod locks;
 pub mod policy;

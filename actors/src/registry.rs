@@ -3,18 +3,24 @@
 //! Writes that arrive while a commit is in flight wait in `pending` and go into the next
 //! transaction together (group commit); each caller is answered only after the transaction
 //! holding its write is durable. A batch that fails as a group is retried write by write,
-//! so one bad write cannot fail its neighbours. Reads run on blocking threads beside the
-//! writer. Every redb call happens on a blocking thread, never on the runtime.
+//! so one bad write cannot fail its neighbours. Reads run on the storage-read lane beside
+//! the writer, commits on a lane of their own (`lanes.rs`): every redb call happens on a
+//! thread no other kind of work can hold, never on the runtime. A read that panics (redb does
+//! on a damaged page) answers a storage error and is counted. [`probe`], behind the
+//! watchdog, is a real round trip: a read and an (empty) durable commit.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use storage::{StorageError, Store, WriteBatch};
+use storage::{Counter, StorageError, Store, WriteBatch};
 use tokio::sync::oneshot;
 
 use crate::error::{CallError, from_call};
 use crate::faults::{ActorKind, Faults};
+use crate::lanes::{LaneError, Lanes};
 
 /// How long a caller waits for its write to be committed.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -23,8 +29,17 @@ pub const READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `daemon.status` waits for the counters.
 pub const STATS_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A read to run against the store on a blocking thread.
-pub type ReadJob = Box<dyn FnOnce(&Store) + Send + 'static>;
+/// A read to run against the store on the storage-read lane; it returns whether it found the
+/// storage damaged (its read panicked).
+pub type ReadJob = Box<dyn FnOnce(&Store) -> ReadHealth + Send + 'static>;
+
+/// What a read found out about the store besides its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadHealth {
+    Sound,
+    /// The read panicked inside redb: a damaged page.
+    Damaged,
+}
 
 type WriteReply = RpcReplyPort<Result<(), CallError>>;
 
@@ -43,6 +58,7 @@ pub struct RegistryActor;
 
 pub struct RegistryArgs {
     pub store: Arc<Store>,
+    pub lanes: Lanes,
     /// Off only to measure what group commit buys: one transaction per write.
     pub group_commit: bool,
     pub faults: Faults,
@@ -50,6 +66,10 @@ pub struct RegistryArgs {
 
 pub struct RegistryState {
     store: Arc<Store>,
+    lanes: Lanes,
+    /// Reads that panicked since the Registry started (shared with the read tasks).
+    damaged_reads: Arc<AtomicU64>,
+
     group_commit: bool,
     faults: Faults,
     pending: Vec<(WriteBatch, WriteReply)>,
@@ -65,6 +85,8 @@ pub struct RegistryStats {
     pub failed_writes: u64,
     pub largest_group: usize,
     pub group_commit: bool,
+    /// Reads that found a damaged page (redb panicked reading it).
+    pub damaged_reads: u64,
 }
 
 impl Actor for RegistryActor {
@@ -79,6 +101,8 @@ impl Actor for RegistryActor {
     ) -> Result<RegistryState, ActorProcessingErr> {
         Ok(RegistryState {
             store: args.store,
+            lanes: args.lanes,
+            damaged_reads: Arc::default(),
             group_commit: args.group_commit,
             faults: args.faults,
             pending: Vec::new(),
@@ -106,10 +130,18 @@ impl Actor for RegistryActor {
             }
             RegistryMsg::Read(job) => {
                 let store = state.store.clone();
-                tokio::task::spawn_blocking(move || job(&store));
+                let lane = state.lanes.storage_reads.clone();
+                let damaged_reads = state.damaged_reads.clone();
+                tokio::spawn(async move {
+                    if let Ok(ReadHealth::Damaged) = lane.run(move || job(&store)).await {
+                        damaged_reads.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
             }
             RegistryMsg::Stats(reply) => {
-                let _ = reply.send(state.stats.clone());
+                let mut stats = state.stats.clone();
+                stats.damaged_reads = state.damaged_reads.load(Ordering::Relaxed);
+                let _ = reply.send(stats);
             }
             RegistryMsg::CommitFinished { writes, failed } => {
                 state.committing = false;
@@ -127,7 +159,7 @@ impl Actor for RegistryActor {
 }
 
 /// Takes the pending writes (all of them, or one without group commit) and commits them on
-/// a blocking thread; the callers are answered from there once the commit is durable.
+/// the commit lane; the callers are answered from there once the commit is durable.
 fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
     let take = if state.group_commit {
         state.pending.len()
@@ -138,18 +170,18 @@ fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
     state.committing = true;
     let store = state.store.clone();
     let registry = myself.clone();
+    let lane = state.lanes.commits.clone();
     tokio::spawn(async move {
         let (batches, replies): (Vec<_>, Vec<_>) = group.into_iter().unzip();
         let writes = batches.len();
-        let outcomes = tokio::task::spawn_blocking(move || commit_group(&store, &batches))
-            .await
-            .unwrap_or_else(|panic| {
-                let error = CallError::internal(
-                    format!("the commit thread panicked: {panic}"),
-                    "nothing was saved; retry the call",
-                );
-                vec![Err(error); writes]
-            });
+        let outcome = lane.run(move || commit_group(&store, &batches)).await;
+        let outcomes = outcome.unwrap_or_else(|error: LaneError| {
+            let error = CallError::internal(
+                format!("the commit thread failed: {error}"),
+                "nothing was saved; retry the call",
+            );
+            vec![Err(error); writes]
+        });
         let failed = outcomes.iter().filter(|outcome| outcome.is_err()).count();
         for (reply, outcome) in replies.into_iter().zip(outcomes) {
             let _ = reply.send(outcome);
@@ -195,7 +227,8 @@ pub async fn write(registry: &ActorRef<RegistryMsg>, batch: WriteBatch) -> Resul
     from_call("registry", WRITE_TIMEOUT, outcome)
 }
 
-/// Runs `read` against the store on a blocking thread and returns its result.
+/// Runs `read` against the store on the storage-read lane and returns its result; a read
+/// that panics (a damaged page) is a storage error that says how to check the file.
 pub async fn read<T, F>(registry: &ActorRef<RegistryMsg>, read: F) -> Result<T, CallError>
 where
     T: Send + 'static,
@@ -203,7 +236,22 @@ where
 {
     let (sender, receiver) = oneshot::channel();
     let job: ReadJob = Box::new(move |store| {
-        let _ = sender.send(read(store).map_err(|error| CallError::storage_read(&error)));
+        let (outcome, health) = match catch_unwind(AssertUnwindSafe(|| read(store))) {
+            Ok(outcome) => (
+                outcome.map_err(|error| CallError::storage_read(&error)),
+                ReadHealth::Sound,
+            ),
+            Err(panic) => {
+                let message = crate::lanes::panic_message(&*panic);
+                tracing::error!(%message, "a read of the database panicked: a damaged page?");
+                (
+                    Err(CallError::storage_damaged(&message)),
+                    ReadHealth::Damaged,
+                )
+            }
+        };
+        let _ = sender.send(outcome);
+        health
     });
     registry
         .cast(RegistryMsg::Read(job))
@@ -213,6 +261,22 @@ where
         Ok(Err(_)) => Err(CallError::actor_lost("registry")),
         Err(_) => Err(CallError::timed_out("registry", READ_TIMEOUT)),
     }
+}
+
+/// The storage round trip behind the watchdog: a real read through the read lane and an
+/// empty durable commit through the commit lane, each within `timeout`. A disk that stopped
+/// answering, or lanes held by hung work, fail it.
+pub async fn probe(registry: &ActorRef<RegistryMsg>, timeout: Duration) -> Result<(), CallError> {
+    let round_trip = async {
+        read(registry, |store: &Store| {
+            store.counter(Counter::TaskSequence)
+        })
+        .await?;
+        write(registry, WriteBatch::new()).await
+    };
+    tokio::time::timeout(timeout, round_trip)
+        .await
+        .map_err(|_| CallError::timed_out("storage probe", timeout))?
 }
 
 pub async fn stats(registry: &ActorRef<RegistryMsg>) -> Result<RegistryStats, CallError> {

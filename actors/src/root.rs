@@ -210,6 +210,7 @@ async fn start_child(
         Child::Registry => {
             let args = RegistryArgs {
                 store: state.args.store.clone(),
+                lanes: directory.lanes().clone(),
                 group_commit: state.args.group_commit,
                 faults: directory.faults().clone(),
             };

@@ -19,7 +19,7 @@ use crate::faults::Faults;
 use crate::policy::RestartPolicy;
 use crate::process::pty::Signal;
 use crate::process::{ProcessSpawner, Spawner};
-use crate::registry::{self, RegistryMsg, RegistryStats};
+use crate::registry::{self, RegistryStats};
 use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
 use crate::tasks::actor::not_found;
 use crate::tasks::stuck::StuckPolicy;
@@ -544,16 +544,7 @@ impl Tree {
                 "the daemon is exiting; its service manager restarts it",
             ));
         }
-        let registry_outcome = self
-            .directory
-            .registry()?
-            .call(RegistryMsg::Stats, Some(PING_TIMEOUT))
-            .await;
-        from_call(
-            "registry",
-            PING_TIMEOUT,
-            registry_outcome.map(|r| r.map(Ok)),
-        )?;
+        registry::probe(&self.directory.registry()?, PING_TIMEOUT).await?;
         let tasks_outcome = self
             .directory
             .tasks()?

@@ -221,6 +221,9 @@ fn mcp_identity(session_key: Option<String>) -> mcp::channel::Identity {
     }
 }
 
+/// How long the process waits, once it is done, for blocking work that is still running.
+const RUNTIME_RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     // A socket passed by systemd is taken now, while the process has one thread: taking it
@@ -242,7 +245,11 @@ pub fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run(cli, inherited_listener))
+    let exit = runtime.block_on(run(cli, inherited_listener));
+    // Work still on the runtime's blocking threads (an X11 round trip to a display that went
+    // away) must not hold the process: a runtime dropped normally waits for all of it.
+    runtime.shutdown_timeout(RUNTIME_RELEASE_TIMEOUT);
+    exit
 }
 
 async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListener>) -> ExitCode {

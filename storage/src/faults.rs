@@ -12,7 +12,7 @@ use std::io;
 use std::ops::Bound;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use redb::backends::FileBackend;
@@ -29,6 +29,8 @@ struct Inner {
     /// Syncs to fail (each commit syncs, so each failed sync is a failed commit).
     failing_syncs: AtomicU32,
     failing_reads: AtomicU32,
+    /// While set, every sync waits (a disk that stopped answering).
+    stalled: AtomicBool,
     /// Faults that fired so far.
     fired: AtomicU64,
     journal: Mutex<Journal>,
@@ -65,10 +67,17 @@ impl StorageFaults {
         self.inner.failing_reads.store(n, Ordering::SeqCst);
     }
 
+    /// While `stalled`, every commit hangs in its sync, as on a disk that stopped answering;
+    /// a hung commit carries on once this is set back to `false`.
+    pub fn stall_commits(&self, stalled: bool) {
+        self.inner.stalled.store(stalled, Ordering::SeqCst);
+    }
+
     /// No more injected failures (the disk "works again").
     pub fn clear(&self) {
         self.fail_next_commits(0);
         self.fail_next_reads(0);
+        self.stall_commits(false);
     }
 
     /// How many injected failures fired.
@@ -199,6 +208,9 @@ impl StorageBackend for FaultyFile {
     }
 
     fn sync_data(&self) -> Result<(), io::Error> {
+        while self.faults.inner.stalled.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let mut journal = self.live_journal()?;
         if self.faults.take(&self.faults.inner.failing_syncs) {
             return Err(Self::injected("sync"));

@@ -194,6 +194,29 @@ async fn storage_faults_are_errors_and_the_daemon_recovers_when_they_clear() {
     harness.shutdown().await;
 }
 
+/// The watchdog's liveness ping is a real storage round trip: with the disk hung in a
+/// commit, the in-memory actors still answer but the ping fails (so systemd stops getting
+/// `WATCHDOG=1` and restarts the daemon); once the disk answers, the ping passes again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_liveness_ping_fails_while_the_disk_hangs() {
+    let harness = Harness::start().await.unwrap();
+    harness.tree().ping().await.unwrap();
+    harness.storage_faults().stall_commits(true);
+    let error = harness.tree().ping().await.unwrap_err();
+    assert!(error.message.contains("storage probe"), "{error}");
+    harness.storage_faults().stall_commits(false);
+    let mut answered = false;
+    for _ in 0..200 {
+        if harness.tree().ping().await.is_ok() {
+            answered = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(answered, "the ping passes once the disk answers");
+    harness.shutdown().await;
+}
+
 /// The end of a wait that cannot be saved is not lost: the wait actor fails, is resumed
 /// from storage, and ends again once the disk works; the agent is woken exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,6 +10,7 @@ mod cli;
 mod function_tools;
 mod gateway;
 mod gateway_live;
+mod hardening;
 #[cfg(feature = "harness")]
 mod harness;
 mod hooks;

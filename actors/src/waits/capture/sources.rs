@@ -7,6 +7,7 @@
 //! - `window:`/`screen` — pixels, through the X11 capture and the pixel gate.
 
 use std::fmt::Debug;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,11 +15,12 @@ use futures::future::BoxFuture;
 
 use crate::directory::Directory;
 use crate::error::CallError;
+use crate::lanes::Lane;
 use crate::process::Spawner;
 use crate::terminals::source::TerminalSource;
 use crate::terminals::types::SessionId;
 use crate::waits::capture::Source;
-use crate::waits::capture::file::FileTail;
+use crate::waits::capture::file::{FileTail, not_a_regular_file};
 use crate::waits::capture::tmux::TmuxPane;
 use crate::waits::capture::x11::windows::closest_titles;
 use crate::waits::capture::x11::{CaptureOptions, Watched, WindowStatus, X11Capture, X11Source};
@@ -59,6 +61,22 @@ pub trait SourceFactory: Debug + Send + Sync + 'static {
     }
 }
 
+/// A `file:` target that exists must be a regular file (a FIFO or a device would block
+/// every read); one that does not exist yet is fine.
+async fn check_file(path: PathBuf, lane: &Lane) -> Result<(), CallError> {
+    let refusal = lane
+        .run(move || match std::fs::metadata(&path) {
+            Ok(metadata) => not_a_regular_file(&path, &metadata),
+            Err(_) => None,
+        })
+        .await
+        .unwrap_or(None);
+    match refusal {
+        Some(refusal) => Err(CallError::invalid(refusal.problem, refusal.fix)),
+        None => Ok(()),
+    }
+}
+
 /// The real sources.
 #[derive(Debug)]
 pub struct ProductionSources {
@@ -72,7 +90,10 @@ pub struct ProductionSources {
 impl SourceFactory for ProductionSources {
     fn source(&self, target: &Target, directory: &Directory) -> Result<Box<dyn Source>, CallError> {
         match target {
-            Target::File(path) => Ok(Box::new(FileTail::new(path.clone()))),
+            Target::File(path) => Ok(Box::new(FileTail::new(
+                path.clone(),
+                directory.lanes().targets.clone(),
+            ))),
             Target::Tmux(pane) => Ok(Box::new(TmuxPane::new(pane.clone(), self.spawner.clone()))),
             Target::Pty(session) => Ok(Box::new(TerminalSource::new(directory, session))),
             Target::Window(_) | Target::Screen => {
@@ -103,10 +124,17 @@ impl SourceFactory for ProductionSources {
                 .and_then(|id| directory.terminal_sessions().get(&id).map(drop)),
             _ => Ok(()),
         };
+        let file = match target {
+            Target::File(path) => Some((path.clone(), directory.lanes().targets.clone())),
+            _ => None,
+        };
         let watched = Watched::of(target);
         let display = self.display.clone();
         Box::pin(async move {
             checked?;
+            if let Some((path, lane)) = file {
+                check_file(path, &lane).await?;
+            }
             let Some(watched) = watched else {
                 return Ok(Vec::new());
             };

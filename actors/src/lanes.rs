@@ -1,0 +1,271 @@
+//! Lanes: small pools of dedicated threads for blocking work, one per kind of work, so that
+//! work which never returns in one kind (opening a FIFO, reading a hung network mount) cannot
+//! take the threads another kind needs (the database's reads and commits).
+//!
+//! tokio's blocking pool is one pool for everything, and a runtime being dropped waits for
+//! every thread in it; a lane's threads are detached, so a job that hangs holds neither the
+//! other lanes nor the process's exit. A job that panics is answered as [`LaneError::Panicked`]
+//! and its thread carries on.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+
+use crate::locks::lock;
+
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// How long a thread above a lane's floor stays without work before it ends.
+const IDLE_THREAD_LIFETIME: Duration = Duration::from_secs(30);
+
+/// A named pool of threads that run blocking jobs in the order they come: `floor` threads
+/// always, more while jobs wait for one, up to `ceiling`.
+#[derive(Clone, Debug)]
+pub struct Lane {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    name: &'static str,
+    sender: Mutex<Sender<Job>>,
+    receiver: Arc<Mutex<Receiver<Job>>>,
+    floor: usize,
+    ceiling: usize,
+    /// Threads alive, and of those the ones running a job.
+    threads: AtomicUsize,
+    busy: AtomicUsize,
+}
+
+/// Why a job gave no result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LaneError {
+    /// The job panicked; the message says with what.
+    Panicked(String),
+    /// No thread could take the job (the system refused to start one).
+    Closed,
+}
+
+impl std::fmt::Display for LaneError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LaneError::Panicked(message) => write!(f, "panicked: {message}"),
+            LaneError::Closed => write!(f, "no thread could take the job"),
+        }
+    }
+}
+
+impl Lane {
+    /// A lane of `threads` threads named `lookout-{name}-N`.
+    pub fn fixed(name: &'static str, threads: usize) -> Self {
+        Self::elastic(name, threads, threads)
+    }
+
+    /// A lane of at least `floor` threads that grows to `ceiling` while jobs wait.
+    pub fn elastic(name: &'static str, floor: usize, ceiling: usize) -> Self {
+        let (sender, receiver) = channel::<Job>();
+        let lane = Self {
+            inner: Arc::new(Inner {
+                name,
+                sender: Mutex::new(sender),
+                receiver: Arc::new(Mutex::new(receiver)),
+                floor: floor.max(1),
+                ceiling: ceiling.max(floor).max(1),
+                threads: AtomicUsize::new(0),
+                busy: AtomicUsize::new(0),
+            }),
+        };
+        for _ in 0..lane.inner.floor {
+            lane.add_thread();
+        }
+        lane
+    }
+
+    /// Runs `job` on one of the lane's threads and returns what it returned. Dropping the
+    /// future does not stop a job already running; it only drops its result.
+    pub async fn run<T, F>(&self, job: F) -> Result<T, LaneError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let (sender, receiver) = oneshot::channel();
+        let inner = self.inner.clone();
+        let boxed: Job = Box::new(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(job)).map_err(|payload| panic_message(&*payload));
+            inner.busy.fetch_sub(1, Ordering::SeqCst);
+            let _ = sender.send(outcome);
+        });
+        // Counted busy from the moment it is queued, so a queue that outgrows the threads
+        // starts another one.
+        let busy = self.inner.busy.fetch_add(1, Ordering::SeqCst) + 1;
+        if busy > self.inner.threads.load(Ordering::SeqCst) {
+            self.add_thread();
+        }
+        if lock(&self.inner.sender).send(boxed).is_err() {
+            self.inner.busy.fetch_sub(1, Ordering::SeqCst);
+            return Err(LaneError::Closed);
+        }
+        match receiver.await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(message)) => Err(LaneError::Panicked(message)),
+            Err(_) => Err(LaneError::Closed),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.inner.name
+    }
+
+    /// Jobs running or waiting for a thread.
+    pub fn busy(&self) -> usize {
+        self.inner.busy.load(Ordering::SeqCst)
+    }
+
+    /// Threads alive now.
+    pub fn threads(&self) -> usize {
+        self.inner.threads.load(Ordering::SeqCst)
+    }
+
+    /// Starts one more thread unless the lane is at its ceiling.
+    fn add_thread(&self) {
+        let inner = &self.inner;
+        let claimed = inner
+            .threads
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |alive| {
+                (alive < inner.ceiling).then_some(alive + 1)
+            });
+        let Ok(index) = claimed else {
+            return;
+        };
+        let receiver = inner.receiver.clone();
+        let lane = Arc::downgrade(inner);
+        let spawned = std::thread::Builder::new()
+            .name(format!("lookout-{}-{index}", inner.name))
+            .spawn(move || serve(&receiver, &lane));
+        if let Err(error) = spawned {
+            inner.threads.fetch_sub(1, Ordering::SeqCst);
+            tracing::error!(lane = inner.name, %error, "cannot start a lane thread");
+        }
+    }
+}
+
+/// One thread's life: take the next job and run it; a thread above the floor ends after
+/// [`IDLE_THREAD_LIFETIME`] without work, and every thread ends once the lane is dropped.
+fn serve(receiver: &Mutex<Receiver<Job>>, lane: &Weak<Inner>) {
+    loop {
+        let next = lock(receiver).recv_timeout(IDLE_THREAD_LIFETIME);
+        match next {
+            Ok(job) => job(),
+            Err(RecvTimeoutError::Disconnected) => return,
+            Err(RecvTimeoutError::Timeout) => {
+                let Some(inner) = lane.upgrade() else {
+                    return;
+                };
+                let retired =
+                    inner
+                        .threads
+                        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |alive| {
+                            (alive > inner.floor).then_some(alive - 1)
+                        });
+                if retired.is_ok() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The text a panic carried.
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+/// The lanes of one actor tree, kept in the Directory so restarted actors use the same ones.
+#[derive(Clone, Debug)]
+pub struct Lanes {
+    /// The Registry's reads (redb read transactions run side by side).
+    pub storage_reads: Lane,
+    /// The Registry's commits (one at a time; redb has one writer).
+    pub commits: Lane,
+    /// What a wait's source does to a file: `stat`, open, read.
+    pub targets: Lane,
+}
+
+impl Default for Lanes {
+    fn default() -> Self {
+        Self {
+            storage_reads: Lane::fixed("storage-read", 4),
+            commits: Lane::fixed("commit", 1),
+            // A file on a hung mount holds a thread until the mount answers; each wait has at
+            // most one read out, so the lane grows with such waits instead of stalling others.
+            targets: Lane::elastic("targets", 1, 256),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_job_runs_and_answers() {
+        let lane = Lane::fixed("test", 2);
+        assert_eq!(lane.run(|| 6 * 7).await, Ok(42));
+    }
+
+    #[tokio::test]
+    async fn a_panicking_job_is_an_error_and_the_thread_carries_on() {
+        let lane = Lane::fixed("test", 1);
+        let outcome: Result<(), _> = lane.run(|| panic!("page 7 is corrupt")).await;
+        assert_eq!(
+            outcome,
+            Err(LaneError::Panicked("page 7 is corrupt".to_owned()))
+        );
+        assert_eq!(lane.run(|| "still here").await, Ok("still here"));
+    }
+
+    #[tokio::test]
+    async fn a_hung_job_holds_only_its_own_lane() {
+        let stuck = Lane::fixed("stuck", 1);
+        let other = Lane::fixed("other", 1);
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let hung = stuck.clone();
+        let hanging = tokio::spawn(async move { hung.run(move || held.recv()).await });
+        // The other lane answers while the stuck one's only thread is held.
+        assert_eq!(other.run(|| 1).await, Ok(1));
+        while stuck.busy() == 0 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(stuck.busy(), 1);
+        release.send(()).unwrap();
+        assert_eq!(hanging.await.unwrap(), Ok(Ok(())));
+        assert_eq!(stuck.busy(), 0);
+    }
+
+    #[tokio::test]
+    async fn an_elastic_lane_grows_past_a_hung_job_up_to_its_ceiling() {
+        let lane = Lane::elastic("grows", 1, 2);
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let hung = lane.clone();
+        let hanging = tokio::spawn(async move { hung.run(move || held.recv()).await });
+        while lane.busy() == 0 {
+            tokio::task::yield_now().await;
+        }
+        // The only thread is held; the next job gets a second one.
+        assert_eq!(lane.run(|| 2).await, Ok(2));
+        assert_eq!(lane.threads(), 2);
+        release.send(()).unwrap();
+        assert_eq!(hanging.await.unwrap(), Ok(Ok(())));
+    }
+}
