@@ -17,6 +17,18 @@ pub enum ClientError {
         path.display()
     )]
     NoDaemon { path: PathBuf, reason: String },
+    #[error(
+        "refusing to talk to {}: the process listening there runs as uid {listener_uid}, not as \
+         this user (uid {own_uid}), so another user may be standing in for lookout; nothing was \
+         sent. Remove the socket's folder if it is not yours, or set socket_path (or \
+         XDG_RUNTIME_DIR) to a folder only you can write",
+        path.display()
+    )]
+    Impostor {
+        path: PathBuf,
+        listener_uid: u32,
+        own_uid: u32,
+    },
     #[error("the connection to the daemon failed: {0}")]
     Io(#[from] std::io::Error),
     #[error("the daemon closed the connection")]
@@ -53,6 +65,16 @@ impl Client {
                     _ => error.to_string(),
                 },
             })?;
+        // Before anything is sent: the daemon must be this user's own.
+        let own_uid = crate::paths::current_uid();
+        let listener_uid = stream.peer_cred()?.uid();
+        if listener_uid != own_uid {
+            return Err(ClientError::Impostor {
+                path: path.to_owned(),
+                listener_uid,
+                own_uid,
+            });
+        }
         let (read_half, write_half) = stream.into_split();
         Ok(Client {
             reader: BufReader::new(read_half),

@@ -188,7 +188,14 @@ impl Daemon {
                 }
                 listener
             }),
-            None => server::bind(&socket_path, config.socket_path.is_none()),
+            None => {
+                let folder = if config.socket_path.is_none() {
+                    server::SocketFolder::Default
+                } else {
+                    server::SocketFolder::Configured
+                };
+                server::bind(&socket_path, folder, paths::current_uid())
+            }
         };
         let listener = match bound {
             Ok(listener) => listener,

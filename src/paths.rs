@@ -38,7 +38,8 @@ pub fn data_file(config: &Config) -> PathBuf {
 }
 
 /// The socket: `socket_path`, else `$XDG_RUNTIME_DIR/lookout/lookout.sock`, else
-/// `/tmp/lookout-$UID/lookout.sock`.
+/// `lookout-$UID/lookout.sock` in the temp folder (`$TMPDIR`, else `/tmp`). The daemon and
+/// its clients check that folder is this user's own (`server::bind`, `client`).
 pub fn socket_path(config: &Config) -> PathBuf {
     config
         .socket_path
@@ -49,7 +50,11 @@ pub fn socket_path(config: &Config) -> PathBuf {
 pub fn default_socket_path() -> PathBuf {
     match env_path("XDG_RUNTIME_DIR") {
         Some(runtime) => runtime.join("lookout").join(SOCKET_FILE_NAME),
-        None => PathBuf::from(format!("/tmp/lookout-{}", current_uid())).join(SOCKET_FILE_NAME),
+        None => env_path("TMPDIR")
+            .filter(|folder| folder.is_absolute())
+            .unwrap_or_else(|| PathBuf::from("/tmp"))
+            .join(format!("lookout-{}", current_uid()))
+            .join(SOCKET_FILE_NAME),
     }
 }
 

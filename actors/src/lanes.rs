@@ -96,7 +96,8 @@ impl Lane {
         let (sender, receiver) = oneshot::channel();
         let inner = self.inner.clone();
         let boxed: Job = Box::new(move || {
-            let outcome = catch_unwind(AssertUnwindSafe(job)).map_err(|payload| panic_message(&*payload));
+            let outcome =
+                catch_unwind(AssertUnwindSafe(job)).map_err(|payload| panic_message(&*payload));
             inner.busy.fetch_sub(1, Ordering::SeqCst);
             let _ = sender.send(outcome);
         });

@@ -36,7 +36,8 @@ pub(crate) const EXIT_NO_DAEMON: u8 = 3;
     after_help = "Start the daemon with `lookout serve`; the other commands talk to it over its socket."
 )]
 struct Cli {
-    /// The daemon's socket [default: $XDG_RUNTIME_DIR/lookout/lookout.sock]
+    /// The daemon's socket [default: $XDG_RUNTIME_DIR/lookout/lookout.sock, else
+    /// lookout-$UID/lookout.sock in $TMPDIR or /tmp]
     #[arg(long, global = true, env = "LOOKOUT_SOCKET", value_name = "PATH")]
     socket: Option<PathBuf>,
     /// Config file [default: $LOOKOUT_CONFIG, else ~/.config/lookout/config.toml when present]

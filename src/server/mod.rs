@@ -5,20 +5,20 @@
 //! concurrency comes from many connections), and on shutdown stops accepting, lets every
 //! connection finish the request in hand, then removes the socket.
 
+mod bind;
 mod framing;
 
-use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinSet;
 
+pub use bind::{SocketFolder, bind};
 pub use framing::{Frame, LineReader};
 
 use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
@@ -28,62 +28,6 @@ use crate::methods::{Methods, SUBSCRIBE_METHOD};
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// Responses queued per connection before the reader waits for the writer.
 const OUTBOX_DEPTH: usize = 64;
-
-/// Binds `path`, replacing a stale socket left by a killed daemon but never a live one.
-/// `secure_folder` makes the socket's folder 0700 even when it already existed.
-pub fn bind(path: &Path, secure_folder: bool) -> anyhow::Result<UnixListener> {
-    let folder = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let created = !folder.exists();
-    std::fs::create_dir_all(folder)
-        .with_context(|| format!("cannot create the socket folder {}", folder.display()))?;
-    if created || secure_folder {
-        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700)).with_context(
-            || {
-                format!(
-                    "cannot make the socket folder {} private (0700)",
-                    folder.display()
-                )
-            },
-        )?;
-    }
-    if let Ok(existing) = std::fs::symlink_metadata(path) {
-        if !existing.file_type().is_socket() {
-            bail!(
-                "{} exists and is not a socket; remove it or set socket_path to another path",
-                path.display()
-            );
-        }
-        match std::os::unix::net::UnixStream::connect(path) {
-            Ok(_) => bail!(
-                "another lookout daemon is already listening on {}; stop it first (`lookout status` \
-                 shows it), or set socket_path to another path",
-                path.display()
-            ),
-            Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => {
-                std::fs::remove_file(path).with_context(|| {
-                    format!("cannot remove the stale socket {}", path.display())
-                })?;
-                tracing::info!(socket = %path.display(), "replaced a stale socket left by a daemon that did not shut down");
-            }
-            Err(error) => bail!(
-                "cannot check the existing socket {}: {error}",
-                path.display()
-            ),
-        }
-    }
-    let listener = UnixListener::bind(path).with_context(|| {
-        format!(
-            "cannot listen on {} (a socket path must be shorter than 108 bytes)",
-            path.display()
-        )
-    })?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-        .with_context(|| format!("cannot make the socket {} private (0600)", path.display()))?;
-    Ok(listener)
-}
 
 pub struct ServerOptions {
     pub socket_path: PathBuf,

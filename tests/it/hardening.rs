@@ -64,3 +64,164 @@ async fn a_fifo_is_refused_and_never_hangs_the_daemon() {
     let status = daemon.terminate();
     assert!(status.success(), "{status}");
 }
+
+/// The uid another local user runs as in these tests.
+const OTHER_UID: u32 = 65534;
+
+fn chown(path: &Path, uid: u32) {
+    std::os::unix::fs::chown(path, Some(uid), Some(uid)).unwrap();
+}
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// The user's own lookout, run with no runtime folder so the socket falls back to
+/// `lookout-$UID` in the shared temp folder `tmp`.
+fn lookout_without_runtime_dir(home: &Path, tmp: &Path) -> Command {
+    let mut command = Command::new(crate::support::BINARY);
+    command
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("LOOKOUT_CONFIG")
+        .env("HOME", home)
+        .env("TMPDIR", tmp)
+        .env("LOOKOUT_LOG", "error")
+        .env("OPENCLAW_STATE_DIR", home.join("no-openclaw"));
+    command
+}
+
+/// With no `XDG_RUNTIME_DIR`, another user who creates `lookout-$UID` in the shared temp
+/// folder first and listens in it can neither keep the daemon from refusing loudly nor get a
+/// word out of the user's clients: the daemon refuses the folder it does not own, and the
+/// CLI and the hook check who listens before they send anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_user_cannot_stand_in_for_the_daemon() {
+    let own_uid = lookout::paths::current_uid();
+    assert_eq!(
+        own_uid, 0,
+        "this test acts as a second user through setpriv, which needs root (CI runs as root)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    chmod(dir.path(), 0o755);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    chmod(&tmp, 0o1777);
+
+    // The other user: its own copy of the binary, a home, and the squatted folder.
+    let binary = dir.path().join("lookout-copy");
+    std::fs::copy(crate::support::BINARY, &binary).unwrap();
+    chmod(&binary, 0o755);
+    let attacker_home = dir.path().join("attacker");
+    std::fs::create_dir(&attacker_home).unwrap();
+    chown(&attacker_home, OTHER_UID);
+    let squat = tmp.join(format!("lookout-{own_uid}"));
+    std::fs::create_dir(&squat).unwrap();
+    chmod(&squat, 0o700);
+    chown(&squat, OTHER_UID);
+    let attacker_config = attacker_home.join("config.toml");
+    std::fs::write(
+        &attacker_config,
+        format!(
+            "data_dir = {:?}\nsocket_path = {:?}\n",
+            attacker_home.join("data"),
+            squat.join("lookout.sock")
+        ),
+    )
+    .unwrap();
+    chown(&attacker_config, OTHER_UID);
+    let mut attacker = Command::new("setpriv")
+        .args([
+            "--reuid",
+            &OTHER_UID.to_string(),
+            "--regid",
+            &OTHER_UID.to_string(),
+            "--clear-groups",
+            "--",
+        ])
+        .arg(&binary)
+        .args(["serve", "--config"])
+        .arg(&attacker_config)
+        .env("HOME", &attacker_home)
+        .env("OPENCLAW_STATE_DIR", attacker_home.join("no-openclaw"))
+        .env_remove("XDG_RUNTIME_DIR")
+        .env("LOOKOUT_LOG", "error")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let squatted_socket = squat.join("lookout.sock");
+    wait_until("the other user's daemon listens", PATIENCE, async || {
+        std::os::unix::net::UnixStream::connect(&squatted_socket).is_ok()
+    })
+    .await;
+    chmod(&squat, 0o777);
+    // Something the other user would like to read: it must never arrive.
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+
+    // The user's daemon refuses the folder, saying whose it is.
+    let started = lookout_without_runtime_dir(&home, &tmp)
+        .arg("serve")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&started.stderr);
+    assert!(!started.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("belongs to uid {OTHER_UID}")),
+        "{said}"
+    );
+
+    // The CLI refuses to send anything to the squatter.
+    let listed = lookout_without_runtime_dir(&home, &tmp)
+        .args([
+            "task",
+            "register",
+            "secret: the deploy key is in ~/keys",
+            "--step",
+            "deploy",
+        ])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&listed.stderr);
+    assert!(!listed.status.success(), "{said}");
+    assert!(said.contains("refusing to talk to"), "{said}");
+    assert!(said.contains(&format!("uid {OTHER_UID}")), "{said}");
+
+    // The hook tells Claude Code why task memory is unavailable, not what the squatter says.
+    let hooked = lookout_without_runtime_dir(&home, &tmp)
+        .args(["hook", "session-start"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let told = String::from_utf8_lossy(&hooked.stdout);
+    assert!(told.contains("refusing to talk to"), "{told}");
+    assert!(told.contains("nothing was sent"), "{told}");
+
+    // Nothing reached the squatter's daemon: asked as its own user, it has no task.
+    let asked = Command::new("setpriv")
+        .args([
+            "--reuid",
+            &OTHER_UID.to_string(),
+            "--regid",
+            &OTHER_UID.to_string(),
+            "--clear-groups",
+            "--",
+        ])
+        .arg(&binary)
+        .args(["--json", "--socket"])
+        .arg(&squatted_socket)
+        .args(["task", "list", "--status", "all"])
+        .env("HOME", &attacker_home)
+        .env("LOOKOUT_LOG", "error")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&asked.stdout);
+    assert!(asked.status.success(), "{listed}");
+    assert!(listed.contains("\"tasks\""), "{listed}");
+    assert!(!listed.contains("secret"), "{listed}");
+    let _ = attacker.kill();
+    let _ = attacker.wait();
+}
