@@ -24,6 +24,7 @@ pub struct Config {
     pub max_request_bytes: usize,
     /// `error`, `warn`, `info`, `debug` or `trace`; `LOOKOUT_LOG` overrides it.
     pub log_level: String,
+    pub connections: ConnectionsConfig,
     pub storage: StorageConfig,
     pub stuck: StuckConfig,
     pub wake: WakeConfig,
@@ -56,6 +57,33 @@ impl Default for WaitConfig {
         }
     }
 }
+
+/// `[connections]`: what the socket server grants each client.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ConnectionsConfig {
+    /// Connections served at once; one more is told so and closed.
+    pub max_connections: usize,
+    /// Seconds a connection may stay without a request (and no event subscription).
+    pub idle_timeout_s: u64,
+    /// Seconds a request line may take to arrive whole, and a reply to be read.
+    pub line_timeout_s: u64,
+}
+
+impl Default for ConnectionsConfig {
+    fn default() -> Self {
+        Self {
+            max_connections: 512,
+            idle_timeout_s: 300,
+            line_timeout_s: 30,
+        }
+    }
+}
+
+/// The largest `max_request_bytes` accepted: the server's memory budget must hold a line.
+pub const MAX_REQUEST_BYTES_LIMIT: usize = 16 * 1024 * 1024;
+/// The most connections `[connections] max_connections` may allow.
+const MAX_CONNECTIONS_LIMIT: usize = 65_536;
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -330,6 +358,7 @@ impl Default for Config {
             socket_path: None,
             max_request_bytes: 1024 * 1024,
             log_level: "info".to_owned(),
+            connections: ConnectionsConfig::default(),
             storage: StorageConfig::default(),
             stuck: StuckConfig::default(),
             wake: WakeConfig::default(),
@@ -423,9 +452,19 @@ impl Config {
 
     fn validate(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
-            self.max_request_bytes >= 1024,
-            "max_request_bytes = {} is too small; use at least 1024",
+            (1024..=MAX_REQUEST_BYTES_LIMIT).contains(&self.max_request_bytes),
+            "max_request_bytes = {} must be between 1024 and {MAX_REQUEST_BYTES_LIMIT}",
             self.max_request_bytes
+        );
+        let connections = &self.connections;
+        anyhow::ensure!(
+            (1..=MAX_CONNECTIONS_LIMIT).contains(&connections.max_connections),
+            "[connections] max_connections = {} must be between 1 and {MAX_CONNECTIONS_LIMIT}",
+            connections.max_connections
+        );
+        anyhow::ensure!(
+            connections.idle_timeout_s >= 1 && connections.line_timeout_s >= 1,
+            "[connections] idle_timeout_s and line_timeout_s must be at least 1 second"
         );
         anyhow::ensure!(
             crate::logging::parse_level(&self.log_level).is_some(),

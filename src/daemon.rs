@@ -220,6 +220,9 @@ impl Daemon {
             max_request_bytes: config.max_request_bytes,
             owner_uid: paths::current_uid(),
             remove_socket_on_exit: !activated,
+            max_connections: connection_cap(config.connections.max_connections),
+            idle_timeout: Duration::from_secs(config.connections.idle_timeout_s),
+            line_timeout: Duration::from_secs(config.connections.line_timeout_s),
         };
         let server = tokio::spawn(server::serve(
             listener,
@@ -358,4 +361,39 @@ pub async fn run(
     }
     tracing::info!("stopped");
     Ok(exit)
+}
+
+/// Descriptors kept for everything but connections: the database, target files, terminal
+/// sessions, sinks' sockets.
+const RESERVED_FILES: u64 = 256;
+
+/// Raises the open-file soft limit to the hard one (a user service starts at 1024) and
+/// returns how many connections fit in it: `wanted`, or fewer when the limit is lower.
+fn connection_cap(wanted: usize) -> usize {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let mut soft = limit.current.unwrap_or(u64::MAX);
+    if limit.current != limit.maximum {
+        let raised = rustix::process::Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        };
+        match setrlimit(Resource::Nofile, raised) {
+            Ok(()) => {
+                soft = limit.maximum.unwrap_or(u64::MAX);
+                tracing::info!(from = ?limit.current, to = ?limit.maximum, "raised the open-file limit");
+            }
+            Err(error) => tracing::warn!(%error, "could not raise the open-file limit"),
+        }
+    }
+    let fits = usize::try_from(soft.saturating_sub(RESERVED_FILES).max(16)).unwrap_or(usize::MAX);
+    if fits < wanted {
+        tracing::warn!(
+            max_connections = wanted,
+            open_file_limit = soft,
+            serving = fits,
+            "the open-file limit leaves room for fewer connections than max_connections"
+        );
+    }
+    wanted.min(fits)
 }

@@ -2,11 +2,17 @@
 //!
 //! A line longer than the limit is reported once as `TooLong` and skipped up to its newline
 //! without ever being held in memory whole, so one oversize request cannot exhaust memory
-//! and the connection stays usable for the next line.
+//! and the connection stays usable for the next line. With a pool (the server's memory
+//! budget), what a connection buffers beyond its free share is taken from the pool first, so
+//! many half-sent lines together cannot hold more than the pool.
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use super::budget::{Budget, FREE_LINE_BYTES, Held};
+
 const READ_CHUNK: usize = 16 * 1024;
+/// The least a reader waits for when the pool is empty.
+const MIN_POOL_GRANT: usize = 1024;
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum Frame {
@@ -25,6 +31,9 @@ pub struct LineReader<R> {
     /// Set while skipping the rest of an oversize line: bytes skipped so far.
     skipping: Option<usize>,
     eof: bool,
+    /// Where buffer space beyond `FREE_LINE_BYTES` comes from, and what was taken from it.
+    pool: Option<Budget>,
+    held: Held,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -35,6 +44,60 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             buffer: Vec::new(),
             skipping: None,
             eof: false,
+            pool: None,
+            held: Held::nothing(),
+        }
+    }
+
+    /// A reader whose buffer beyond its free share is taken from `pool`, waiting for it.
+    pub fn with_pool(reader: R, limit: usize, pool: Budget) -> Self {
+        Self {
+            pool: Some(pool),
+            ..Self::new(reader, limit)
+        }
+    }
+
+    /// True while part of a line (or of an oversize line being skipped) has arrived.
+    pub fn has_partial(&self) -> bool {
+        !self.buffer.is_empty() || self.skipping.is_some()
+    }
+
+    /// Waits until some bytes (or the end) arrive when nothing is buffered.
+    pub async fn fill(&mut self) -> std::io::Result<()> {
+        if self.buffer.is_empty() && !self.eof {
+            self.read_chunk().await?;
+        }
+        Ok(())
+    }
+
+    /// Reads what arrives, at most a chunk, and only as much as the free share and the
+    /// pool's bytes cover (waiting for the pool when it has nothing to give).
+    async fn read_chunk(&mut self) -> std::io::Result<()> {
+        let mut room = READ_CHUNK;
+        if let Some(pool) = &self.pool {
+            let allowed = FREE_LINE_BYTES + self.held.bytes();
+            let wanted = self.buffer.len() + READ_CHUNK;
+            if wanted > allowed {
+                let more = pool.take_up_to(wanted - allowed, MIN_POOL_GRANT).await;
+                self.held.merge(more);
+            }
+            room = (FREE_LINE_BYTES + self.held.bytes())
+                .saturating_sub(self.buffer.len())
+                .min(READ_CHUNK);
+        }
+        self.buffer.reserve_exact(room);
+        let mut limited = (&mut self.reader).take(room as u64);
+        if limited.read_buf(&mut self.buffer).await? == 0 {
+            self.eof = true;
+        }
+        Ok(())
+    }
+
+    /// After a line left the buffer: give back the space (and the pool's bytes) it needed.
+    fn release(&mut self) {
+        if self.buffer.len() <= FREE_LINE_BYTES && self.buffer.capacity() > FREE_LINE_BYTES {
+            self.buffer.shrink_to(READ_CHUNK);
+            self.held = Held::nothing();
         }
     }
 
@@ -47,14 +110,17 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             if self.eof {
                 return Ok(self.finish());
             }
-            self.buffer.reserve(READ_CHUNK);
-            if self.reader.read_buf(&mut self.buffer).await? == 0 {
-                self.eof = true;
-            }
+            self.read_chunk().await?;
         }
     }
 
     fn frame_from_buffer(&mut self) -> Option<Frame> {
+        let frame = self.take_frame();
+        self.release();
+        frame
+    }
+
+    fn take_frame(&mut self) -> Option<Frame> {
         let newline = self.buffer.iter().position(|&b| b == b'\n');
         if let Some(skipped) = self.skipping {
             return match newline {
@@ -109,6 +175,49 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn half_sent_lines_together_hold_no_more_than_the_pool() {
+        use tokio::io::AsyncWriteExt;
+        let pool = Budget::new(64 * 1024);
+        let (mut first_client, first_server) = tokio::io::duplex(1024 * 1024);
+        let (mut second_client, second_server) = tokio::io::duplex(1024 * 1024);
+        let mut first = LineReader::with_pool(first_server, 1024 * 1024, pool.clone());
+        let mut second = LineReader::with_pool(second_server, 1024 * 1024, pool.clone());
+        first_client.write_all(&[b'a'; 60 * 1024]).await.unwrap();
+        second_client.write_all(&[b'b'; 60 * 1024]).await.unwrap();
+        let pause = std::time::Duration::from_millis(50);
+        assert!(
+            tokio::time::timeout(pause, first.next_frame())
+                .await
+                .is_err()
+        );
+        assert!(first.has_partial());
+        assert!(pool.available() < 16 * 1024, "{}", pool.available());
+        // The second line gets its free share and then waits for the pool.
+        assert!(
+            tokio::time::timeout(pause, second.next_frame())
+                .await
+                .is_err()
+        );
+        assert!(
+            second.buffer.len() <= 2 * FREE_LINE_BYTES,
+            "{}",
+            second.buffer.len()
+        );
+        // The first line ends: its bytes go back, and the second can be read whole.
+        first_client.write_all(b"\n").await.unwrap();
+        let Frame::Line(line) = first.next_frame().await.unwrap() else {
+            panic!("the first line");
+        };
+        assert_eq!(line.len(), 60 * 1024);
+        assert_eq!(pool.available() + second.held.bytes(), 64 * 1024);
+        second_client.write_all(b"\n").await.unwrap();
+        let Frame::Line(line) = second.next_frame().await.unwrap() else {
+            panic!("the second line");
+        };
+        assert_eq!(line.len(), 60 * 1024);
+    }
 
     async fn frames(input: &[u8], limit: usize) -> Vec<Frame> {
         let mut reader = LineReader::new(input, limit);

@@ -4,8 +4,15 @@
 //! request line at a time per connection (so a client's requests are answered in order;
 //! concurrency comes from many connections), and on shutdown stops accepting, lets every
 //! connection finish the request in hand, then removes the socket.
+//!
+//! Nothing a client does can take more than its share: connections are capped (one over the
+//! cap is told so and closed), a connection with no request and no subscription is closed
+//! after the idle timeout, a request line must arrive whole and a reply must be taken within
+//! the line timeout, and the bytes held for requests and replies come out of the memory
+//! budget of `budget.rs`, so a client that sends faster than it reads is simply no longer read.
 
 mod bind;
+mod budget;
 mod framing;
 
 use std::path::PathBuf;
@@ -16,18 +23,23 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{broadcast, mpsc, watch};
-use tokio::task::JoinSet;
+use tokio::task::{JoinHandle, JoinSet};
 
 pub use bind::{SocketFolder, bind};
+pub use budget::{MAX_BATCH_REPLY_BYTES, MAX_REPLY_BYTES, OUTBOX_BYTES, POOL_BYTES};
 pub use framing::{Frame, LineReader};
 
 use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
 use crate::methods::{Methods, SUBSCRIBE_METHOD};
+use budget::{Budget, Held};
 
 /// How long shutdown waits for connections to finish the request in hand.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
-/// Responses queued per connection before the reader waits for the writer.
+/// Lines queued per connection before the reader waits for the writer (bytes are bounded
+/// by the budget; this bounds the count of small ones, such as event notifications).
 const OUTBOX_DEPTH: usize = 64;
+/// After an accept error is logged, further ones are only counted for this long.
+const ACCEPT_LOG_QUIET: Duration = Duration::from_secs(10);
 
 pub struct ServerOptions {
     pub socket_path: PathBuf,
@@ -35,6 +47,19 @@ pub struct ServerOptions {
     pub owner_uid: u32,
     /// False when systemd owns the socket (socket activation): it must outlive us.
     pub remove_socket_on_exit: bool,
+    /// Connections served at once; one more is told so and closed.
+    pub max_connections: usize,
+    /// A connection with no request and no subscription for this long is closed.
+    pub idle_timeout: Duration,
+    /// A request line must arrive whole, and a reply be taken, within this.
+    pub line_timeout: Duration,
+}
+
+/// What every connection shares: the dispatch, the options and the memory budget.
+struct Shared {
+    methods: Arc<Methods>,
+    options: ServerOptions,
+    pool: Budget,
 }
 
 /// Accepts connections until `shutdown` turns true, then drains them and removes the socket
@@ -45,27 +70,36 @@ pub async fn serve(
     options: ServerOptions,
     mut shutdown: watch::Receiver<bool>,
 ) {
-    let options = Arc::new(options);
+    let shared = Arc::new(Shared {
+        methods,
+        options,
+        pool: Budget::new(POOL_BYTES),
+    });
     let mut connections = JoinSet::new();
+    let mut accept_errors = AcceptErrors::new(ACCEPT_LOG_QUIET);
     let for_connections = shutdown.clone();
     loop {
         tokio::select! {
             () = stopped(&mut shutdown) => break,
             accepted = listener.accept() => match accepted {
+                Ok((stream, _)) if connections.len() >= shared.options.max_connections => {
+                    refuse_over_cap(&stream, shared.options.max_connections);
+                }
                 Ok((stream, _)) => {
-                    connections.spawn(connection(stream, methods.clone(), options.clone(), for_connections.clone()));
+                    connections.spawn(connection(stream, shared.clone(), for_connections.clone()));
                 }
                 Err(error) => {
-                    tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    let _logged = accept_errors.record(&error);
+                    // Out of descriptors: give the connections a moment to close some.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
     }
     drop(listener);
-    if options.remove_socket_on_exit {
-        let _ = std::fs::remove_file(&options.socket_path);
+    if shared.options.remove_socket_on_exit {
+        let _ = std::fs::remove_file(&shared.options.socket_path);
     }
     let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
         while connections.join_next().await.is_some() {}
@@ -80,38 +114,152 @@ pub async fn serve(
     }
 }
 
-async fn connection(
-    stream: UnixStream,
-    methods: Arc<Methods>,
-    options: Arc<ServerOptions>,
-    mut shutdown: watch::Receiver<bool>,
-) {
+/// Logs the first accept error, then only counts the next ones for a quiet period.
+struct AcceptErrors {
+    quiet_for: Duration,
+    quiet: Option<JoinHandle<()>>,
+    suppressed: u64,
+}
+
+impl AcceptErrors {
+    fn new(quiet_for: Duration) -> Self {
+        Self {
+            quiet_for,
+            quiet: None,
+            suppressed: 0,
+        }
+    }
+
+    /// Logs `error` unless one was logged within the quiet period; true when it logged.
+    fn record(&mut self, error: &std::io::Error) -> bool {
+        if self
+            .quiet
+            .as_ref()
+            .is_some_and(|quiet| !quiet.is_finished())
+        {
+            self.suppressed += 1;
+            return false;
+        }
+        tracing::warn!(
+            %error,
+            since_last_logged = self.suppressed,
+            "accepting a connection failed (out of file descriptors? see max_connections in \
+             [connections] and the open-file limit); similar errors are counted, not logged, \
+             for {}s",
+            self.quiet_for.as_secs()
+        );
+        self.suppressed = 0;
+        self.quiet = Some(tokio::spawn(tokio::time::sleep(self.quiet_for)));
+        true
+    }
+}
+
+/// Tells a client over the connection cap why it is closed (without waiting for it).
+fn refuse_over_cap(stream: &UnixStream, cap: usize) {
+    tracing::debug!(cap, "refused a connection over the cap");
+    let error = RpcError::new(
+        codes::UNAVAILABLE,
+        format!("too many connections: this daemon serves at most {cap} at once"),
+        "close connections you no longer use and retry, or raise max_connections in the \
+         [connections] section of the config",
+    );
+    let _ = stream.try_write(to_line(&jsonrpc::error_response(&Value::Null, &error)).as_bytes());
+}
+
+/// A line for the writer, with the bytes of the connection's share and of the pool it
+/// holds until written.
+struct Outgoing {
+    line: String,
+    _held: (Held, Held),
+}
+
+impl Outgoing {
+    fn unbudgeted(line: String) -> Self {
+        Self {
+            line,
+            _held: (Held::nothing(), Held::nothing()),
+        }
+    }
+}
+
+/// Why a connection stopped reading.
+enum Stall {
+    Idle,
+    PartialLine,
+}
+
+async fn read_frame<R: tokio::io::AsyncRead + Unpin>(
+    lines: &mut LineReader<R>,
+    idle_timeout: Option<Duration>,
+    line_timeout: Duration,
+) -> Result<std::io::Result<Frame>, Stall> {
+    if !lines.has_partial() {
+        let first_bytes = match idle_timeout {
+            Some(idle) => tokio::time::timeout(idle, lines.fill())
+                .await
+                .map_err(|_| Stall::Idle)?,
+            None => lines.fill().await,
+        };
+        if let Err(error) = first_bytes {
+            return Ok(Err(error));
+        }
+    }
+    tokio::time::timeout(line_timeout, lines.next_frame())
+        .await
+        .map_err(|_| Stall::PartialLine)
+}
+
+async fn connection(stream: UnixStream, shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) {
+    let options = &shared.options;
     let peer_uid = stream.peer_cred().map(|cred| cred.uid()).ok();
     if peer_uid != Some(options.owner_uid) {
         refuse_foreign_peer(stream, peer_uid, options.owner_uid).await;
         return;
     }
     let (read_half, write_half) = stream.into_split();
-    let (outbox, outbox_receiver) = mpsc::channel::<String>(OUTBOX_DEPTH);
-    let writer = tokio::spawn(write_lines(write_half, outbox_receiver));
-    let mut lines = LineReader::new(read_half, options.max_request_bytes);
+    let (outbox, outbox_receiver) = mpsc::channel::<Outgoing>(OUTBOX_DEPTH);
+    let writer = tokio::spawn(write_lines(
+        write_half,
+        outbox_receiver,
+        options.line_timeout,
+    ));
+    let mut lines =
+        LineReader::with_pool(read_half, options.max_request_bytes, shared.pool.clone());
+    let own_share = Budget::new(OUTBOX_BYTES);
     let mut session = Session::new(outbox.clone());
     loop {
+        let idle_timeout = (!session.subscribed()).then_some(options.idle_timeout);
         let frame = tokio::select! {
             biased;
             () = stopped(&mut shutdown) => break,
-            frame = lines.next_frame() => frame,
+            frame = read_frame(&mut lines, idle_timeout, options.line_timeout) => frame,
         };
         let reply = match frame {
-            Ok(Frame::Line(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
-            Ok(Frame::Line(line)) => handle_line(&methods, &mut session, &line).await,
-            Ok(Frame::TooLong { bytes }) => Some(too_long(bytes, options.max_request_bytes)),
-            Ok(Frame::Eof) | Err(_) => break,
+            Ok(Ok(Frame::Line(line))) if line.iter().all(u8::is_ascii_whitespace) => continue,
+            Ok(Ok(Frame::Line(line))) => {
+                let _in_hand = shared.pool.take(line.len()).await;
+                handle_line(&shared.methods, &mut session, &line).await
+            }
+            Ok(Ok(Frame::TooLong { bytes })) => Some(too_long(bytes, options.max_request_bytes)),
+            Ok(Ok(Frame::Eof) | Err(_)) | Err(Stall::Idle) => break,
+            Err(Stall::PartialLine) => {
+                let _ = outbox
+                    .send(Outgoing::unbudgeted(partial_line(options.line_timeout)))
+                    .await;
+                break;
+            }
         };
-        if let Some(reply) = reply
-            && outbox.send(reply).await.is_err()
-        {
-            break;
+        if let Some(reply) = reply {
+            // Back-pressure: a client that does not read its replies is no longer read.
+            let share = own_share.take(reply.len()).await;
+            let pool = shared.pool.take(reply.len()).await;
+            let outgoing = Outgoing {
+                line: reply,
+                _held: (share, pool),
+            };
+            if outbox.send(outgoing).await.is_err() {
+                break;
+            }
         }
     }
     drop(session);
@@ -121,16 +269,20 @@ async fn connection(
 
 /// What a connection carries between its requests: its outbox and its event subscription.
 pub struct Session {
-    outbox: mpsc::Sender<String>,
+    outbox: mpsc::Sender<Outgoing>,
     subscription: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Session {
-    pub fn new(outbox: mpsc::Sender<String>) -> Self {
+    fn new(outbox: mpsc::Sender<Outgoing>) -> Self {
         Self {
             outbox,
             subscription: None,
         }
+    }
+
+    fn subscribed(&self) -> bool {
+        self.subscription.is_some()
     }
 
     /// `events.subscribe`: from now on every new wake event is pushed to this connection as
@@ -152,7 +304,11 @@ impl Session {
                         ),
                         Err(broadcast::error::RecvError::Closed) => return,
                     };
-                    if outbox.send(to_line(&notification)).await.is_err() {
+                    if outbox
+                        .send(Outgoing::unbudgeted(to_line(&notification)))
+                        .await
+                        .is_err()
+                    {
                         return;
                     }
                 }
@@ -175,13 +331,21 @@ impl Drop for Session {
     }
 }
 
+/// Writes the outbox to the client; a client that takes nothing for `line_timeout` is cut
+/// off (dropping what was queued for it gives its bytes back to the budget).
 async fn write_lines(
     mut writer: tokio::net::unix::OwnedWriteHalf,
-    mut lines: mpsc::Receiver<String>,
+    mut lines: mpsc::Receiver<Outgoing>,
+    line_timeout: Duration,
 ) {
-    while let Some(line) = lines.recv().await {
-        if writer.write_all(line.as_bytes()).await.is_err() {
-            return;
+    while let Some(outgoing) = lines.recv().await {
+        match tokio::time::timeout(line_timeout, writer.write_all(outgoing.line.as_bytes())).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return,
+            Err(_) => {
+                tracing::debug!("a client took no reply bytes for the line timeout; closing it");
+                return;
+            }
         }
     }
     let _ = writer.shutdown().await;
@@ -201,6 +365,18 @@ async fn refuse_foreign_peer(mut stream: UnixStream, peer_uid: Option<u32>, owne
     let _ = stream.shutdown().await;
 }
 
+fn partial_line(line_timeout: Duration) -> String {
+    let error = RpcError::new(
+        codes::INVALID_REQUEST,
+        format!(
+            "the request line did not end within {}s; the connection is closed",
+            line_timeout.as_secs()
+        ),
+        "send each request as one line ending in a newline (\\n), all at once",
+    );
+    to_line(&jsonrpc::error_response(&Value::Null, &error))
+}
+
 fn too_long(bytes: usize, limit: usize) -> String {
     let error = RpcError::new(
         codes::TOO_LARGE,
@@ -212,30 +388,64 @@ fn too_long(bytes: usize, limit: usize) -> String {
 }
 
 /// Handles one line: a request, a notification or a batch. `None` when nothing is owed.
-pub async fn handle_line(methods: &Methods, session: &mut Session, line: &[u8]) -> Option<String> {
+/// A reply over `MAX_REPLY_BYTES` is replaced by an error saying to ask for less; a batch's
+/// entries past `MAX_BATCH_REPLY_BYTES` of replies are not run and say so.
+async fn handle_line(methods: &Methods, session: &mut Session, line: &[u8]) -> Option<String> {
     match jsonrpc::parse_line(line) {
         Err(error_response) => Some(to_line(&error_response)),
-        Ok(Incoming::Single(entry)) => handle_entry(methods, session, entry)
-            .await
-            .map(|r| to_line(&r)),
+        Ok(Incoming::Single(entry)) => {
+            handle_entry(methods, session, entry)
+                .await
+                .map(|mut reply| {
+                    reply.push('\n');
+                    reply
+                })
+        }
         Ok(Incoming::Batch(entries)) => {
-            let mut responses = Vec::new();
-            for entry in entries {
-                responses.extend(handle_entry(methods, session, entry).await);
+            let count = entries.len();
+            let mut replies: Vec<String> = Vec::new();
+            let mut bytes = 0;
+            for (index, entry) in entries.into_iter().enumerate() {
+                let reply = if bytes > MAX_BATCH_REPLY_BYTES {
+                    not_run(entry, index, count)
+                } else {
+                    handle_entry(methods, session, entry).await
+                };
+                if let Some(reply) = reply {
+                    bytes += reply.len() + 1;
+                    replies.push(reply);
+                }
             }
-            (!responses.is_empty()).then(|| to_line(&Value::Array(responses)))
+            (!replies.is_empty()).then(|| format!("[{}]\n", replies.join(",")))
         }
     }
+}
+
+/// The answer to a batch entry past the batch's reply budget: an error, the call not made.
+fn not_run(entry: Result<Request, Value>, index: usize, count: usize) -> Option<String> {
+    let id = match entry {
+        Ok(request) => request.id?,
+        Err(error_response) => return Some(error_response.to_string()),
+    };
+    let error = RpcError::new(
+        codes::TOO_LARGE,
+        format!(
+            "not run: the replies to this batch reached its budget of {MAX_BATCH_REPLY_BYTES} \
+             bytes before entry {index} of {count}"
+        ),
+        "send the requests that were not run again, in smaller batches or one by one",
+    );
+    Some(jsonrpc::error_response(&id, &error).to_string())
 }
 
 async fn handle_entry(
     methods: &Methods,
     session: &mut Session,
     entry: Result<Request, Value>,
-) -> Option<Value> {
+) -> Option<String> {
     let request = match entry {
         Ok(request) => request,
-        Err(error_response) => return Some(error_response),
+        Err(error_response) => return Some(error_response.to_string()),
     };
     // The one method that belongs to the connection rather than to the tree.
     let outcome = if request.method == SUBSCRIBE_METHOD {
@@ -245,10 +455,26 @@ async fn handle_entry(
         methods.call(&request.method, request.params).await
     };
     let id = request.id?;
-    Some(match outcome {
+    let reply = match outcome {
         Ok(result) => jsonrpc::success_response(&id, result),
         Err(error) => jsonrpc::error_response(&id, &error),
-    })
+    }
+    .to_string();
+    if reply.len() <= MAX_REPLY_BYTES {
+        return Some(reply);
+    }
+    let error = RpcError::new(
+        codes::TOO_LARGE,
+        format!(
+            "the reply to {} would be {} bytes, over the budget of {MAX_REPLY_BYTES} bytes for \
+             one reply",
+            request.method,
+            reply.len()
+        ),
+        "ask for less at once: a smaller limit, and page back with before (task_thread) or \
+         by status (task_list)",
+    );
+    Some(jsonrpc::error_response(&id, &error).to_string())
 }
 
 /// Resolves once shutdown is requested (or the daemon that could request it is gone).
@@ -260,4 +486,23 @@ fn to_line(value: &Value) -> String {
     let mut line = value.to_string();
     line.push('\n');
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn accept_errors_are_logged_once_per_quiet_period() {
+        let quiet_for = Duration::from_millis(100);
+        let mut errors = AcceptErrors::new(quiet_for);
+        let out_of_files = std::io::Error::from_raw_os_error(24);
+        assert!(errors.record(&out_of_files));
+        assert!(!errors.record(&out_of_files));
+        assert!(!errors.record(&out_of_files));
+        assert_eq!(errors.suppressed, 2);
+        tokio::time::sleep(quiet_for * 3).await;
+        assert!(errors.record(&out_of_files));
+        assert_eq!(errors.suppressed, 0);
+    }
 }

@@ -14,6 +14,7 @@ mod hardening;
 #[cfg(feature = "harness")]
 mod harness;
 mod hooks;
+mod limits;
 mod mcp;
 mod process;
 mod protocol;

@@ -148,8 +148,25 @@ impl DaemonProcess {
         process
     }
 
+    /// Starts it under `wrapper` (a program that runs its arguments, such as `prlimit …`)
+    /// and waits until it answers.
+    pub fn start_wrapped(dir: &Path, extra: &str, wrapper: &[&str]) -> DaemonProcess {
+        let mut process = Self::spawn_wrapped(dir, extra, &[], wrapper);
+        process.wait_until_serving();
+        process
+    }
+
     /// Starts it without waiting (for start-up failures).
     pub fn spawn(dir: &Path, extra: &str, env: &[(&str, &str)]) -> DaemonProcess {
+        Self::spawn_wrapped(dir, extra, env, &[])
+    }
+
+    fn spawn_wrapped(
+        dir: &Path,
+        extra: &str,
+        env: &[(&str, &str)],
+        wrapper: &[&str],
+    ) -> DaemonProcess {
         let config_file = write_config(dir, extra);
         let log = dir.join("daemon.log");
         let log_file = std::fs::OpenOptions::new()
@@ -157,7 +174,15 @@ impl DaemonProcess {
             .append(true)
             .open(&log)
             .unwrap();
-        let child = Command::new(BINARY)
+        let mut command = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut command = Command::new(program);
+                command.args(args).arg(BINARY);
+                command
+            }
+            None => Command::new(BINARY),
+        };
+        let child = command
             .args(["serve", "--config"])
             .arg(&config_file)
             .env("LOOKOUT_LOG", "warn")
