@@ -126,9 +126,13 @@ impl Daemon {
                 .unwrap_or(usize::MAX),
             faults: options.storage_faults.take(),
         };
-        let store = tokio::task::spawn_blocking(move || Store::open_with(&open_path, open_options))
-            .await
-            .context("the database open task panicked")??;
+        let (store, tightened) =
+            tokio::task::spawn_blocking(move || Store::open_private(&open_path, open_options))
+                .await
+                .context("the database open task panicked")??;
+        for change in tightened {
+            tracing::warn!("made the data private: {change}");
+        }
         let store = Arc::new(store);
 
         let sinks = crate::sinks::resolve(

@@ -2,6 +2,7 @@
 //! `service` installs it as a systemd user service, `tools` prints the catalogue for other
 //! APIs; everything else is a client of its socket.
 
+mod doctor;
 mod follow;
 mod render;
 mod service;
@@ -104,6 +105,12 @@ enum Command {
         /// Also push the wakes of tasks and waits registered with this session key
         #[arg(long = "session", value_name = "KEY")]
         session_key: Option<String>,
+    },
+    /// Check the database file (stop the daemon first) and copy out what can still be read
+    Doctor {
+        /// Where the rescue copy goes (default: next to the database, `.rescue.jsonl`)
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
     /// Install, remove or inspect the systemd user service
     #[command(subcommand)]
@@ -262,6 +269,12 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
         };
     }
     logging::init("warn");
+    if let Command::Doctor { out } = cli.command {
+        return match loaded {
+            Ok((config, _)) => doctor::run(&paths::data_file(&config), out, cli.json),
+            Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
+        };
+    }
     // A client only needs the socket path from the config; a broken config file should not
     // stop it from reaching a daemon at the default path.
     let config = loaded.map(|(config, _)| config).unwrap_or_default();
@@ -357,6 +370,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
     let message_only: Renderer = |result| result["message"].as_str().unwrap_or("").to_owned();
     Ok(match command {
         Command::Serve
+        | Command::Doctor { .. }
         | Command::Tools { .. }
         | Command::Mcp { .. }
         | Command::Service(_)

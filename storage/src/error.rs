@@ -26,6 +26,14 @@ pub enum StorageError {
         source: std::io::Error,
     },
 
+    #[error(
+        "the database {path} is empty (0 bytes): it was cut short (a full disk, a copy that \
+         failed, a crash while it was first created) and lookout will not start a new \
+         database over it; restore it from a backup, or move it aside (mv {path} {path}.empty) \
+         to start afresh"
+    )]
+    Empty { path: PathBuf },
+
     #[error("cannot open the database {path}: {source}")]
     Open {
         path: PathBuf,

@@ -4,10 +4,12 @@
 //! Only the Registry actor holds a [`Store`]; everything else asks the Registry.
 
 mod codec;
+pub mod doctor;
 mod error;
 pub mod faults;
 mod legacy;
 pub mod model;
+mod private;
 mod schema;
 mod store;
 

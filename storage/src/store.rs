@@ -18,6 +18,7 @@ use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, Status, StuckCandidate, StuckInfo, TaskId,
     TaskRecord, Timestamp, WaitId, WaitRecord,
 };
+use crate::private;
 use crate::schema::{
     self, Counter, EVENTS, EVENTS_PENDING, MESSAGES, META, PLAN_REVISIONS, SCHEMA_VERSION_KEY,
     STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS, WAITS, WAITS_LIVE, status_count_key,
@@ -163,11 +164,24 @@ impl Store {
 
     /// Like [`Store::open`], with a cache size or injected faults.
     pub fn open_with(path: &Path, options: OpenOptions) -> Result<Store, StorageError> {
+        Ok(Self::open_private(path, options)?.0)
+    }
+
+    /// Like [`Store::open_with`], making the data private on the way: the folder is created
+    /// 0700 and the file 0600, and either is tightened to that when it is looser (and owned
+    /// by this user). Returns what was tightened, for the log.
+    pub fn open_private(
+        path: &Path,
+        options: OpenOptions,
+    ) -> Result<(Store, Vec<String>), StorageError> {
+        let mut tightened = Vec::new();
         if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(folder).map_err(|source| StorageError::DataFolder {
-                path: folder.to_owned(),
-                source,
-            })?;
+            tightened.extend(private::private_folder(folder)?);
+        }
+        if std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.len() == 0) {
+            return Err(StorageError::Empty {
+                path: path.to_owned(),
+            });
         }
         let store = Store {
             handle: RwLock::new(None),
@@ -177,9 +191,16 @@ impl Store {
             options,
         };
         let db = store.open_database()?;
+        // The folder is private already, so the moment the file was looser did not matter.
+        tightened.extend(private::tighten(path, 0o600).map_err(|source| {
+            StorageError::DataFolder {
+                path: path.to_owned(),
+                source,
+            }
+        })?);
         *store.handle.write().unwrap_or_else(|e| e.into_inner()) = Some((1, Arc::new(db)));
         store.migrate()?;
-        Ok(store)
+        Ok((store, tightened))
     }
 
     fn open_database(&self) -> Result<Database, StorageError> {

@@ -928,3 +928,85 @@ fn wait_baselines_round_trip() {
     assert_eq!(store.wait(&file.id).unwrap(), Some(file));
     assert_eq!(store.wait(&screen.id).unwrap(), Some(screen));
 }
+
+/// A store holding `tasks` tasks of `notes` messages each, closed again.
+fn filled_file(tasks: u64, notes: u64) -> (tempfile::TempDir, PathBuf) {
+    let (dir, store) = temp_store();
+    for sequence in 1..=tasks {
+        let mut record = task(sequence, Status::Active, 1_771_000_100);
+        record.last_seq = notes;
+        let mut mutations = vec![Mutation::PutTask(record.clone())];
+        for seq in 1..=notes {
+            mutations.push(Mutation::AppendMessage {
+                task_id: record.id.clone(),
+                seq,
+                message: message(
+                    &format!("note {seq} of {sequence}: {}", "x".repeat(400)),
+                    seq,
+                ),
+            });
+        }
+        store.apply(&[batch(mutations)]).unwrap();
+    }
+    let path = store.path().to_owned();
+    drop(store);
+    (dir, path)
+}
+
+#[test]
+fn the_doctor_copies_out_a_sound_file_whole() {
+    let (_dir, path) = filled_file(30, 20);
+    let mut rescue = Vec::new();
+    let checkup = doctor::examine(&path, &mut rescue).unwrap();
+    assert!(checkup.is_healthy(), "{checkup:?}");
+    assert_eq!(checkup.copied.tasks, 30);
+    assert_eq!(checkup.copied.messages, 600);
+    let text = String::from_utf8(rescue).unwrap();
+    assert_eq!(text.lines().count(), 630);
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["kind"], "task");
+    assert!(
+        first["record"]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("task ")
+    );
+}
+
+#[test]
+fn the_doctor_reports_damaged_pages_without_crashing() {
+    let (_dir, path) = filled_file(30, 20);
+    // Garbage over a stretch in the middle of the file, as a failing disk would leave it.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 2 / 4096 * 4096;
+    for (offset, byte) in bytes[at..at + 4096].iter_mut().enumerate() {
+        *byte = (offset * 7 + 13) as u8;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let mut rescue = Vec::new();
+    let checkup = doctor::examine(&path, &mut rescue).unwrap();
+    // redb reads its trees when it opens a file, so the damage is found there: said, not
+    // a crash.
+    assert!(!checkup.is_healthy(), "{checkup:?}");
+    assert!(
+        matches!(&checkup.integrity, doctor::Integrity::Damaged(why) if why.contains("page")),
+        "{checkup:?}"
+    );
+    assert!(!checkup.unreadable.is_empty(), "{checkup:?}");
+}
+
+#[test]
+fn the_doctor_refuses_an_empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lookout.redb");
+    std::fs::write(&path, b"").unwrap();
+    let refused = doctor::examine(&path, &mut Vec::new()).unwrap_err();
+    assert!(
+        refused.to_string().contains("is empty (0 bytes)"),
+        "{refused}"
+    );
+    // And so does the store, leaving the file as it was.
+    let refused = Store::open(&path).err().unwrap();
+    assert!(matches!(refused, StorageError::Empty { .. }), "{refused}");
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+}

@@ -225,3 +225,106 @@ async fn another_user_cannot_stand_in_for_the_daemon() {
     let _ = attacker.kill();
     let _ = attacker.wait();
 }
+
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// Runs its arguments under umask 022, the usual one that made the data world-readable.
+const UNDER_UMASK_022: [&str; 3] = ["sh", "-c", "umask 022; exec \"$0\" \"$@\""];
+
+/// Under umask 022 the data folder is made 0700 and the database 0600, so another user
+/// cannot read a note out of the file; a folder and file loosened later are tightened at the
+/// next start, and the log says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_data_is_private_to_its_user() {
+    let dir = tempfile::tempdir().unwrap();
+    chmod(dir.path(), 0o755);
+    let data = dir.path().join("data");
+    let file = data.join("lookout.redb");
+    let daemon = DaemonProcess::start_wrapped(dir.path(), "", &UNDER_UMASK_022);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    ok(&mut client, "task_register", crate::support::deploy_task()).await;
+    assert_eq!(mode_of(&data), 0o700);
+    assert_eq!(mode_of(&file), 0o600);
+    let peek = Command::new("setpriv")
+        .args([
+            "--reuid",
+            "65534",
+            "--regid",
+            "65534",
+            "--clear-groups",
+            "--",
+        ])
+        .arg("cat")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!peek.status.success(), "another user read the database");
+    drop(client);
+    assert!(daemon.terminate().success());
+
+    chmod(&data, 0o755);
+    chmod(&file, 0o644);
+    let daemon = DaemonProcess::start_wrapped(dir.path(), "", &UNDER_UMASK_022);
+    assert_eq!(mode_of(&data), 0o700);
+    assert_eq!(mode_of(&file), 0o600);
+    let log = daemon.log_text();
+    assert!(log.contains("made the data private"), "{log}");
+    assert!(log.contains("it is now 600"), "{log}");
+}
+
+/// An empty database file (a disk that filled up, a copy cut short) is refused like any
+/// damaged file, with how to recover, and left as it was.
+#[test]
+fn an_empty_database_file_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let file = data.join("lookout.redb");
+    std::fs::write(&file, b"").unwrap();
+    let mut daemon = DaemonProcess::spawn(dir.path(), "", &[]);
+    let status = crate::support::wait_with_timeout(&mut daemon.child, PATIENCE);
+    assert!(!status.success());
+    let log = daemon.log_text();
+    assert!(log.contains("is empty (0 bytes)"), "{log}");
+    assert!(log.contains(".empty"), "{log}");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 0);
+}
+
+/// `lookout doctor` refuses to touch the file while the daemon has it, then checks it and
+/// copies every record out once the daemon is stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_doctor_checks_the_file_and_copies_it_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = DaemonProcess::start(dir.path());
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let task_id = ok(&mut client, "task_register", crate::support::deploy_task()).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    ok(
+        &mut client,
+        "task_update",
+        json!({"task_id": task_id, "message": "pushed the image"}),
+    )
+    .await;
+    let config = dir.path().join("config.toml");
+    let config = config.to_str().unwrap();
+    let (code, _, said) = crate::support::cli(&["doctor", "--config", config]);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("stop it first"), "{said}");
+    drop(client);
+    assert!(daemon.terminate().success());
+
+    let (code, out, said) = crate::support::cli(&["--json", "doctor", "--config", config]);
+    assert_eq!(code, 0, "{said}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["healthy"], true, "{report}");
+    assert_eq!(report["integrity"], "sound", "{report}");
+    assert_eq!(report["copied"]["tasks"], 1, "{report}");
+    let rescue = std::fs::read_to_string(report["rescue_file"].as_str().unwrap()).unwrap();
+    assert!(rescue.contains("pushed the image"), "{rescue}");
+    assert!(rescue.contains(&task_id), "{rescue}");
+}

@@ -1,0 +1,148 @@
+//! `lookout doctor`: checks the database file and copies out what can still be read.
+//!
+//! Runs on the file itself, so the daemon must be stopped first (the error says how). The
+//! rescue copy is JSON lines (`{"kind", "key", "record"}`), one per task, message, plan
+//! revision, wait and event, written 0600 next to the database unless `--out` names a file.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::json;
+use storage::doctor::{self, Checkup, Integrity};
+
+use super::{EXIT_CALL_FAILED, fail};
+
+pub fn run(data_file: &Path, out: Option<PathBuf>, as_json: bool) -> ExitCode {
+    let rescue_path = out.unwrap_or_else(|| {
+        let mut name = data_file.as_os_str().to_owned();
+        name.push(".rescue.jsonl");
+        PathBuf::from(name)
+    });
+    let mut rescue = match create_private(&rescue_path) {
+        Ok(file) => std::io::BufWriter::new(file),
+        Err(error) => {
+            return fail(
+                &format!(
+                    "cannot write the rescue copy {}: {error}",
+                    rescue_path.display()
+                ),
+                EXIT_CALL_FAILED,
+            );
+        }
+    };
+    // redb panics on some damaged pages; the doctor catches them, and they are reported
+    // below rather than printed as crashes.
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let examined = doctor::examine(data_file, &mut rescue);
+    std::panic::set_hook(previous_hook);
+    let flushed = rescue.flush();
+    let checkup = match examined {
+        Ok(checkup) => checkup,
+        Err(error) => {
+            let _ = std::fs::remove_file(&rescue_path);
+            let hint = match error {
+                storage::StorageError::Locked { .. } => {
+                    "\nThe daemon has it open: stop it first (`systemctl --user stop lookout`, or \
+                     Ctrl-C on `lookout serve`), run `lookout doctor`, then start it again."
+                }
+                _ => "",
+            };
+            return fail(&format!("{error}{hint}"), EXIT_CALL_FAILED);
+        }
+    };
+    if let Err(error) = flushed {
+        return fail(
+            &format!(
+                "cannot write the rescue copy {}: {error}",
+                rescue_path.display()
+            ),
+            EXIT_CALL_FAILED,
+        );
+    }
+    if as_json {
+        println!("{}", report_json(data_file, &rescue_path, &checkup));
+    } else {
+        print!("{}", report_text(data_file, &rescue_path, &checkup));
+    }
+    if checkup.is_healthy() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_CALL_FAILED)
+    }
+}
+
+fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+}
+
+fn integrity_text(integrity: &Integrity) -> String {
+    match integrity {
+        Integrity::Sound => "sound".to_owned(),
+        Integrity::Repaired => "repaired (damage was found and mended)".to_owned(),
+        Integrity::Damaged(why) => format!("damaged ({why})"),
+    }
+}
+
+fn report_text(data_file: &Path, rescue_path: &Path, checkup: &Checkup) -> String {
+    let copied = &checkup.copied;
+    let mut text = format!(
+        "Database: {}\nIntegrity: {}\nCopied {} tasks, {} messages, {} plan revisions, {} waits \
+         and {} events to {} (JSON lines).\n",
+        data_file.display(),
+        integrity_text(&checkup.integrity),
+        copied.tasks,
+        copied.messages,
+        copied.plan_revisions,
+        copied.waits,
+        copied.events,
+        rescue_path.display()
+    );
+    if checkup.is_healthy() {
+        text.push_str("Everything could be read: the database is healthy.\n");
+        return text;
+    }
+    text.push_str(&format!(
+        "Could not read {} part(s):\n",
+        checkup.unreadable.len()
+    ));
+    for problem in checkup.unreadable.iter().take(20) {
+        text.push_str(&format!("  - {problem}\n"));
+    }
+    if checkup.unreadable.len() > 20 {
+        text.push_str(&format!("  … and {} more\n", checkup.unreadable.len() - 20));
+    }
+    text.push_str(&format!(
+        "What to do: keep {rescue}; move the database aside (mv {db} {db}.damaged) and start \
+         lookout again, which begins a new one. The rescue copy holds every record that could \
+         still be read.\n",
+        rescue = rescue_path.display(),
+        db = data_file.display()
+    ));
+    text
+}
+
+fn report_json(data_file: &Path, rescue_path: &Path, checkup: &Checkup) -> serde_json::Value {
+    let copied = &checkup.copied;
+    json!({
+        "database": data_file,
+        "healthy": checkup.is_healthy(),
+        "integrity": integrity_text(&checkup.integrity),
+        "rescue_file": rescue_path,
+        "copied": {
+            "tasks": copied.tasks,
+            "messages": copied.messages,
+            "plan_revisions": copied.plan_revisions,
+            "waits": copied.waits,
+            "events": copied.events,
+        },
+        "unreadable": checkup.unreadable,
+    })
+}

@@ -1,0 +1,43 @@
+//! Keeping the data private: the data folder 0700 and the database 0600, made so when
+//! created and tightened when found looser.
+
+use std::path::Path;
+
+use crate::error::StorageError;
+
+/// Creates the data folder 0700 (its missing parents as usual), or tightens it to 0700.
+pub(crate) fn private_folder(folder: &Path) -> Result<Option<String>, StorageError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let failed = |source| StorageError::DataFolder {
+        path: folder.to_owned(),
+        source,
+    };
+    if !folder.exists() {
+        if let Some(parent) = folder.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(failed)?;
+        }
+        match std::fs::DirBuilder::new().mode(0o700).create(folder) {
+            Ok(()) => return Ok(None),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(failed(error)),
+        }
+    }
+    tighten(folder, 0o700).map_err(failed)
+}
+
+/// Sets `path`'s permission bits to `mode` when others may do more than that allows and the
+/// path is this user's (another user's folder is theirs to set). Says what it changed.
+pub(crate) fn tighten(path: &Path, mode: u32) -> std::io::Result<Option<String>> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let meta = std::fs::metadata(path)?;
+    let current = meta.mode() & 0o777;
+    let own_uid = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    if current & !mode == 0 || own_uid != Some(meta.uid()) {
+        return Ok(None);
+    }
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+    Ok(Some(format!(
+        "{} was readable by other users ({current:o}); it is now {mode:o}",
+        path.display()
+    )))
+}
