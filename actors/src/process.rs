@@ -17,6 +17,18 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::clock::BoxFuture;
 
+/// What the service manager tells lookout itself (where to report readiness, the watchdog
+/// period, sockets it passed): a program lookout starts must not see them, or it could
+/// speak to systemd as the service. Removed from every program's environment.
+pub const SERVICE_MANAGER_VARIABLES: [&str; 6] = [
+    "NOTIFY_SOCKET",
+    "WATCHDOG_USEC",
+    "WATCHDOG_PID",
+    "LISTEN_FDS",
+    "LISTEN_PID",
+    "LISTEN_FDNAMES",
+];
+
 /// Keep at most this much of a program's stderr for error messages.
 const STDERR_TAIL_BYTES: usize = 2048;
 
@@ -82,7 +94,11 @@ impl Spawner for ProcessSpawner {
 
 async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
     #[allow(clippy::disallowed_methods)] // the one place programs start
-    let mut child = tokio::process::Command::new(&request.program)
+    let mut command = tokio::process::Command::new(&request.program);
+    for variable in SERVICE_MANAGER_VARIABLES {
+        command.env_remove(variable);
+    }
+    let mut child = command
         .args(&request.args)
         .stdin(Stdio::piped())
         .stdout(if request.max_stdout_bytes > 0 {

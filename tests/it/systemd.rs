@@ -97,6 +97,37 @@ fn the_real_binary_says_ready_pets_the_watchdog_and_says_stopping() {
     );
     // READY=1 comes only once the socket listens.
     std::os::unix::net::UnixStream::connect(&socket).expect("the socket listens at READY=1");
+    // A program started in a terminal session does not learn how to speak to systemd as
+    // the service.
+    let socket_arg = socket.to_str().unwrap();
+    let (code, started, said) = output_of(&mut lookout_in(
+        dir.path(),
+        &[
+            "--json",
+            "--socket",
+            socket_arg,
+            "call",
+            "term_start",
+            r#"{"command": ["env"]}"#,
+        ],
+    ));
+    assert_eq!(code, 0, "{said}");
+    let started: serde_json::Value = serde_json::from_str(&started).unwrap();
+    let read = serde_json::json!({"session_id": started["session_id"]}).to_string();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let environment = loop {
+        let (_, output, _) = output_of(&mut lookout_in(
+            dir.path(),
+            &["--json", "--socket", socket_arg, "call", "term_read", &read],
+        ));
+        if output.contains("TERM=") || Instant::now() > deadline {
+            break output;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(environment.contains("TERM="), "{environment}");
+    assert!(!environment.contains("NOTIFY_SOCKET"), "{environment}");
+    assert!(!environment.contains("WATCHDOG_USEC"), "{environment}");
 
     let mut seen = vec![ready];
     let started = Instant::now();

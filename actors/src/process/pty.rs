@@ -62,7 +62,11 @@ pub fn spawn_pty(request: &PtyRequest) -> io::Result<PtyProcess> {
     // Close-on-exec, so no later child inherits this session's terminal.
     let control = rustix::io::fcntl_dupfd_cloexec(pty.as_fd(), 0)?;
     #[allow(clippy::disallowed_methods)] // the one place terminal programs start
-    let mut command = pty_process::Command::new(&request.program)
+    let mut command = pty_process::Command::new(&request.program);
+    for variable in super::SERVICE_MANAGER_VARIABLES {
+        command = command.env_remove(variable);
+    }
+    let mut command = command
         .args(&request.args)
         .env("TERM", DEFAULT_TERM)
         .envs(request.env.iter().map(|(key, value)| (key, value)))
