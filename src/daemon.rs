@@ -81,7 +81,7 @@ impl DaemonOptions {
         Self {
             config,
             config_source,
-            clock: Arc::new(SystemClock),
+            clock: Arc::new(SystemClock::new()),
             faults: Faults::default(),
             inherited_listener: None,
             extra_sinks: Vec::new(),

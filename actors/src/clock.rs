@@ -2,7 +2,12 @@
 //! that drives it.
 //!
 //! Nothing else in lookout reads the system time. Actors hold the tree's `Arc<dyn Clock>`
-//! and ask it for `now()`. Deadlines go into [`Timers`] (deadline → action, keyed by name so
+//! and ask it for `now()`. The system clock's `now()` is the wall time of the moment the
+//! daemon started carried forward by the boot-time clock (monotonic, and counting suspend),
+//! so while the daemon runs every duration — wait timeouts, poll spacing, stuck idle time,
+//! retries — is measured monotonically, and a wall clock set back or forward moves nothing;
+//! wall time only anchors the daemon's time at start (persisted deadlines stay meaningful
+//! across restarts) and is compared with it to tell of a jump. Deadlines go into [`Timers`] (deadline → action, keyed by name so
 //! rescheduling replaces); the Clock actor fires every due timer on each tick. With the
 //! system clock it ticks by itself; with a [`ManualClock`] nothing fires until a test calls
 //! `Tree::tick`, which also waits for the fired actions to finish, so tests are exact.
@@ -36,23 +41,92 @@ pub const TICK_ACTIONS_TIMEOUT: Duration = Duration::from_secs(60);
 pub trait Clock: Debug + Send + Sync + 'static {
     fn now(&self) -> Timestamp;
 
+    /// How far the wall clock is ahead of `now()` (negative: behind), in milliseconds: zero
+    /// until someone sets the system clock while the daemon runs.
+    fn wall_offset_ms(&self) -> i64 {
+        0
+    }
+
     /// Whether time moves by itself (the Clock actor then ticks on its own).
     fn moves_by_itself(&self) -> bool {
         true
     }
 }
 
-/// Wall-clock time.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SystemClock;
+/// Where the system clock reads its two times, in milliseconds: the wall clock (since the
+/// epoch) and a steady one (any origin; never set back or forward).
+#[derive(Clone, Copy, Debug)]
+pub struct TimeSources {
+    pub wall_ms: fn() -> u64,
+    pub steady_ms: fn() -> u64,
+}
+
+impl TimeSources {
+    /// The machine's: `SystemTime` and `CLOCK_BOOTTIME` (which, unlike `CLOCK_MONOTONIC`,
+    /// goes on while the machine sleeps, so a wait's timeout still counts a suspend).
+    pub fn machine() -> Self {
+        Self {
+            wall_ms: machine_wall_ms,
+            steady_ms: machine_boot_ms,
+        }
+    }
+}
+
+fn machine_wall_ms() -> u64 {
+    #[allow(clippy::disallowed_methods)] // the Clock is the one reader of time
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    since_epoch.as_millis() as u64
+}
+
+fn machine_boot_ms() -> u64 {
+    let boot = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    (boot.tv_sec.max(0) as u64) * 1000 + (boot.tv_nsec.max(0) as u64) / 1_000_000
+}
+
+/// The daemon's time: the wall time at start, carried forward by the steady clock.
+#[derive(Debug)]
+pub struct SystemClock {
+    sources: TimeSources,
+    start_wall_ms: u64,
+    start_steady_ms: u64,
+}
+
+impl SystemClock {
+    pub fn new() -> Self {
+        Self::with_sources(TimeSources::machine())
+    }
+
+    pub fn with_sources(sources: TimeSources) -> Self {
+        Self {
+            start_wall_ms: (sources.wall_ms)(),
+            start_steady_ms: (sources.steady_ms)(),
+            sources,
+        }
+    }
+}
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 impl Clock for SystemClock {
     fn now(&self) -> Timestamp {
-        #[allow(clippy::disallowed_methods)] // the Clock is the one reader of time
-        let since_epoch = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default();
-        Timestamp::from_millis(since_epoch.as_millis() as u64)
+        let elapsed = (self.sources.steady_ms)().saturating_sub(self.start_steady_ms);
+        Timestamp::from_millis(self.start_wall_ms.saturating_add(elapsed))
+    }
+
+    fn wall_offset_ms(&self) -> i64 {
+        let now = self.now().as_millis();
+        let wall = (self.sources.wall_ms)();
+        if wall >= now {
+            i64::try_from(wall - now).unwrap_or(i64::MAX)
+        } else {
+            -i64::try_from(now - wall).unwrap_or(i64::MAX)
+        }
     }
 }
 
@@ -222,7 +296,12 @@ pub struct ClockState {
     clock: Arc<dyn Clock>,
     timers: Timers,
     faults: Faults,
+    /// The wall clock's offset when it was last told of, to tell of each jump once.
+    told_offset_ms: i64,
 }
+
+/// A change of the wall clock's offset larger than this is a jump worth a log line.
+const WALL_JUMP_MS: i64 = 2_000;
 
 pub enum ClockMsg {
     Now(RpcReplyPort<Timestamp>),
@@ -245,6 +324,7 @@ impl Actor for ClockActor {
             myself.send_interval(TICK_PERIOD, || ClockMsg::Tick(None));
         }
         Ok(ClockState {
+            told_offset_ms: args.clock.wall_offset_ms(),
             clock: args.clock,
             timers: args.timers,
             faults: args.faults,
@@ -263,6 +343,17 @@ impl Actor for ClockActor {
                 let _ = reply.send(state.clock.now());
             }
             ClockMsg::Tick(reply) => {
+                let offset = state.clock.wall_offset_ms();
+                if (offset - state.told_offset_ms).abs() > WALL_JUMP_MS {
+                    tracing::warn!(
+                        jump_s = (offset - state.told_offset_ms) / 1000,
+                        wall_ahead_s = offset / 1000,
+                        "the system clock was set; lookout goes on measuring wait timeouts, \
+                         polls and idle time on the steady clock, so nothing fires early or \
+                         freezes; the times it shows are its own until it restarts"
+                    );
+                    state.told_offset_ms = offset;
+                }
                 let fired = state.timers.take_due(state.clock.now());
                 let count = fired.len();
                 let running: Vec<_> = fired.into_iter().map(tokio::spawn).collect();
@@ -302,7 +393,41 @@ mod tests {
 
     #[test]
     fn system_clock_is_after_2025() {
-        assert!(SystemClock.now() > Timestamp::from_secs(1_735_689_600));
+        assert!(SystemClock::new().now() > Timestamp::from_secs(1_735_689_600));
+    }
+
+    static WALL_MS: AtomicU64 = AtomicU64::new(1_771_000_000_000);
+    static STEADY_MS: AtomicU64 = AtomicU64::new(5_000);
+
+    /// The wall clock set back an hour and forward a day: the daemon's time follows only
+    /// the steady clock, and the offset says how far the wall moved.
+    #[test]
+    fn a_wall_clock_that_jumps_moves_nothing() {
+        let clock = SystemClock::with_sources(TimeSources {
+            wall_ms: || WALL_MS.load(Ordering::SeqCst),
+            steady_ms: || STEADY_MS.load(Ordering::SeqCst),
+        });
+        let start = clock.now();
+        assert_eq!(start.as_millis(), 1_771_000_000_000);
+        STEADY_MS.fetch_add(2_000, Ordering::SeqCst);
+        WALL_MS.fetch_add(2_000, Ordering::SeqCst);
+        assert_eq!(clock.now().millis_since(start), 2_000);
+        assert_eq!(clock.wall_offset_ms(), 0);
+        WALL_MS.fetch_sub(3_600_000, Ordering::SeqCst);
+        STEADY_MS.fetch_add(1_000, Ordering::SeqCst);
+        assert_eq!(
+            clock.now().millis_since(start),
+            3_000,
+            "set back: time goes on"
+        );
+        assert_eq!(clock.wall_offset_ms(), -3_600_000 - 1_000);
+        WALL_MS.fetch_add(86_400_000 + 3_600_000, Ordering::SeqCst);
+        assert_eq!(
+            clock.now().millis_since(start),
+            3_000,
+            "set forward: no leap"
+        );
+        assert_eq!(clock.wall_offset_ms(), 86_400_000 - 1_000);
     }
 
     fn counter_action(

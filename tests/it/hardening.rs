@@ -328,3 +328,81 @@ async fn the_doctor_checks_the_file_and_copies_it_out() {
     assert!(rescue.contains("pushed the image"), "{rescue}");
     assert!(rescue.contains(&task_id), "{rescue}");
 }
+
+/// libfaketime's preload library for threaded programs, installed by `.ci/run`.
+fn libfaketime() -> std::path::PathBuf {
+    std::fs::read_dir("/usr/lib")
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path().join("faketime/libfaketimeMT.so.1"))
+        .chain([std::path::PathBuf::from(
+            "/usr/lib/faketime/libfaketimeMT.so.1",
+        )])
+        .find(|candidate| candidate.exists())
+        .expect("libfaketime is not installed: apt-get install faketime")
+}
+
+/// The real binary under libfaketime, its wall clock set forward a day and then back an hour
+/// while it runs: a one-hour wait neither times out nor freezes (it resolves when its line
+/// comes), a task registered seconds before is not called stuck, and the log tells of the
+/// jump.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wall_clock_that_jumps_moves_no_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake_time = dir.path().join("fake-time");
+    std::fs::write(&fake_time, "+0\n").unwrap();
+    let library = libfaketime();
+    let daemon = DaemonProcess::start_with(
+        dir.path(),
+        "[stuck]\nthreshold_s = 600\nscan_interval_s = 1\n",
+        &[
+            ("LD_PRELOAD", library.to_str().unwrap()),
+            ("FAKETIME_TIMESTAMP_FILE", fake_time.to_str().unwrap()),
+            ("FAKETIME_NO_CACHE", "1"),
+            ("FAKETIME_DONT_FAKE_MONOTONIC", "1"),
+        ],
+    );
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    ok(&mut client, "task_register", crate::support::deploy_task()).await;
+    let log = dir.path().join("build.log");
+    std::fs::write(&log, "starting\n").unwrap();
+    let wait_id = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": format!("file:{}", log.display()), "wake_when": "'DONE'",
+               "poll_interval": 0.2, "timeout": 3600}),
+    )
+    .await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    std::fs::write(&fake_time, "+1d\n").unwrap();
+    wait_until("the jump is noticed", PATIENCE, async || {
+        daemon.log_text().contains("the system clock was set")
+    })
+    .await;
+    let scans_after_jump = ok(&mut client, "daemon.status", json!({})).await["stuck"]["scans"]
+        .as_u64()
+        .unwrap();
+    wait_until("two more stuck scans", PATIENCE, async || {
+        let status = ok(&mut client, "daemon.status", json!({})).await;
+        status["stuck"]["scans"].as_u64().unwrap() >= scans_after_jump + 2
+    })
+    .await;
+    let status = ok(&mut client, "daemon.status", json!({})).await;
+    assert_eq!(status["stuck"]["alerts"], 0, "{status}");
+    let watching = ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await;
+    assert_eq!(watching["status"], "watching", "{watching}");
+
+    std::fs::write(&fake_time, "-1h\n").unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    crate::support::append(&log, "DONE");
+    let mut ended = json!(null);
+    wait_until("the wait resolves", PATIENCE, async || {
+        ended = ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await;
+        ended["status"] != "watching"
+    })
+    .await;
+    assert_eq!(ended["status"], "resolved", "{ended}");
+}

@@ -58,7 +58,7 @@ impl TestDaemon {
         let mut options = DaemonOptions::new(config, ConfigSource::Defaults);
         options.clock = match &clock {
             Some(manual) => manual.clone() as Arc<dyn Clock>,
-            None => Arc::new(SystemClock),
+            None => Arc::new(SystemClock::new()),
         };
         let sink = RecordingSink::new("recorder");
         options.extra_sinks.push(sink.clone());
