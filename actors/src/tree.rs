@@ -492,6 +492,9 @@ impl Tree {
     /// test on a ManualClock calls after moving time, so every effect of the move is done.
     pub async fn settle(&self) -> Result<(), CallError> {
         let until_quiet = async {
+            // A status call queues behind each wait's resume, so the resumes a start began
+            // are done (and their wakes handed on) once it answers.
+            self.wait_status(None).await?;
             loop {
                 let fired = self.tick().await?;
                 let wake = self

@@ -265,9 +265,19 @@ impl Harness {
 
     /// A clean restart: shut down in order, start again on the same data.
     pub async fn restart(&mut self) -> anyhow::Result<()> {
+        self.stop().await;
+        self.boot().await
+    }
+
+    /// Shuts the daemon down in order (to change the world before `start_again`).
+    pub async fn stop(&mut self) {
         if let Some(daemon) = self.daemon.take() {
             daemon.shutdown().await;
         }
+    }
+
+    /// Starts the daemon again on the same data after `stop`.
+    pub async fn start_again(&mut self) -> anyhow::Result<()> {
         self.boot().await
     }
 

@@ -31,6 +31,10 @@ struct Inner {
     failing_reads: AtomicU32,
     /// While set, every sync waits (a disk that stopped answering).
     stalled: AtomicBool,
+    /// Syncs still let through before `stalled` is set by itself; 0 for no countdown.
+    syncs_before_stall: AtomicU32,
+    /// Syncs started so far (each durable commit syncs).
+    syncs: AtomicU64,
     /// Faults that fired so far.
     fired: AtomicU64,
     journal: Mutex<Journal>,
@@ -70,7 +74,22 @@ impl StorageFaults {
     /// While `stalled`, every commit hangs in its sync, as on a disk that stopped answering;
     /// a hung commit carries on once this is set back to `false`.
     pub fn stall_commits(&self, stalled: bool) {
+        if !stalled {
+            self.inner.syncs_before_stall.store(0, Ordering::SeqCst);
+        }
         self.inner.stalled.store(stalled, Ordering::SeqCst);
+    }
+
+    /// The next `n` syncs go through, then every commit hangs as with `stall_commits(true)`:
+    /// a disk that stops answering once the daemon has opened the file (count the syncs a
+    /// start takes with [`StorageFaults::syncs`]).
+    pub fn stall_commits_after(&self, n: u32) {
+        self.inner.syncs_before_stall.store(n + 1, Ordering::SeqCst);
+    }
+
+    /// How many syncs (durable commits and redb's own header writes) started so far.
+    pub fn syncs(&self) -> u64 {
+        self.inner.syncs.load(Ordering::SeqCst)
     }
 
     /// No more injected failures (the disk "works again").
@@ -208,7 +227,18 @@ impl StorageBackend for FaultyFile {
     }
 
     fn sync_data(&self) -> Result<(), io::Error> {
-        while self.faults.inner.stalled.load(Ordering::SeqCst) {
+        let inner = &self.faults.inner;
+        inner.syncs.fetch_add(1, Ordering::SeqCst);
+        let counted =
+            inner
+                .syncs_before_stall
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                    left.checked_sub(1)
+                });
+        if counted == Ok(1) {
+            inner.stalled.store(true, Ordering::SeqCst);
+        }
+        while inner.stalled.load(Ordering::SeqCst) {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let mut journal = self.live_journal()?;

@@ -178,7 +178,11 @@ impl Store {
         if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             tightened.extend(private::private_folder(folder)?);
         }
-        if std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.len() == 0) {
+        let existed = std::fs::metadata(path);
+        if existed
+            .as_ref()
+            .is_ok_and(|meta| meta.is_file() && meta.len() == 0)
+        {
             return Err(StorageError::Empty {
                 path: path.to_owned(),
             });
@@ -191,13 +195,16 @@ impl Store {
             options,
         };
         let db = store.open_database()?;
-        // The folder is private already, so the moment the file was looser did not matter.
-        tightened.extend(private::tighten(path, 0o600).map_err(|source| {
-            StorageError::DataFolder {
+        // The folder is private already, so the moment the file was looser did not matter;
+        // a file redb just made under the umask is no news worth reporting.
+        let tightening =
+            private::tighten(path, 0o600).map_err(|source| StorageError::DataFolder {
                 path: path.to_owned(),
                 source,
-            }
-        })?);
+            })?;
+        if existed.is_ok() {
+            tightened.extend(tightening);
+        }
         *store.handle.write().unwrap_or_else(|e| e.into_inner()) = Some((1, Arc::new(db)));
         store.migrate()?;
         Ok((store, tightened))

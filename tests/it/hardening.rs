@@ -263,6 +263,11 @@ async fn the_data_is_private_to_its_user() {
         .unwrap();
     assert!(!peek.status.success(), "another user read the database");
     drop(client);
+    let log = daemon.log_text();
+    assert!(
+        !log.contains("made the data private"),
+        "a file just made is no news: {log}"
+    );
     assert!(daemon.terminate().success());
 
     chmod(&data, 0o755);

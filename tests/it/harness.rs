@@ -549,3 +549,61 @@ async fn pixel_frames_reach_the_model_through_the_gate() {
     harness.check_invariants().await.unwrap();
     harness.shutdown().await;
 }
+
+/// A restart with waits whose deadlines passed while the daemon was down serves at once:
+/// even with the disk unable to commit, the tree starts and answers, and the overdue waits
+/// time out (each waking once) as soon as the disk takes their ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_serves_first_and_settles_overdue_waits_behind() {
+    let mut harness = Harness::start().await.unwrap();
+    let task = register(&harness).await;
+    // What a start syncs with nothing to settle (redb's open, the schema check).
+    harness.stop().await;
+    let before = harness.storage_faults().syncs();
+    harness.start_again().await.unwrap();
+    let start_syncs = u32::try_from(harness.storage_faults().syncs() - before).unwrap();
+    let mut waits = Vec::new();
+    for n in 0..20 {
+        let target = format!("tmux:build-{n}");
+        let _source = harness.target(&target, "compiling");
+        let wait = ok(
+            &harness,
+            "smart_wait",
+            json!({"target": target, "wake_when": "'DONE'", "timeout": 60, "task_id": task}),
+        )
+        .await;
+        waits.push(wait["wait_id"].as_str().unwrap().to_owned());
+    }
+    harness.stop().await;
+    harness.clock().advance(Duration::from_secs(3600));
+    harness.storage_faults().stall_commits_after(start_syncs);
+    let started = tokio::time::timeout(Duration::from_secs(20), harness.start_again()).await;
+    if !matches!(started, Ok(Ok(()))) {
+        harness.storage_faults().stall_commits(false);
+        panic!("the daemon did not start while the overdue waits could not be saved");
+    }
+    let listed = tokio::time::timeout(
+        Duration::from_secs(20),
+        ok(&harness, "task_list", json!({"status": "all"})),
+    )
+    .await;
+    let Ok(listed) = listed else {
+        harness.storage_faults().stall_commits(false);
+        panic!("no read was answered while the overdue waits waited for the disk");
+    };
+    assert!(listed.to_string().contains(&task), "{listed}");
+    assert!(
+        waits.iter().all(|wait| delivered_for(&harness, wait) == 0),
+        "nothing is delivered before its end is saved"
+    );
+    harness.storage_faults().stall_commits(false);
+    advance_until(&harness, Duration::from_secs(1), 200, || async {
+        waits.iter().all(|wait| delivered_for(&harness, wait) == 1)
+    })
+    .await;
+    for wait in &waits {
+        assert_eq!(wait_state(&harness, wait).await, "timeout");
+    }
+    harness.check_invariants().await.unwrap();
+    harness.shutdown().await;
+}

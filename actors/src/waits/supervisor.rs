@@ -1,7 +1,10 @@
 //! The Waits supervisor: one WaitActor per live wait.
 //!
 //! At start it resumes every wait that was watching when the daemon stopped (one whose
-//! deadline passed meanwhile times out at once and says so). It routes requests by wait id,
+//! deadline passed meanwhile times out at once and says so). The resumes run in the wait
+//! actors, after the tree has started: the daemon serves at once, however many waits there
+//! are to settle, and a call for a wait is answered once that wait has resumed (its actor
+//! reads its mailbox in order). It routes requests by wait id,
 //! starts an actor to revive an ended wait, answers for ended waits from storage, and restarts
 //! a WaitActor that panics from its stored record.
 
@@ -24,8 +27,6 @@ use crate::waits::types::{NewWait, WaitSettings, WaitUpdate, WaitView};
 pub const WAIT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long `wait_status` waits for each live wait.
 const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long the supervisor waits for one wait to resume when it starts.
-const RESUME_TIMEOUT: Duration = Duration::from_secs(30);
 
 type ViewReply = RpcReplyPort<Result<WaitView, CallError>>;
 
@@ -72,8 +73,8 @@ impl Actor for WaitsSupervisor {
     type State = WaitsState;
     type Arguments = WaitsArgs;
 
-    /// Resumes every wait that was watching before answering, so a started tree has its
-    /// waits back (and those whose deadline passed meanwhile already timed out).
+    /// Starts an actor for every wait that was watching and tells it to resume; the tree
+    /// answers meanwhile (those whose deadline passed time out as their actors get to it).
     async fn pre_start(
         &self,
         myself: ActorRef<WaitsMsg>,
@@ -100,9 +101,7 @@ impl Actor for WaitsSupervisor {
         for record in live {
             match spawn_child(&myself, &mut state, record.id.clone()).await {
                 Ok(child) => {
-                    let _ = child
-                        .call(|reply| WaitMsg::Resume(Some(reply)), Some(RESUME_TIMEOUT))
-                        .await;
+                    let _ = child.cast(WaitMsg::Resume(None));
                 }
                 Err(error) => tracing::error!(wait = %record.id, %error, "cannot resume a wait"),
             }
