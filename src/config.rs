@@ -92,6 +92,16 @@ pub struct StorageConfig {
     pub group_commit: bool,
     /// The most memory (MiB) the database's page cache may hold.
     pub cache_mib: u64,
+    /// Seconds a task nobody asks about stays loaded in memory (it is read again on the
+    /// next call about it).
+    pub task_unload_after_s: u64,
+}
+
+impl StorageConfig {
+    /// How long a task nobody asks about stays loaded.
+    pub fn task_unload_after(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.task_unload_after_s)
+    }
 }
 
 /// The largest `[storage] cache_mib` accepted (16 GiB): beyond it a typo is likelier than
@@ -374,6 +384,7 @@ impl Default for StorageConfig {
         Self {
             group_commit: true,
             cache_mib: (storage::DEFAULT_CACHE_BYTES / (1024 * 1024)) as u64,
+            task_unload_after_s: actors::tree::DEFAULT_TASK_UNLOAD_AFTER.as_secs(),
         }
     }
 }
@@ -475,6 +486,10 @@ impl Config {
             (1..=MAX_CACHE_MIB).contains(&self.storage.cache_mib),
             "[storage] cache_mib = {} must be between 1 and {MAX_CACHE_MIB}",
             self.storage.cache_mib
+        );
+        anyhow::ensure!(
+            self.storage.task_unload_after_s >= 1,
+            "[storage] task_unload_after_s must be at least 1 second"
         );
         let stuck = &self.stuck;
         for (key, value) in [

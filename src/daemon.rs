@@ -165,6 +165,7 @@ impl Daemon {
         tracing::info!("{}", vision.summary);
         let mut tree_args = TreeArgs::new(store.clone(), options.clock.clone());
         tree_args.group_commit = config.storage.group_commit;
+        tree_args.task_unload_after = config.storage.task_unload_after();
         tree_args.faults = options.faults;
         tree_args.stuck = stuck_policy(&config.stuck);
         tree_args.max_delivery_attempts = config.wake.max_attempts;

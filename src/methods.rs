@@ -195,6 +195,7 @@ impl Methods {
             },
             "actors": {
                 "live_task_actors": status.tasks.live_task_actors,
+                "unloaded_task_actors": status.tasks.unloaded_task_actors,
                 "task_actor_failures": status.tasks.task_actor_failures,
                 "restarts": status.restarts,
             },

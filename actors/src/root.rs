@@ -79,6 +79,8 @@ pub struct RootArgs {
     /// For TaskActors under the Tasks supervisor.
     pub task_policy: RestartPolicy,
     pub stuck: StuckPolicy,
+    /// How long a task nobody asks about keeps its actor.
+    pub task_unload_after: Duration,
     pub wake: WakeSettings,
     pub waits: Arc<WaitSettings>,
     pub terminal_limits: TerminalLimits,
@@ -255,6 +257,7 @@ async fn start_child(
                 directory: directory.clone(),
                 policy: state.args.task_policy.clone(),
                 stuck: state.args.stuck.clone(),
+                unload_after: state.args.task_unload_after,
             };
             let (actor, _) = Actor::spawn_linked(None, TasksSupervisor, args, supervisor).await?;
             directory.set(Slot::Tasks(Some(actor.clone())));

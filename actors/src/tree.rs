@@ -55,6 +55,9 @@ const SETTLE_POLL: Duration = Duration::from_millis(2);
 /// How long a liveness ping waits for each actor it asks.
 pub const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long a task nobody asks about stays loaded, by default.
+pub const DEFAULT_TASK_UNLOAD_AFTER: Duration = Duration::from_secs(600);
+
 pub struct TreeArgs {
     pub store: Arc<Store>,
     pub clock: Arc<dyn Clock>,
@@ -63,6 +66,8 @@ pub struct TreeArgs {
     pub policy: RestartPolicy,
     pub task_policy: RestartPolicy,
     pub stuck: StuckPolicy,
+    /// How long a task nobody asks about stays loaded (its actor and record in memory).
+    pub task_unload_after: Duration,
     /// Where wake events go (built when the tree starts).
     pub sinks: Vec<SinkSpec>,
     /// Attempts per event and sink before it is recorded as dead.
@@ -104,6 +109,7 @@ impl TreeArgs {
                 ..RestartPolicy::default()
             },
             stuck: StuckPolicy::default(),
+            task_unload_after: DEFAULT_TASK_UNLOAD_AFTER,
             sinks: Vec::new(),
             max_delivery_attempts: WakeSettings::default().max_attempts,
             spawner: Arc::new(ProcessSpawner),
@@ -197,6 +203,7 @@ impl Tree {
             policy: args.policy,
             task_policy: args.task_policy,
             stuck: args.stuck,
+            task_unload_after: args.task_unload_after,
             wake,
             waits,
             terminal_limits: args.terminal_limits,

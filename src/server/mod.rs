@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
@@ -363,7 +363,23 @@ async fn refuse_foreign_peer(mut stream: UnixStream, peer_uid: Option<u32>, owne
     line.push('\n');
     let _ = stream.write_all(line.as_bytes()).await;
     let _ = stream.shutdown().await;
+    // Closing with the client's request unread would reset the connection and could lose
+    // the answer before it is read: take what it sends for a moment, then close.
+    let mut discard = [0u8; 4096];
+    let _ = tokio::time::timeout(FOREIGN_PEER_LINGER, async {
+        let mut taken = 0;
+        while taken < 64 * 1024 {
+            match stream.read(&mut discard).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => taken += n,
+            }
+        }
+    })
+    .await;
 }
+
+/// How long a refused foreign client's request is read (and dropped) before closing.
+const FOREIGN_PEER_LINGER: Duration = Duration::from_millis(250);
 
 fn partial_line(line_timeout: Duration) -> String {
     let error = RpcError::new(

@@ -6,11 +6,16 @@
 //! actors never own one task. A TaskActor that panics is dropped; its callers get an error,
 //! and the next request starts a fresh actor from storage. Every `[stuck] scan_interval_s`
 //! it starts the stuck scan ([`super::scan`]) beside its mailbox.
+//!
+//! A task nobody has asked about for `[storage] task_unload_after_s` is unloaded: its actor
+//! is retired like a terminal task's (drained, requests meanwhile held), so memory follows
+//! the tasks in use rather than every active task; the next request loads it again.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use storage::{Counter, Store, TaskId, TaskRecord};
+use storage::{Counter, Store, TaskId, TaskRecord, Timestamp};
 
 use crate::directory::Directory;
 use crate::error::CallError;
@@ -25,6 +30,10 @@ use crate::tasks::types::RegisterTask;
 
 /// The stuck scan's name in the timer registry.
 const STUCK_SCAN_TIMER: &str = "stuck-scan";
+/// The idle-task sweep's name in the timer registry.
+const UNLOAD_TIMER: &str = "task-unload";
+/// The longest spacing of idle-task sweeps.
+const MAX_UNLOAD_SWEEP: Duration = Duration::from_secs(60);
 /// How long a scan may take, alerts included, before its caller stops waiting.
 pub const SCAN_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -41,11 +50,15 @@ pub enum TasksMsg {
     ScanStuck(Option<RpcReplyPort<ScanReport>>),
     /// From a finished scan.
     ScanFinished(ScanReport),
+    /// Unload the tasks nobody asked about for `unload_after`.
+    UnloadIdle,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TasksStats {
     pub live_task_actors: usize,
+    /// Task actors retired because nobody asked about their task for a while.
+    pub unloaded_task_actors: u64,
     pub task_actor_failures: u64,
     pub stuck_scans: u64,
     pub stuck_alerts: u64,
@@ -59,6 +72,8 @@ pub struct TasksArgs {
     /// Intensity limit for TaskActor panics; past it the supervisor itself fails.
     pub policy: RestartPolicy,
     pub stuck: StuckPolicy,
+    /// How long a task nobody asks about stays loaded.
+    pub unload_after: Duration,
 }
 
 pub struct TasksState {
@@ -67,6 +82,10 @@ pub struct TasksState {
     history: RestartHistory,
     next_sequence: u64,
     children: KeyedChildren<TaskId, TaskMsg>,
+    /// When each loaded task was last asked about.
+    used_at: HashMap<TaskId, Timestamp>,
+    unload_after: Duration,
+    unloaded: u64,
     failures: u64,
     stuck: StuckPolicy,
     scans: u64,
@@ -101,6 +120,9 @@ impl Actor for TasksSupervisor {
             history: RestartHistory::default(),
             next_sequence: last + 1,
             children: KeyedChildren::default(),
+            used_at: HashMap::new(),
+            unload_after: args.unload_after,
+            unloaded: 0,
             failures: 0,
             stuck: args.stuck,
             scans: 0,
@@ -111,9 +133,21 @@ impl Actor for TasksSupervisor {
 
     async fn post_start(
         &self,
-        _myself: ActorRef<TasksMsg>,
+        myself: ActorRef<TasksMsg>,
         state: &mut TasksState,
     ) -> Result<(), ActorProcessingErr> {
+        let sweep = state.unload_after.min(MAX_UNLOAD_SWEEP);
+        let first = state
+            .directory
+            .now()
+            .saturating_add_millis(sweep.as_millis() as u64);
+        state
+            .directory
+            .timers()
+            .every(UNLOAD_TIMER, first, sweep, move || {
+                let _ = myself.cast(TasksMsg::UnloadIdle);
+                async {}
+            });
         if state.stuck.enabled {
             let directory = state.directory.clone();
             let first = directory
@@ -163,6 +197,7 @@ impl Actor for TasksSupervisor {
             TasksMsg::Stats(reply) => {
                 let _ = reply.send(TasksStats {
                     live_task_actors: state.children.len(),
+                    unloaded_task_actors: state.unloaded,
                     task_actor_failures: state.failures,
                     stuck_scans: state.scans,
                     stuck_alerts: state.alerts,
@@ -186,6 +221,7 @@ impl Actor for TasksSupervisor {
                 state.alerts += report.alerts.len() as u64;
                 state.last_scan = Some(report);
             }
+            TasksMsg::UnloadIdle => unload_idle(state),
         }
         Ok(())
     }
@@ -229,9 +265,36 @@ fn count_failure(state: &mut TasksState) -> Result<(), ActorProcessingErr> {
     }
 }
 
+/// Retires the actors of tasks nobody asked about for `unload_after` (their records are in
+/// storage; the next request loads them again).
+fn unload_idle(state: &mut TasksState) {
+    let now = state.directory.now();
+    let idle_ms = state.unload_after.as_millis() as u64;
+    let idle: Vec<TaskId> = state
+        .used_at
+        .iter()
+        .filter(|(_, used)| now.millis_since(**used) >= idle_ms)
+        .map(|(id, _)| id.clone())
+        .collect();
+    for id in idle {
+        state.used_at.remove(&id);
+        if let Some(actor) = state.children.get(&id).map(|child| child.get_id()) {
+            state.children.retire(&id, actor);
+            state.unloaded += 1;
+        }
+    }
+}
+
 /// Sends `msg` to the task's actor, starting one if needed, or buffers it while the
 /// task's previous actor drains.
 async fn deliver(myself: &ActorRef<TasksMsg>, state: &mut TasksState, id: TaskId, msg: TaskMsg) {
+    // The stuck scan's check is not a use: an actor it loads unloads a period later.
+    let now = state.directory.now();
+    if matches!(msg, TaskMsg::CheckStuck(..)) {
+        state.used_at.entry(id.clone()).or_insert(now);
+    } else {
+        state.used_at.insert(id.clone(), now);
+    }
     let Route::Spawn(msg) = state.children.route(&id, msg) else {
         return;
     };
@@ -269,6 +332,7 @@ async fn child_gone(myself: &ActorRef<TasksMsg>, state: &mut TasksState, actor_i
     let Some((id, held)) = state.children.gone(actor_id) else {
         return;
     };
+    state.used_at.remove(&id);
     for msg in held {
         deliver(myself, state, id.clone(), msg).await;
     }

@@ -362,3 +362,70 @@ async fn ping_answers_while_serving_and_fails_when_an_actor_is_down() {
     tree.shutdown().await;
     assert!(tree.ping().await.is_err(), "a stopped tree fails the ping");
 }
+
+/// Tasks nobody asks about are unloaded after `task_unload_after` (their actors retire, so
+/// memory follows the tasks in use), and the next call about one loads it from storage with
+/// nothing lost, also when the call races the unloading.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_tasks_are_unloaded_and_load_again_on_the_next_call() {
+    let fixture = super::Fixture::start(|args| {
+        args.task_unload_after = Duration::from_secs(600);
+    })
+    .await;
+    let tree = &fixture.tree;
+    let mut ids = Vec::new();
+    for _ in 0..30 {
+        let id = tree.register_task(deploy_request()).await.unwrap().id;
+        let first_step = UpdateTask {
+            completed_steps: BTreeSet::from([1]),
+            ..UpdateTask::default()
+        };
+        tree.update_task(id.clone(), first_step).await.unwrap();
+        ids.push(id);
+    }
+    assert_eq!(tree.status().await.unwrap().tasks.live_task_actors, 30);
+
+    fixture.advance(Duration::from_secs(300)).await;
+    tree.update_task(ids[0].clone(), note("still on it"))
+        .await
+        .unwrap();
+    // Unloading and a call about an unloaded task at the same moment: the call waits for
+    // the retiring actor and is served by a fresh one.
+    let (_, raced) = tokio::join!(
+        fixture.advance(Duration::from_secs(360)),
+        tree.update_task(ids[7].clone(), note("raced the unloading"))
+    );
+    assert!(raced.unwrap().changed);
+    eventually("the idle task actors to stop", async || {
+        let tasks = tree.status().await.unwrap().tasks;
+        tasks.live_task_actors <= 2
+    })
+    .await;
+    let tasks = tree.status().await.unwrap().tasks;
+    assert!(tasks.unloaded_task_actors >= 28, "{tasks:?}");
+    assert_eq!(tasks.task_actor_failures, 0);
+
+    let again = UpdateTask {
+        completed_steps: BTreeSet::from([2]),
+        ..UpdateTask::default()
+    };
+    let updated = tree.update_task(ids[12].clone(), again).await.unwrap();
+    assert_eq!(updated.task.completed_steps, BTreeSet::from([1, 2]));
+    let thread = tree.thread(ids[7].clone(), 10, None).await.unwrap();
+    assert!(
+        thread
+            .messages
+            .iter()
+            .any(|(_, m)| m.content == "raced the unloading"),
+        "{:?}",
+        thread.messages
+    );
+    // A task asked about within the period stays loaded until its own period passes.
+    let before = tree.status().await.unwrap().tasks.unloaded_task_actors;
+    fixture.advance(Duration::from_secs(60)).await;
+    let later = tree.status().await.unwrap().tasks.unloaded_task_actors;
+    assert_eq!(later, before, "a task used 7 minutes ago was unloaded");
+    fixture.advance(Duration::from_secs(300)).await;
+    let tasks = tree.status().await.unwrap().tasks;
+    assert!(tasks.unloaded_task_actors > before, "{tasks:?}");
+}
