@@ -151,6 +151,20 @@ impl TaskId {
     }
 }
 
+/// A random start for a new database's id sequences, below 36^6 (from the OS's randomness
+/// through std's hasher seeds: unpredictable enough for ids that need only differ).
+pub(crate) fn random_id_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(u64::from(std::process::id()));
+    hasher.finish() % ID_SPACE
+}
+
+/// The `sequence`-th id of a database whose ids start at `seed` (see `Counter::IdSeed`).
+pub fn seeded(sequence: u64, seed: u64) -> u64 {
+    (sequence % ID_SPACE + seed % ID_SPACE) % ID_SPACE
+}
+
 /// Six base-36 digits that look random but are unique per `sequence` below 36^6.
 pub fn scrambled_base36(sequence: u64) -> String {
     let mut value = ((sequence % ID_SPACE) * ID_MULTIPLIER + ID_OFFSET) % ID_SPACE;

@@ -66,6 +66,10 @@ pub enum Counter {
     RejectedDeliveries,
     /// Waits ever created: the next wait id is derived from it.
     WaitSequence,
+    /// Where this database's id sequences start (task and wait ids): random for a database
+    /// that had made no id when it got one, so two installs never hand out the same ids;
+    /// 0 (absent) for one that had, so its ids stay unique.
+    IdSeed,
 }
 
 impl Counter {
@@ -76,6 +80,7 @@ impl Counter {
             Counter::DeadDeliveries => "dead_deliveries",
             Counter::RejectedDeliveries => "rejected_deliveries",
             Counter::WaitSequence => "wait_sequence",
+            Counter::IdSeed => "id_seed",
         }
     }
 }
@@ -185,5 +190,23 @@ pub(crate) fn migrate(txn: &WriteTransaction, path: &std::path::Path) -> Result<
         txn.open_table(META)?
             .insert(SCHEMA_VERSION_KEY, migration.to_version)?;
     }
+    seed_ids(txn)?;
     Ok(found)
+}
+
+/// Gives a database that has made no task or wait id yet its own random id seed.
+fn seed_ids(txn: &WriteTransaction) -> Result<(), StorageError> {
+    let mut meta = txn.open_table(META)?;
+    let made_ids = [
+        Counter::IdSeed,
+        Counter::TaskSequence,
+        Counter::WaitSequence,
+    ]
+    .into_iter()
+    .map(|counter| meta.get(counter.key()).map(|value| value.is_some()))
+    .collect::<Result<Vec<bool>, _>>()?;
+    if !made_ids.contains(&true) {
+        meta.insert(Counter::IdSeed.key(), crate::model::random_id_seed())?;
+    }
+    Ok(())
 }

@@ -1010,3 +1010,33 @@ fn the_doctor_refuses_an_empty_file() {
     assert!(matches!(refused, StorageError::Empty { .. }), "{refused}");
     assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
 }
+
+/// Every fresh database starts its ids somewhere of its own, keeps that start when reopened,
+/// and a database that had made ids before seeds existed keeps its ids as they were.
+#[test]
+fn each_fresh_database_has_its_own_id_seed_and_old_ones_keep_theirs() {
+    let seeds: Vec<u64> = (0..3)
+        .map(|_| {
+            let (dir, store) = temp_store();
+            let seed = store.counter(Counter::IdSeed).unwrap();
+            drop(store);
+            let reopened = Store::open(&dir.path().join("data/lookout.redb")).unwrap();
+            assert_eq!(reopened.counter(Counter::IdSeed).unwrap(), seed);
+            seed
+        })
+        .collect();
+    assert!(
+        seeds[0] != seeds[1] && seeds[1] != seeds[2] && seeds[0] != seeds[2],
+        "{seeds:?}"
+    );
+    assert!(seeds.iter().all(|seed| *seed < 36u64.pow(6)));
+    assert_ne!(
+        TaskId::from_sequence(crate::model::seeded(1, seeds[0])),
+        TaskId::from_sequence(crate::model::seeded(1, seeds[1]))
+    );
+
+    // The fixture of schema version 1 had made task ids: it gets no seed.
+    let (_dir, old) = open_fixture_copy(1);
+    assert!(old.counter(Counter::TaskSequence).unwrap() > 0);
+    assert_eq!(old.counter(Counter::IdSeed).unwrap(), 0);
+}

@@ -23,6 +23,21 @@ async fn registered(daemon: &TestDaemon) -> String {
         .to_owned()
 }
 
+/// Two fresh installs never hand out the same ids: ids travel in wake texts and logs that
+/// outlive a reinstall.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fresh_databases_hand_out_different_ids() {
+    let first = TestDaemon::start_manual().await;
+    let second = TestDaemon::start_manual().await;
+    let (one, two) = (registered(&first).await, registered(&second).await);
+    assert_ne!(one, two);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let wait = json!({"target": format!("file:{}", log.path().display()), "wake_when": "'DONE'"});
+    let one = first.ok("smart_wait", wait.clone()).await;
+    let two = second.ok("smart_wait", wait).await;
+    assert_ne!(one["wait_id"], two["wait_id"], "{one} {two}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn register_returns_the_seed_shape() {
     let daemon = TestDaemon::start_manual().await;

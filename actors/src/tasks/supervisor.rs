@@ -81,6 +81,8 @@ pub struct TasksState {
     policy: RestartPolicy,
     history: RestartHistory,
     next_sequence: u64,
+    /// Where this database's ids start (`Counter::IdSeed`).
+    id_seed: u64,
     children: KeyedChildren<TaskId, TaskMsg>,
     /// When each loaded task was last asked about.
     used_at: HashMap<TaskId, Timestamp>,
@@ -107,10 +109,13 @@ impl Actor for TasksSupervisor {
         args: TasksArgs,
     ) -> Result<TasksState, ActorProcessingErr> {
         let registry = args.directory.registry()?;
-        let last = tokio::time::timeout(
+        let (last, id_seed) = tokio::time::timeout(
             START_TIMEOUT,
             registry::read(&registry, |store: &Store| {
-                store.counter(Counter::TaskSequence)
+                Ok((
+                    store.counter(Counter::TaskSequence)?,
+                    store.counter(Counter::IdSeed)?,
+                ))
             }),
         )
         .await??;
@@ -119,6 +124,7 @@ impl Actor for TasksSupervisor {
             policy: args.policy,
             history: RestartHistory::default(),
             next_sequence: last + 1,
+            id_seed,
             children: KeyedChildren::default(),
             used_at: HashMap::new(),
             unload_after: args.unload_after,
@@ -183,7 +189,7 @@ impl Actor for TasksSupervisor {
             TasksMsg::Register(request, reply) => {
                 let sequence = state.next_sequence;
                 state.next_sequence += 1;
-                let id = TaskId::from_sequence(sequence);
+                let id = TaskId::from_sequence(storage::model::seeded(sequence, state.id_seed));
                 deliver(
                     &myself,
                     state,

@@ -64,6 +64,8 @@ pub struct WaitsState {
     policy: RestartPolicy,
     history: RestartHistory,
     next_sequence: u64,
+    /// Where this database's ids start (`Counter::IdSeed`).
+    id_seed: u64,
     children: KeyedChildren<WaitId, WaitMsg>,
     failures: u64,
 }
@@ -81,8 +83,11 @@ impl Actor for WaitsSupervisor {
         args: WaitsArgs,
     ) -> Result<WaitsState, ActorProcessingErr> {
         let registry = args.directory.registry()?;
-        let last = registry::read(&registry, |store: &Store| {
-            store.counter(Counter::WaitSequence)
+        let (last, id_seed) = registry::read(&registry, |store: &Store| {
+            Ok((
+                store.counter(Counter::WaitSequence)?,
+                store.counter(Counter::IdSeed)?,
+            ))
         })
         .await?;
         let live = registry::read(&registry, |store: &Store| store.live_waits()).await?;
@@ -92,6 +97,7 @@ impl Actor for WaitsSupervisor {
             policy: args.policy,
             history: RestartHistory::default(),
             next_sequence: last + 1,
+            id_seed,
             children: KeyedChildren::default(),
             failures: 0,
         };
@@ -120,7 +126,7 @@ impl Actor for WaitsSupervisor {
             WaitsMsg::Create(new, reply) => {
                 let sequence = state.next_sequence;
                 state.next_sequence += 1;
-                let id = WaitId::from_sequence(sequence);
+                let id = WaitId::from_sequence(storage::model::seeded(sequence, state.id_seed));
                 match spawn_child(&myself, state, id).await {
                     Ok(child) => {
                         let _ = child.cast(WaitMsg::Create(new, sequence, reply));
