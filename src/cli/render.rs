@@ -42,7 +42,8 @@ pub fn checklist(plan: &Value, progress: &Value) -> String {
             } else {
                 "○"
             };
-            format!("  {mark} {number}. {}", step.as_str().unwrap_or(""))
+            let text = step.as_str().map_or("", actors::tasks::plan::step_text);
+            format!("  {mark} {number}. {text}")
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -246,6 +247,15 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with("Next: step 3, SSH."), "{text}");
+    }
+
+    #[test]
+    fn a_numbered_plan_is_numbered_once_in_the_checklist() {
+        let text = checklist(
+            &json!(["1. Build", "2) Push", "Step 3: Verify"]),
+            &json!({"completed": [1], "current": 2}),
+        );
+        assert_eq!(text, "  ✓ 1. Build\n  ▶ 2. Push\n  ○ 3. Verify");
     }
 
     #[test]

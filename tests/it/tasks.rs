@@ -603,3 +603,67 @@ async fn everything_survives_a_restart_on_the_same_folder() {
     );
     restarted.shutdown().await;
 }
+
+/// A plan written the way seed 000 writes it ("1. Build Docker image") is stored as given and
+/// numbered once in everything lookout writes: the thread, the summary, the next step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn numbered_plans_are_numbered_once() {
+    let daemon = TestDaemon::start_manual().await;
+    let plan = json!([
+        "1. Build Docker image",
+        "2) Push to registry",
+        "Step 3: Verify"
+    ]);
+    let task = daemon
+        .ok(
+            "task_register",
+            json!({"name": "Deploy coursefolio", "plan": plan}),
+        )
+        .await;
+    assert_eq!(task["plan"], plan);
+    let id = task["task_id"].as_str().unwrap();
+    let updated = daemon
+        .ok(
+            "task_update",
+            json!({"task_id": id, "completed_steps": [1]}),
+        )
+        .await;
+    let message = updated["message"].as_str().unwrap();
+    assert!(
+        message.contains("Next: step 2, Push to registry."),
+        "{message}"
+    );
+    let report = daemon
+        .ok(
+            "task_update",
+            json!({"task_id": id, "query": "where am I?"}),
+        )
+        .await;
+    let summary = report["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("Completed step 1 (Build Docker image)")
+            && summary.contains("Currently on step 2 (Push to registry)")
+            && summary.contains("Remaining: Verify."),
+        "{summary}"
+    );
+    let thread = daemon
+        .ok("task_thread", json!({"task_id": id, "limit": 10}))
+        .await;
+    let texts: Vec<&str> = thread["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert!(
+        texts[0].contains("  1. Build Docker image\n  2. Push to registry\n  3. Verify"),
+        "{texts:?}"
+    );
+    assert!(texts.contains(&"✓ Step 1: Build Docker image"), "{texts:?}");
+    for text in texts.iter().chain([&message, &summary]) {
+        assert!(
+            !text.contains("1. 1.") && !text.contains("2. 2)") && !text.contains("Step 3: Step"),
+            "{text}"
+        );
+    }
+}

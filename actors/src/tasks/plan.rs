@@ -3,6 +3,38 @@
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
+/// A step's text without the number the agent may have written before it (`1. `, `1) `,
+/// `Step 1: `, `#1 - `), for every place lookout numbers the steps itself; the stored text
+/// keeps it. A number that is part of the text (`1.5 GB download`, `2 replicas up`) stays.
+pub fn step_text(step: &str) -> &str {
+    let trimmed = step.trim_start();
+    let rest = strip_prefix_ignoring_case(trimmed, "step")
+        .map(str::trim_start)
+        .unwrap_or(trimmed);
+    let rest = rest.strip_prefix('#').unwrap_or(rest);
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return step;
+    }
+    let after_number = rest[digits..].trim_start_matches(' ');
+    let Some(after_mark) = after_number
+        .strip_prefix(['.', ')', ':', '-', '–', '—'])
+        .filter(|after| after.starts_with(char::is_whitespace))
+    else {
+        return step;
+    };
+    match after_mark.trim_start() {
+        "" => step,
+        text => text,
+    }
+}
+
+fn strip_prefix_ignoring_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
+}
+
 /// The seed's `plan_progress`: done steps, the step in hand, what is left, and the share done.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlanProgress {
@@ -148,6 +180,25 @@ mod tests {
 
     fn plan(steps: &[&str]) -> Vec<String> {
         steps.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_number_the_agent_wrote_is_dropped_where_lookout_numbers_steps() {
+        for (written, shown) in [
+            ("1. Build Docker image", "Build Docker image"),
+            ("2) Push to registry", "Push to registry"),
+            ("Step 3: SSH into server", "SSH into server"),
+            ("step 4 - Pull and run", "Pull and run"),
+            ("#5 – Verify", "Verify"),
+            ("  12.  Tag the release", "Tag the release"),
+            ("1.5 GB download finishes", "1.5 GB download finishes"),
+            ("2 replicas up", "2 replicas up"),
+            ("Steps overview", "Steps overview"),
+            ("3.", "3."),
+            ("Build Docker image", "Build Docker image"),
+        ] {
+            assert_eq!(step_text(written), shown, "{written:?}");
+        }
     }
 
     #[test]

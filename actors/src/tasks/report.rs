@@ -3,7 +3,7 @@
 
 use storage::{EventKind, MessageRecord, MsgType, Role, Status, TaskRecord, WaitId};
 
-use crate::tasks::plan::{PlanProgress, step_ranges};
+use crate::tasks::plan::{PlanProgress, step_ranges, step_text};
 use crate::tasks::types::{PlanRevised, UpdateEffects};
 use crate::words::shorten;
 
@@ -35,8 +35,7 @@ pub fn step_label(task: &TaskRecord, step: u32) -> String {
     let text = task
         .plan
         .get(step as usize - 1)
-        .map(String::as_str)
-        .unwrap_or("");
+        .map_or("", |text| step_text(text));
     format!("step {step}, {}", shorten(text, STEP_TEXT_IN_SUMMARY))
 }
 
@@ -76,14 +75,17 @@ pub fn summary(
     if let Some(step) = progress.current {
         parts.push(format!(
             "Currently on step {step} ({}).",
-            shorten(&task.plan[step as usize - 1], STEP_TEXT_IN_SUMMARY)
+            shorten(
+                step_text(&task.plan[step as usize - 1]),
+                STEP_TEXT_IN_SUMMARY
+            )
         ));
     }
     if !progress.remaining.is_empty() {
         let names: Vec<String> = progress
             .remaining
             .iter()
-            .map(|&s| shorten(&task.plan[s as usize - 1], STEP_TEXT_IN_SUMMARY))
+            .map(|&s| shorten(step_text(&task.plan[s as usize - 1]), STEP_TEXT_IN_SUMMARY))
             .collect();
         parts.push(format!("Remaining: {}.", names.join(", ")));
     }
@@ -108,7 +110,7 @@ fn completed_part(task: &TaskRecord, progress: &PlanProgress) -> String {
         n if n <= NAMED_STEPS_IN_SUMMARY => {
             let names: Vec<String> = done
                 .iter()
-                .map(|&s| shorten(&task.plan[s as usize - 1], STEP_TEXT_IN_SUMMARY))
+                .map(|&s| shorten(step_text(&task.plan[s as usize - 1]), STEP_TEXT_IN_SUMMARY))
                 .collect();
             let noun = if n == 1 { "step" } else { "steps" };
             format!(
@@ -234,7 +236,7 @@ pub fn plan_revised_message(
         let dropped: Vec<String> = revised
             .dropped_completed
             .iter()
-            .map(|(step, text)| format!("old step {step} ({})", shorten(text, 60)))
+            .map(|(step, text)| format!("old step {step} ({})", shorten(step_text(text), 60)))
             .collect();
         parts.push(format!(
             "Dropped the done mark of {} because its text changed; mark it again with completed_steps if it still holds.",
@@ -251,7 +253,7 @@ pub fn registration_note(task: &TaskRecord) -> String {
         .plan
         .iter()
         .enumerate()
-        .map(|(i, step)| format!("  {}. {step}", i + 1))
+        .map(|(i, step)| format!("  {}. {}", i + 1, step_text(step)))
         .collect();
     format!(
         "Task registered: {}\nPlan:\n{}",
@@ -269,8 +271,7 @@ pub fn progress_note(task: &TaskRecord, steps: &[u32]) -> String {
                 "✓ Step {s}: {}",
                 task.plan
                     .get(s as usize - 1)
-                    .map(String::as_str)
-                    .unwrap_or("")
+                    .map_or("", |text| step_text(text))
             )
         })
         .collect::<Vec<_>>()
