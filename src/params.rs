@@ -37,7 +37,7 @@ pub const STATUS_HINT: &str =
 /// Deserializes `params` for `method`, turning serde's complaint into an invalid-params
 /// error whose hint shows the method's signature.
 pub fn decode<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
-    serde_json::from_value(params).map_err(|error| {
+    serde_json::from_value(whole_numbers_as_integers(params)).map_err(|error| {
         let signature = catalogue::find(method)
             .map(|tool| format!("{} (see tools.list for the full schema)", tool.signature()))
             .unwrap_or_else(|| "see tools.list for the parameters".to_owned());
@@ -46,6 +46,38 @@ pub fn decode<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, Rpc
             format!("call it as {signature}"),
         )
     })
+}
+
+/// Params whose whole numbers written as floats (`60.0`, as many JSON encoders and models
+/// write them) are integers, so an integer field takes them; a float field takes either.
+/// Only the params' own fields and the lists in them: the caller's `metadata` and `env`
+/// objects stay exactly as given.
+fn whole_numbers_as_integers(params: Value) -> Value {
+    fn integral(value: Value) -> Value {
+        match value {
+            Value::Number(number) => match number.as_f64() {
+                Some(float)
+                    if number.is_f64()
+                        && float.fract() == 0.0
+                        && (0.0..=u64::MAX as f64).contains(&float) =>
+                {
+                    Value::from(float as u64)
+                }
+                _ => Value::Number(number),
+            },
+            Value::Array(items) => Value::Array(items.into_iter().map(integral).collect()),
+            other => other,
+        }
+    }
+    match params {
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(key, value)| (key, integral(value)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 pub fn task_id(text: &str) -> Result<TaskId, CallError> {

@@ -141,6 +141,9 @@ pub fn task_list(listing: &TaskListing, filter: &StatusFilter, limit: usize) -> 
         (0, _) => format!("No {which}tasks."),
         (1, false) => format!("1 {which}task."),
         (n, false) => format!("{n} {which}tasks."),
+        (1, true) => format!(
+            "The most recently updated {which}task; more exist — raise limit (now {limit}, max 1000) to see them."
+        ),
         (n, true) => format!(
             "The {n} most recently updated {which}tasks; more exist — raise limit (now {limit}, max 1000) to see them."
         ),

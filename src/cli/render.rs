@@ -62,8 +62,9 @@ pub fn task_show(result: &Value) -> String {
             text(result, "status")
         ),
         format!(
-            "{}  {done} of {plan_len} steps done",
-            progress_bar(progress["pct"].as_u64().unwrap_or(0))
+            "{}  {done} of {plan_len} step{} done",
+            progress_bar(progress["pct"].as_u64().unwrap_or(0)),
+            if plan_len == 1 { "" } else { "s" }
         ),
         checklist(&result["plan"], progress),
         format!("Last update: {}", text(result, "last_update")),

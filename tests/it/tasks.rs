@@ -667,3 +667,73 @@ async fn numbered_plans_are_numbered_once() {
         );
     }
 }
+
+/// Whole numbers written as floats (`60.0`, as many encoders and models write them) are
+/// taken where an integer is expected; a fraction is still refused with the signature.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whole_numbers_written_as_floats_are_accepted() {
+    let daemon = TestDaemon::start_manual().await;
+    let id = registered(&daemon).await;
+    let updated = daemon
+        .ok(
+            "task_update",
+            json!({"task_id": id, "completed_steps": [1.0, 2.0], "current_step": 3.0}),
+        )
+        .await;
+    assert_eq!(updated["plan_progress"]["completed"], json!([1, 2]));
+    let listed = daemon.ok("task_list", json!({"limit": 5.0})).await;
+    assert_eq!(listed["tasks"].as_array().unwrap().len(), 1);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let wait = daemon
+        .ok(
+            "smart_wait",
+            json!({"target": format!("file:{}", log.path().display()),
+                   "wake_when": "'DONE'", "timeout": 60.0, "poll_interval": 2}),
+        )
+        .await;
+    assert_eq!(wait["status"], "watching", "{wait}");
+    let refused = daemon.err("task_list", json!({"limit": 2.5})).await;
+    assert_eq!(refused.code, codes::INVALID_PARAMS, "{refused:?}");
+}
+
+/// One step, one task: the texts count them right.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counts_of_one_read_right() {
+    let daemon = TestDaemon::start_manual().await;
+    let one_step = json!({"name": "Tag the release", "plan": ["Tag v1.2.3"]});
+    let task = daemon.ok("task_register", one_step.clone()).await;
+    assert!(
+        task["message"]
+            .as_str()
+            .unwrap()
+            .contains("registered with 1 step."),
+        "{task}"
+    );
+    let id = task["task_id"].as_str().unwrap();
+    let noted = daemon
+        .ok("task_update", json!({"task_id": id, "message": "tagging"}))
+        .await;
+    assert!(
+        noted["message"]
+            .as_str()
+            .unwrap()
+            .contains("Progress: 0 of 1 step done."),
+        "{noted}"
+    );
+    let beyond = daemon
+        .err(
+            "task_update",
+            json!({"task_id": id, "completed_steps": [2]}),
+        )
+        .await;
+    assert!(beyond.message.contains("the plan has 1 step"), "{beyond:?}");
+    daemon.ok("task_register", one_step).await;
+    let listed = daemon.ok("task_list", json!({"limit": 1})).await;
+    assert!(
+        listed["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("The most recently updated active task; more exist"),
+        "{listed}"
+    );
+}

@@ -5,7 +5,7 @@ use storage::{EventKind, MessageRecord, MsgType, Role, Status, TaskRecord, WaitI
 
 use crate::tasks::plan::{PlanProgress, step_ranges, step_text};
 use crate::tasks::types::{PlanRevised, UpdateEffects};
-use crate::words::shorten;
+use crate::words::{count, shorten};
 
 /// Step text is cut to this many characters inside one-line summaries.
 const STEP_TEXT_IN_SUMMARY: usize = 80;
@@ -106,6 +106,7 @@ fn completed_part(task: &TaskRecord, progress: &PlanProgress) -> String {
     let done = &progress.completed;
     match done.len() {
         0 => "No steps completed yet.".to_owned(),
+        1 if task.plan.len() == 1 => "The only step is completed.".to_owned(),
         n if n == task.plan.len() => format!("All {n} steps completed."),
         n if n <= NAMED_STEPS_IN_SUMMARY => {
             let names: Vec<String> = done
@@ -120,8 +121,8 @@ fn completed_part(task: &TaskRecord, progress: &PlanProgress) -> String {
             )
         }
         n => format!(
-            "Completed {n} of {} steps ({}).",
-            task.plan.len(),
+            "Completed {n} of {} ({}).",
+            count(task.plan.len() as u64, "step", None),
             step_ranges(done)
         ),
     }
@@ -175,9 +176,9 @@ pub fn update_message(
         parts.push(format!("Plan revised (revision {}).", revised.revision));
     }
     let done_count = format!(
-        "{} of {} steps done",
+        "{} of {} done",
         progress.completed.len(),
-        task.plan.len()
+        count(task.plan.len() as u64, "step", None)
     );
     if !effects.newly_completed.is_empty() {
         let noun = if effects.newly_completed.len() == 1 {

@@ -143,9 +143,12 @@ pub fn suggested_next_action(task: &TaskRecord, progress: &PlanProgress) -> Stri
     }
     match progress.current {
         None => format!(
-            "All {} steps are marked done: verify the result, then mark the task completed with \
+            "{} marked done: verify the result, then mark the task completed with \
              task_update(status: \"completed\").",
-            task.plan.len()
+            match task.plan.len() {
+                1 => "The only step is".to_owned(),
+                n => format!("All {n} steps are"),
+            }
         ),
         Some(step) => {
             let label = step_label(task, step);

@@ -226,7 +226,10 @@ fn check_steps(
     for step in steps {
         if !(1..=plan_len).contains(&step) {
             return Err(CallError::invalid(
-                format!("{field} names step {step}, but the plan has {plan_len} steps"),
+                format!(
+                    "{field} names step {step}, but the plan has {}",
+                    crate::words::count(plan_len, "step", None)
+                ),
                 format!("step numbers start at 1 and go up to {plan_len}"),
             ));
         }
