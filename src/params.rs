@@ -102,6 +102,20 @@ fn optional_key(what: &str, value: Option<String>) -> Result<Option<String>, Cal
         .transpose()
 }
 
+/// A required text field: blank is refused with `hint` (what to put in it).
+fn required_text(
+    what: &str,
+    text: &str,
+    max_chars: usize,
+    hint: &str,
+) -> Result<String, CallError> {
+    if text.trim().is_empty() {
+        return Err(CallError::invalid(format!("{what} is blank"), hint));
+    }
+    bounded_text(what, text, max_chars)
+}
+
+/// An optional text field: blank is refused, saying to leave it out or fill it.
 fn non_blank(what: &str, text: &str, max_chars: usize) -> Result<String, CallError> {
     if text.trim().is_empty() {
         return Err(CallError::invalid(
@@ -382,7 +396,12 @@ impl SmartWaitParams {
         }
         Ok(NewWait {
             target: Target::parse(&self.target)?,
-            condition: non_blank("wake_when", self.wake_when.trim(), MAX_CONDITION_CHARS)?,
+            condition: required_text(
+                "wake_when",
+                self.wake_when.trim(),
+                MAX_CONDITION_CHARS,
+                "say what to wait for, e.g. \"'BUILD SUCCESSFUL' is printed or an error appears\"",
+            )?,
             timeout_s: wait_timeout(self.timeout)?.unwrap_or(DEFAULT_WAIT_TIMEOUT_S),
             poll_interval: Duration::from_secs_f64(poll_interval),
             task_id: self.task_id.as_deref().map(task_id).transpose()?,

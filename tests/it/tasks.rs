@@ -360,6 +360,23 @@ async fn completing_with_open_steps_says_so() {
         message.contains("Steps 1-5 were never marked done"),
         "{message}"
     );
+    // Doing what the hint says works: the marks land, the task stays completed.
+    let marked = daemon
+        .ok(
+            "task_update",
+            json!({"task_id": id, "completed_steps": [1, 2, 3, 4, 5]}),
+        )
+        .await;
+    assert_eq!(marked["status"], "completed", "{marked}");
+    assert_eq!(marked["plan_progress"]["pct"], 100, "{marked}");
+    // Anything else on a closed task is still a conflict that says how to reopen it.
+    let refused = daemon
+        .err(
+            "task_update",
+            json!({"task_id": id, "message": "one more thing"}),
+        )
+        .await;
+    assert_eq!(refused.code, codes::CONFLICT, "{refused:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

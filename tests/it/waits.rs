@@ -236,6 +236,17 @@ async fn wait_calls_are_validated_with_hints() {
         assert!(error.message.contains(words), "{params}: {}", error.message);
         assert!(!error.hint.is_empty());
     }
+    // wake_when is required: the blank one's hint says what to put in it, not to leave it out.
+    let blank = daemon
+        .err(
+            "smart_wait",
+            json!({"target": "file:/tmp/x.log", "wake_when": " "}),
+        )
+        .await;
+    assert!(
+        blank.hint.contains("say what to wait for") && !blank.hint.contains("leave"),
+        "{blank:?}"
+    );
     assert_eq!(
         daemon
             .err("wait_status", json!({"wait_id": "w-nope00"}))

@@ -67,7 +67,17 @@ pub fn update(
         || request.plan.is_some()
         || !request.completed_steps.is_empty()
         || request.current_step.is_some();
-    if current.status.is_terminal() && touches_content && request.status.is_none() {
+    // A completed task whose steps were not all marked may still have them marked: the
+    // completion reply says to, and nothing else about the task changes.
+    let marks_a_completed_task = current.status == Status::Completed
+        && request.message.is_none()
+        && request.plan.is_none()
+        && request.current_step.is_none();
+    if current.status.is_terminal()
+        && touches_content
+        && request.status.is_none()
+        && !marks_a_completed_task
+    {
         return Err(CallError::conflict(
             format!(
                 "task {} is {}; its plan and progress are closed",
