@@ -754,3 +754,23 @@ async fn counts_of_one_read_right() {
         "{listed}"
     );
 }
+
+/// A note that reports a step past the plan's end is not ignored without a word.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_past_the_plan_is_named_in_the_reply() {
+    let daemon = TestDaemon::start_manual().await;
+    let id = registered(&daemon).await;
+    let noted = daemon
+        .ok(
+            "task_update",
+            json!({"task_id": id, "message": "Step 2 done, and step 9 done too"}),
+        )
+        .await;
+    let message = noted["message"].as_str().unwrap();
+    assert!(message.contains("Step 2 marked done"), "{message}");
+    assert!(
+        message.contains("Step 9 is not in the plan (5 steps)"),
+        "{message}"
+    );
+    assert_eq!(noted["plan_progress"]["completed"], json!([2]));
+}

@@ -30,6 +30,28 @@ pub fn steps_reported_done(text: &str, plan_len: u32) -> BTreeSet<u32> {
     if plan_len == 0 {
         return done;
     }
+    for_each_reported_done(text, |steps| mark_done(&mut done, steps, plan_len));
+    done
+}
+
+/// Step numbers past the plan's end that `text` reports as finished ("Step 9 done" on a
+/// 6-step plan): the reply says they were not marked. The first of a range stands for it.
+pub fn steps_reported_beyond(text: &str, plan_len: u32) -> BTreeSet<u32> {
+    let mut beyond = BTreeSet::new();
+    for_each_reported_done(text, |steps| {
+        if let StepRef::Ranges(ranges) = steps {
+            for &(first, last) in ranges {
+                if last > plan_len && first <= last {
+                    beyond.insert(first.max(plan_len + 1));
+                }
+            }
+        }
+    });
+    beyond
+}
+
+/// Calls `report` with each step reference `text` says is finished.
+fn for_each_reported_done(text: &str, mut report: impl FnMut(&StepRef)) {
     let normalized = normalize(text);
     for sentence in split_sentences(&normalized) {
         if sentence.is_question {
@@ -43,12 +65,11 @@ pub fn steps_reported_done(text: &str, plan_len: u32) -> BTreeSet<u32> {
         for statement in statements(&items) {
             if statement.reports_done() {
                 for steps in statement.steps {
-                    mark_done(&mut done, steps, plan_len);
+                    report(steps);
                 }
             }
         }
     }
-    done
 }
 
 fn mark_done(done: &mut BTreeSet<u32>, steps: &StepRef, plan_len: u32) {

@@ -193,6 +193,24 @@ pub fn update_message(
     } else if !task.status.is_terminal() {
         parts.push(format!("Progress: {done_count}."));
     }
+    if !effects.beyond_plan.is_empty() {
+        let (noun, verb) = if effects.beyond_plan.len() == 1 {
+            ("Step", "is")
+        } else {
+            ("Steps", "are")
+        };
+        parts.push(format!(
+            "{noun} {} {verb} not in the plan ({}), so nothing was marked for {}; revise the plan \
+             with task_plan_update if it grew.",
+            step_ranges(&effects.beyond_plan),
+            count(task.plan.len() as u64, "step", None),
+            if effects.beyond_plan.len() == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        ));
+    }
     if let Some((from, to)) = effects.status_change {
         parts.push(format!("Status {from} → {to}."));
         if to == Status::Completed && !progress.all_done() {

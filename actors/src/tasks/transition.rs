@@ -10,7 +10,7 @@ use storage::{
 
 use crate::error::CallError;
 use crate::tasks::plan::{PlanProgress, remap_progress};
-use crate::tasks::progress::steps_reported_done;
+use crate::tasks::progress::{steps_reported_beyond, steps_reported_done};
 use crate::tasks::report;
 use crate::tasks::types::{PlanChange, PlanRevised, RegisterTask, UpdateEffects, UpdateTask};
 
@@ -119,6 +119,9 @@ pub fn update(
     let mut reported: BTreeSet<u32> = request.completed_steps.clone();
     if let Some(message) = &request.message {
         reported.extend(steps_reported_done(message, plan_len));
+        effects.beyond_plan = steps_reported_beyond(message, plan_len)
+            .into_iter()
+            .collect();
     }
     effects.newly_completed = reported
         .difference(&record.completed_steps)

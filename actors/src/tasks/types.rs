@@ -222,6 +222,8 @@ pub struct UpdateEffects {
     pub revision: Option<PlanRevised>,
     /// The explicit current step changed to this.
     pub current_step_set: Option<u32>,
+    /// Steps past the plan's end that the message reported done (nothing marked for them).
+    pub beyond_plan: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]

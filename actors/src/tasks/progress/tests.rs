@@ -175,3 +175,17 @@ fn never_panics_on_odd_input() {
         BTreeSet::from([u32::MAX])
     );
 }
+
+#[test]
+fn steps_past_the_plan_are_found_and_not_marked() {
+    use super::steps_reported_beyond;
+    assert_eq!(steps_reported_done("Step 9 done", 6), BTreeSet::new());
+    assert_eq!(steps_reported_beyond("Step 9 done", 6), BTreeSet::from([9]));
+    assert_eq!(
+        steps_reported_beyond("steps 4-8 done", 6),
+        BTreeSet::from([7])
+    );
+    assert_eq!(steps_reported_beyond("all steps done", 6), BTreeSet::new());
+    assert_eq!(steps_reported_beyond("is step 9 done?", 6), BTreeSet::new());
+    assert_eq!(steps_reported_beyond("Step 3 done", 6), BTreeSet::new());
+}
