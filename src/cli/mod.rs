@@ -433,7 +433,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             put("message", message.map(Value::from));
             put("status", status.map(Value::from));
             let renderer: Renderer = if query.is_some() {
-                render::task_show
+                render::task_answer
             } else {
                 message_only
             };

@@ -75,6 +75,29 @@ pub fn task_show(result: &Value) -> String {
     lines.join("\n")
 }
 
+/// `lookout task update --query`: what `task show` prints, then the messages that answer
+/// the question (each with its seq, for `lookout task thread --before`).
+pub fn task_answer(result: &Value) -> String {
+    let mut text = task_show(result);
+    let relevant = result["relevant_messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if !relevant.is_empty() {
+        text.push_str("\nRelevant messages:");
+        for message in relevant {
+            text.push_str(&format!(
+                "\n  #{} {} {}: {}",
+                message["seq"],
+                message["created_at"].as_str().unwrap_or(""),
+                message["role"].as_str().unwrap_or(""),
+                message["content"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    text
+}
+
 pub fn task_registered(result: &Value) -> String {
     let progress = serde_json::json!({"completed": [], "current": 1});
     format!(
@@ -257,6 +280,23 @@ mod tests {
             &json!({"completed": [1], "current": 2}),
         );
         assert_eq!(text, "  ✓ 1. Build\n  ▶ 2. Push\n  ○ 3. Verify");
+    }
+
+    #[test]
+    fn a_query_prints_the_messages_that_answer_it() {
+        let result = json!({
+            "task_id": "t-7k2m9q", "name": "Deploy", "status": "active",
+            "plan": ["Build", "Push"],
+            "plan_progress": {"completed": [1], "current": 2, "remaining": [], "pct": 50},
+            "relevant_messages": [{"seq": 4, "role": "agent", "msg_type": "text",
+                "content": "pushed ghcr.io/alex/coursefolio:v1.2.3", "created_at": "2026-02-13T17:15:00Z"}],
+            "message": "Next: step 2, Push."
+        });
+        let text = task_answer(&result);
+        assert!(
+            text.ends_with("Relevant messages:\n  #4 2026-02-13T17:15:00Z agent: pushed ghcr.io/alex/coursefolio:v1.2.3"),
+            "{text}"
+        );
     }
 
     #[test]
