@@ -39,16 +39,7 @@ async fn a_fifo_is_refused_and_never_hangs_the_daemon() {
 
     // Not there yet, so accepted; then a FIFO appears under that name.
     let later = dir.path().join("later.log");
-    let wait_id = ok(
-        &mut client,
-        "smart_wait",
-        json!({"target": format!("file:{}", later.display()), "wake_when": "'DONE'",
-               "poll_interval": 0.2, "timeout": 600}),
-    )
-    .await["wait_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let wait_id = watch_for_done(&mut client, &later, 600).await;
     mkfifo(&later);
     let mut ended = json!(null);
     wait_until("the wait on the FIFO ends in error", PATIENCE, async || {
@@ -371,16 +362,7 @@ async fn a_wall_clock_that_jumps_moves_no_deadline() {
     ok(&mut client, "task_register", crate::support::deploy_task()).await;
     let log = dir.path().join("build.log");
     std::fs::write(&log, "starting\n").unwrap();
-    let wait_id = ok(
-        &mut client,
-        "smart_wait",
-        json!({"target": format!("file:{}", log.display()), "wake_when": "'DONE'",
-               "poll_interval": 0.2, "timeout": 3600}),
-    )
-    .await["wait_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let wait_id = watch_for_done(&mut client, &log, 3600).await;
 
     std::fs::write(&fake_time, "+1d\n").unwrap();
     wait_until("the jump is noticed", PATIENCE, async || {
@@ -410,4 +392,18 @@ async fn a_wall_clock_that_jumps_moves_no_deadline() {
     })
     .await;
     assert_eq!(ended["status"], "resolved", "{ended}");
+}
+
+/// A wait for `'DONE'` in the file at `path`, looked at every 0.2 s; its id.
+async fn watch_for_done(client: &mut Client, path: &Path, timeout_s: u64) -> String {
+    ok(
+        client,
+        "smart_wait",
+        json!({"target": format!("file:{}", path.display()), "wake_when": "'DONE'",
+               "poll_interval": 0.2, "timeout": timeout_s}),
+    )
+    .await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }

@@ -32,11 +32,16 @@ const BLOCKER_WORDS: &[&str] = &[
 
 /// "step 3, SSH into server"
 pub fn step_label(task: &TaskRecord, step: u32) -> String {
+    format!("step {step}, {}", step_name(task, step))
+}
+
+/// A step's text as one-line texts show it: without the agent's own number, shortened.
+fn step_name(task: &TaskRecord, step: u32) -> String {
     let text = task
         .plan
         .get(step as usize - 1)
         .map_or("", |text| step_text(text));
-    format!("step {step}, {}", shorten(text, STEP_TEXT_IN_SUMMARY))
+    shorten(text, STEP_TEXT_IN_SUMMARY)
 }
 
 /// What to do next, in one sentence.
@@ -75,17 +80,14 @@ pub fn summary(
     if let Some(step) = progress.current {
         parts.push(format!(
             "Currently on step {step} ({}).",
-            shorten(
-                step_text(&task.plan[step as usize - 1]),
-                STEP_TEXT_IN_SUMMARY
-            )
+            step_name(task, step)
         ));
     }
     if !progress.remaining.is_empty() {
         let names: Vec<String> = progress
             .remaining
             .iter()
-            .map(|&s| shorten(step_text(&task.plan[s as usize - 1]), STEP_TEXT_IN_SUMMARY))
+            .map(|&s| step_name(task, s))
             .collect();
         parts.push(format!("Remaining: {}.", names.join(", ")));
     }
@@ -109,10 +111,7 @@ fn completed_part(task: &TaskRecord, progress: &PlanProgress) -> String {
         1 if task.plan.len() == 1 => "The only step is completed.".to_owned(),
         n if n == task.plan.len() => format!("All {n} steps completed."),
         n if n <= NAMED_STEPS_IN_SUMMARY => {
-            let names: Vec<String> = done
-                .iter()
-                .map(|&s| shorten(step_text(&task.plan[s as usize - 1]), STEP_TEXT_IN_SUMMARY))
-                .collect();
+            let names: Vec<String> = done.iter().map(|&s| step_name(task, s)).collect();
             let noun = if n == 1 { "step" } else { "steps" };
             format!(
                 "Completed {noun} {} ({}).",
