@@ -122,7 +122,7 @@ static TOOLS: &[Tool] = &[
         description: "Report progress, change status or plan, or ask where a task stands. Say each step \
             as you finish it (\"Step 2 done — pushed v1.2.3\"); set status completed, failed, cancelled \
             or paused when it applies instead of just saying so. query returns a summary, progress and the \
-            messages that answer it. Needs message, query, status or plan.",
+            messages that answer it, within max_bytes. Needs message, query, status or plan.",
         input_schema: || {
             json!({
                 "type": "object",
@@ -135,7 +135,8 @@ static TOOLS: &[Tool] = &[
                              "description": "Replacement plan; done marks of unchanged steps are kept"},
                     "plan_reason": {"type": "string", "description": "Why the plan changed"},
                     "completed_steps": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Step numbers to mark done"},
-                    "current_step": {"type": "integer", "minimum": 1, "description": "The step you are on"}
+                    "current_step": {"type": "integer", "minimum": 1, "description": "The step you are on"},
+                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Size of the query answer. Default: 4096"}
                 },
                 "required": ["task_id"],
                 "additionalProperties": false
@@ -168,7 +169,9 @@ static TOOLS: &[Tool] = &[
                 "type": "object",
                 "properties": {
                     "status": {"type": "string", "enum": ["active", "paused", "completed", "failed", "cancelled", "all"], "description": "Default: active"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Default: 10"}
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Default: 10"},
+                    "cursor": {"type": "string", "description": "next_cursor of the previous page"},
+                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Default: 16384"}
                 },
                 "additionalProperties": false
             })
@@ -184,7 +187,24 @@ static TOOLS: &[Tool] = &[
                 "properties": {
                     "task_id": {"type": "string", "description": "The task's id"},
                     "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Default: 50"},
-                    "before": {"type": "integer", "minimum": 1, "description": "Only messages with a lower seq"}
+                    "before": {"type": "integer", "minimum": 1, "description": "Only messages with a lower seq"},
+                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Default: 16384"}
+                },
+                "required": ["task_id"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
+        name: "task_get",
+        description: "One task whole: metadata as given (with active_wait_ids, last_wait_state, \
+            last_wait_event_at), every step with its mark, plan revisions, its waits.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "task_id": {"type": "string", "description": "The task's id"},
+                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 1048576, "description": "Default: 65536"}
                 },
                 "required": ["task_id"],
                 "additionalProperties": false
@@ -251,12 +271,15 @@ static TOOLS: &[Tool] = &[
     },
     Tool {
         name: "wait_status",
-        description: "A wait's state, last observation, cost and history; without wait_id, every live wait.",
+        description: "A wait's state, last observation, cost and history; without wait_id, every live wait \
+            (of task_id, if given).",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "wait_id": {"type": "string", "description": "The wait's id"}
+                    "wait_id": {"type": "string", "description": "The wait's id"},
+                    "task_id": {"type": "string", "description": "Only this task's live waits"},
+                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Default: 16384"}
                 },
                 "additionalProperties": false
             })

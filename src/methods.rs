@@ -14,8 +14,9 @@ use storage::Timestamp;
 use crate::catalogue;
 use crate::jsonrpc::{RpcError, codes};
 use crate::params::{
-    SmartWaitParams, TaskListParams, TaskPlanUpdateParams, TaskRegisterParams, TaskThreadParams,
-    TaskUpdateParams, WaitCancelParams, WaitStatusParams, WaitUpdateParams, decode,
+    SmartWaitParams, TaskGetParams, TaskListParams, TaskPlanUpdateParams, TaskRegisterParams,
+    TaskThreadParams, TaskUpdateParams, WaitCancelParams, WaitStatusParams, WaitUpdateParams,
+    decode,
 };
 use crate::params::{TermReadParams, TermSendParams, TermStartParams, TermStopParams};
 use crate::wire;
@@ -60,21 +61,39 @@ impl Methods {
                 Ok(wire::registered(&tree.register_task(request).await?))
             }
             "task_update" => {
-                let (id, request) = decode::<TaskUpdateParams>(method, params)?.validate()?;
-                Ok(wire::updated(&tree.update_task(id, request).await?))
+                let (id, request, max_bytes) =
+                    decode::<TaskUpdateParams>(method, params)?.validate()?;
+                Ok(wire::updated(
+                    &tree.update_task(id, request).await?,
+                    max_bytes,
+                ))
             }
             "task_plan_update" => {
                 let (id, change) = decode::<TaskPlanUpdateParams>(method, params)?.validate()?;
                 Ok(wire::plan_updated(&tree.revise_plan(id, change).await?))
             }
             "task_list" => {
-                let (filter, limit) = decode::<TaskListParams>(method, params)?.validate()?;
-                let listing = tree.list_tasks(filter.clone(), limit).await?;
-                Ok(wire::task_list(&listing, &filter, limit))
+                let request = decode::<TaskListParams>(method, params)?.validate()?;
+                let listing = tree
+                    .list_tasks(request.filter.clone(), request.limit, request.after)
+                    .await?;
+                Ok(wire::task_list(
+                    &listing,
+                    &request.filter,
+                    request.limit,
+                    request.max_bytes,
+                ))
             }
             "task_thread" => {
-                let (id, limit, before) = decode::<TaskThreadParams>(method, params)?.validate()?;
-                Ok(wire::thread(&tree.thread(id, limit, before).await?))
+                let request = decode::<TaskThreadParams>(method, params)?.validate()?;
+                let page = tree
+                    .thread(request.task_id, request.limit, request.before)
+                    .await?;
+                Ok(wire::thread(&page, request.max_bytes))
+            }
+            "task_get" => {
+                let (id, max_bytes) = decode::<TaskGetParams>(method, params)?.validate()?;
+                Ok(wire::task_detail(&tree.task_detail(id).await?, max_bytes))
             }
             "smart_wait" => {
                 let new = decode::<SmartWaitParams>(method, params)?.validate()?;
@@ -101,15 +120,29 @@ impl Methods {
                 let (id, reason) = decode::<WaitCancelParams>(method, params)?.validate()?;
                 Ok(wire::wait_changed(&tree.wait_cancel(id, reason).await?))
             }
-            "wait_status" => match decode::<WaitStatusParams>(method, params)?.validate()? {
-                Some(id) => {
-                    let views = tree.wait_status(Some(id)).await?;
-                    Ok(wire::wait_status(
-                        views.first().expect("a wait's status has the wait"),
-                    ))
+            "wait_status" => {
+                let request = decode::<WaitStatusParams>(method, params)?.validate()?;
+                match request.wait_id {
+                    Some(id) => {
+                        let views = tree.wait_status(Some(id)).await?;
+                        Ok(wire::wait_status(
+                            views.first().expect("a wait's status has the wait"),
+                            request.max_bytes,
+                        ))
+                    }
+                    None => {
+                        let mut views = tree.wait_status(None).await?;
+                        if let Some(task) = &request.task_id {
+                            views.retain(|view| view.record.task_id.as_ref() == Some(task));
+                        }
+                        Ok(wire::wait_list(
+                            &views,
+                            request.task_id.as_ref(),
+                            request.max_bytes,
+                        ))
+                    }
                 }
-                None => Ok(wire::wait_list(&tree.wait_status(None).await?)),
-            },
+            }
             // ---- terminal sessions ----
             "term_start" => {
                 let request = decode::<TermStartParams>(method, params)?.validate()?;

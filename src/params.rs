@@ -21,10 +21,14 @@ use actors::waits::{NewWait, WaitUpdate};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use storage::{Status, StatusFilter, TaskId, WaitId};
+use storage::{ListCursor, Status, StatusFilter, TaskId, WaitId};
 
 use crate::catalogue;
 use crate::jsonrpc::RpcError;
+use crate::wire::tasks::{
+    DEFAULT_QUERY_BYTES, DEFAULT_READ_BYTES, DEFAULT_TASK_GET_BYTES, MAX_ANSWER_BYTES,
+    MAX_TASK_GET_BYTES, MIN_ANSWER_BYTES,
+};
 
 pub const DEFAULT_LIST_LIMIT: usize = 10;
 pub const DEFAULT_THREAD_LIMIT: usize = 50;
@@ -126,6 +130,20 @@ fn non_blank(what: &str, text: &str, max_chars: usize) -> Result<String, CallErr
     bounded_text(what, text, max_chars)
 }
 
+/// A reply's byte budget: `default` when not given, else within [`MIN_ANSWER_BYTES`]..=`max`.
+fn max_bytes(value: Option<u64>, default: usize, max: usize) -> Result<usize, CallError> {
+    match value {
+        None => Ok(default),
+        Some(n) if (MIN_ANSWER_BYTES as u64..=max as u64).contains(&n) => Ok(n as usize),
+        Some(n) => Err(CallError::invalid(
+            format!("max_bytes {n} is out of range"),
+            format!(
+                "max_bytes must be between {MIN_ANSWER_BYTES} and {max}; leave it out for the default ({default})"
+            ),
+        )),
+    }
+}
+
 fn limit(value: Option<u32>, default: usize) -> Result<usize, CallError> {
     match value {
         None => Ok(default),
@@ -218,11 +236,21 @@ pub struct TaskUpdateParams {
     completed_steps: Option<Vec<u32>>,
     #[serde(default)]
     current_step: Option<u32>,
+    #[serde(default)]
+    max_bytes: Option<u64>,
 }
 
 impl TaskUpdateParams {
-    pub fn validate(self) -> Result<(TaskId, UpdateTask), CallError> {
+    /// The task, the update, and the byte budget of the query answer.
+    pub fn validate(self) -> Result<(TaskId, UpdateTask, usize), CallError> {
         let id = task_id(&self.task_id)?;
+        if self.max_bytes.is_some() && self.query.is_none() {
+            return Err(CallError::invalid(
+                "max_bytes was given without query",
+                "max_bytes sizes the answer to a query: pass query with it (\"where am I?\"), or leave max_bytes out",
+            ));
+        }
+        let budget = max_bytes(self.max_bytes, DEFAULT_QUERY_BYTES, MAX_ANSWER_BYTES)?;
         if self.plan_reason.is_some() && self.plan.is_none() {
             return Err(CallError::invalid(
                 "plan_reason was given without plan",
@@ -265,7 +293,7 @@ impl TaskUpdateParams {
                  query (\"where am I?\"), or set status (\"completed\")",
             ));
         }
-        Ok((id, request))
+        Ok((id, request, budget))
     }
 }
 
@@ -300,10 +328,41 @@ pub struct TaskListParams {
     status: Option<String>,
     #[serde(default)]
     limit: Option<u32>,
+    #[serde(default)]
+    cursor: Option<String>,
+    #[serde(default)]
+    max_bytes: Option<u64>,
+}
+
+/// A validated `task_list`.
+pub struct ListRequest {
+    pub filter: StatusFilter,
+    pub limit: usize,
+    pub after: Option<ListCursor>,
+    pub max_bytes: usize,
 }
 
 impl TaskListParams {
-    pub fn validate(self) -> Result<(StatusFilter, usize), CallError> {
+    pub fn validate(self) -> Result<ListRequest, CallError> {
+        let after = match self.cursor.as_deref().map(str::trim) {
+            None => None,
+            Some(text) => Some(ListCursor::parse(text).ok_or_else(|| {
+                CallError::invalid(
+                    format!("cursor '{text}' is not one task_list gave"),
+                    "pass the next_cursor of the previous task_list answer as it was, or leave cursor out for the first page",
+                )
+            })?),
+        };
+        let (filter, limit) = self.filter_and_limit()?;
+        Ok(ListRequest {
+            filter,
+            limit,
+            after,
+            max_bytes: max_bytes(self.max_bytes, DEFAULT_READ_BYTES, MAX_ANSWER_BYTES)?,
+        })
+    }
+
+    fn filter_and_limit(&self) -> Result<(StatusFilter, usize), CallError> {
         let filter = match self.status.as_deref().map(str::trim) {
             None => StatusFilter::Only(Status::Active),
             Some(text) if text.eq_ignore_ascii_case("all") => StatusFilter::All,
@@ -326,14 +385,42 @@ pub struct TaskThreadParams {
     limit: Option<u32>,
     #[serde(default)]
     before: Option<u64>,
+    #[serde(default)]
+    max_bytes: Option<u64>,
+}
+
+/// A validated `task_thread`.
+pub struct ThreadRequest {
+    pub task_id: TaskId,
+    pub limit: usize,
+    pub before: Option<u64>,
+    pub max_bytes: usize,
 }
 
 impl TaskThreadParams {
-    pub fn validate(self) -> Result<(TaskId, usize, Option<u64>), CallError> {
+    pub fn validate(self) -> Result<ThreadRequest, CallError> {
+        Ok(ThreadRequest {
+            task_id: task_id(&self.task_id)?,
+            limit: limit(self.limit, DEFAULT_THREAD_LIMIT)?,
+            before: self.before,
+            max_bytes: max_bytes(self.max_bytes, DEFAULT_READ_BYTES, MAX_ANSWER_BYTES)?,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskGetParams {
+    task_id: String,
+    #[serde(default)]
+    max_bytes: Option<u64>,
+}
+
+impl TaskGetParams {
+    pub fn validate(self) -> Result<(TaskId, usize), CallError> {
         Ok((
             task_id(&self.task_id)?,
-            limit(self.limit, DEFAULT_THREAD_LIMIT)?,
-            self.before,
+            max_bytes(self.max_bytes, DEFAULT_TASK_GET_BYTES, MAX_TASK_GET_BYTES)?,
         ))
     }
 }
@@ -469,11 +556,32 @@ impl WaitCancelParams {
 pub struct WaitStatusParams {
     #[serde(default)]
     wait_id: Option<String>,
+    #[serde(default)]
+    task_id: Option<String>,
+    #[serde(default)]
+    max_bytes: Option<u64>,
+}
+
+/// A validated `wait_status`: one wait, or the live waits (of one task).
+pub struct WaitStatusRequest {
+    pub wait_id: Option<WaitId>,
+    pub task_id: Option<TaskId>,
+    pub max_bytes: usize,
 }
 
 impl WaitStatusParams {
-    pub fn validate(self) -> Result<Option<WaitId>, CallError> {
-        self.wait_id.as_deref().map(wait_id).transpose()
+    pub fn validate(self) -> Result<WaitStatusRequest, CallError> {
+        if self.wait_id.is_some() && self.task_id.is_some() {
+            return Err(CallError::invalid(
+                "wait_status takes wait_id or task_id, not both",
+                "pass wait_id for one wait, task_id for the live waits of one task, or neither for every live wait",
+            ));
+        }
+        Ok(WaitStatusRequest {
+            wait_id: self.wait_id.as_deref().map(wait_id).transpose()?,
+            task_id: self.task_id.as_deref().map(task_id).transpose()?,
+            max_bytes: max_bytes(self.max_bytes, DEFAULT_READ_BYTES, MAX_ANSWER_BYTES)?,
+        })
     }
 }
 
@@ -690,17 +798,47 @@ mod tests {
                 .ok()
                 .unwrap()
                 .validate()
+                .map(|request| {
+                    (
+                        request.filter,
+                        request.limit,
+                        request.after,
+                        request.max_bytes,
+                    )
+                })
         };
         assert_eq!(
             list(json!({})).unwrap(),
-            (StatusFilter::Only(Status::Active), 10)
+            (
+                StatusFilter::Only(Status::Active),
+                10,
+                None,
+                DEFAULT_READ_BYTES
+            )
         );
+        let cursor = ListCursor {
+            updated_at_ms: 1_771_000_000_123,
+            task_id: "t-7k2m9q".into(),
+        };
         assert_eq!(
-            list(json!({"status": "all", "limit": 1000})).unwrap(),
-            (StatusFilter::All, 1000)
+            list(json!({"status": "all", "limit": 1000, "cursor": cursor.encode(), "max_bytes": 65536}))
+                .unwrap(),
+            (StatusFilter::All, 1000, Some(cursor), 65536)
         );
         assert!(list(json!({"limit": 1001})).is_err());
         assert!(list(json!({"limit": 0})).is_err());
+        assert!(
+            list(json!({"max_bytes": 1000}))
+                .unwrap_err()
+                .hint
+                .contains("between 1024")
+        );
+        assert!(
+            list(json!({"cursor": "page 2"}))
+                .unwrap_err()
+                .hint
+                .contains("next_cursor")
+        );
         assert!(
             list(json!({"status": "finished"}))
                 .unwrap_err()

@@ -15,6 +15,7 @@
 //! [`Tree`]. This crate owns no sockets, reads no config files or environment variables, and
 //! knows nothing of JSON-RPC.
 
+pub mod budget;
 pub mod clock;
 pub mod directory;
 pub mod error;

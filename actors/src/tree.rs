@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorRef, RpcReplyPort};
-use storage::{EventRecord, StatusFilter, Store, StoreStats, TaskId, TaskRecord, WaitId};
+use storage::{
+    EventRecord, ListCursor, StatusFilter, Store, StoreStats, TaskId, TaskRecord, WaitId,
+};
 use tokio::sync::broadcast;
 
 use crate::clock::{Clock, ClockMsg, TICK_ACTIONS_TIMEOUT};
@@ -24,7 +26,8 @@ use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
 use crate::tasks::actor::not_found;
 use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::types::{
-    PlanChange, PlanUpdated, RegisterTask, TaskListing, TaskUpdated, ThreadPage, UpdateTask,
+    PlanChange, PlanUpdated, RegisterTask, TaskDetail, TaskListing, TaskUpdated, ThreadPage,
+    UpdateTask,
 };
 use crate::tasks::{SCAN_TIMEOUT, ScanReport, TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
 use crate::terminals::session::TerminalLimits;
@@ -312,19 +315,41 @@ impl Tree {
         from_call("task actor", TASK_CALL_TIMEOUT, outcome)
     }
 
+    /// Up to `limit` tasks of the filter's statuses, most recently updated first, from
+    /// where the page `after` stopped.
     pub async fn list_tasks(
         &self,
         filter: StatusFilter,
         limit: usize,
+        after: Option<ListCursor>,
     ) -> Result<TaskListing, CallError> {
         let page = registry::read(&self.directory.registry()?, move |store: &Store| {
-            store.list_tasks(&filter, limit)
+            store.list_tasks_after(&filter, limit, after.as_ref())
         })
         .await?;
         Ok(TaskListing {
             tasks: page.tasks,
             more: page.more,
         })
+    }
+
+    /// One task whole: its record, its plan revisions and the waits it launched.
+    pub async fn task_detail(&self, id: TaskId) -> Result<TaskDetail, CallError> {
+        let lookup = id.clone();
+        let found = registry::read(&self.directory.registry()?, move |store: &Store| {
+            let Some(task) = store.task(&lookup)? else {
+                return Ok(None);
+            };
+            let revisions = store.plan_revisions(&lookup)?;
+            let waits = store.waits_of_task(&lookup)?;
+            Ok(Some(TaskDetail {
+                task,
+                revisions,
+                waits,
+            }))
+        })
+        .await?;
+        found.ok_or_else(|| not_found(&id))
     }
 
     /// Up to `limit` messages before seq `before` (newest when `None`), oldest first.

@@ -20,6 +20,7 @@ use crate::daemon::{self, DaemonOptions};
 use crate::export::{self, FunctionCall, ToolFormat};
 use crate::jsonrpc::{RpcError, codes};
 use crate::systemd::{ServiceManager, activation};
+use crate::wire::tasks::{MAX_ANSWER_BYTES, MAX_TASK_GET_BYTES};
 use crate::{catalogue, environment, hooks, logging, mcp, paths};
 
 /// Exit code when the daemon answered with an error.
@@ -192,7 +193,7 @@ enum TaskCommand {
         #[arg(long, requires = "plan")]
         reason: Option<String>,
     },
-    /// Show a task's plan as a checklist with its progress
+    /// Show a task whole: its plan as a checklist, metadata, plan revisions and waits
     Show { task_id: String },
     /// List tasks, most recently updated first
     List {
@@ -201,6 +202,9 @@ enum TaskCommand {
         status: Option<String>,
         #[arg(long)]
         limit: Option<u32>,
+        /// Start after the previous page (its next_cursor)
+        #[arg(long)]
+        cursor: Option<String>,
     },
     /// Print a task's message thread
     Thread {
@@ -445,12 +449,20 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             ("task_update".into(), Value::Object(params), renderer)
         }
         Command::Task(TaskCommand::Show { task_id }) => (
-            "task_update".into(),
-            json!({"task_id": task_id, "query": "where am I on this task?"}),
+            "task_get".into(),
+            json!({"task_id": task_id, "max_bytes": MAX_TASK_GET_BYTES}),
             render::task_show,
         ),
-        Command::Task(TaskCommand::List { status, limit }) => {
-            let mut params = json!({});
+        Command::Task(TaskCommand::List {
+            status,
+            limit,
+            cursor,
+        }) => {
+            // A person at a terminal reads more than an agent's context holds.
+            let mut params = json!({"max_bytes": MAX_ANSWER_BYTES});
+            if let Some(cursor) = cursor {
+                params["cursor"] = json!(cursor);
+            }
             if let Some(status) = status {
                 params["status"] = json!(status);
             }
@@ -464,7 +476,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             limit,
             before,
         }) => {
-            let mut params = json!({"task_id": task_id});
+            let mut params = json!({"task_id": task_id, "max_bytes": MAX_ANSWER_BYTES});
             if let Some(limit) = limit {
                 params["limit"] = json!(limit);
             }

@@ -25,36 +25,46 @@ pub fn progress_bar(pct: u64) -> String {
     )
 }
 
-/// The plan as a checklist: ✓ done, ▶ current, ○ to do.
-pub fn checklist(plan: &Value, progress: &Value) -> String {
+/// The plan as a checklist: ✓ done, ▶ current, ○ to do. `plan` is either the stored step
+/// texts (a registration) or step entries (`{"step", "text", "status"}`, from a query or
+/// `task_get`); `not_shown` is a windowed answer's `plan_not_shown`.
+pub fn checklist(plan: &Value, progress: &Value, not_shown: &Value) -> String {
     let done = numbers(&progress["completed"]);
     let current = progress["current"].as_u64();
     let steps = plan.as_array().cloned().unwrap_or_default();
-    steps
-        .iter()
-        .enumerate()
-        .map(|(index, step)| {
-            let number = index as u64 + 1;
-            let mark = if done.contains(&number) {
-                "✓"
-            } else if Some(number) == current {
-                "▶"
-            } else {
-                "○"
-            };
-            let text = step.as_str().map_or("", actors::tasks::plan::step_text);
-            format!("  {mark} {number}. {text}")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut lines = Vec::new();
+    if let Some(ranges) = not_shown["done"].as_str().filter(|r| !r.is_empty()) {
+        lines.push(format!("  ✓ steps {ranges} done"));
+    }
+    for (index, step) in steps.iter().enumerate() {
+        let (number, text) = match step {
+            Value::String(text) => (index as u64 + 1, text.as_str()),
+            entry => (entry["step"].as_u64().unwrap_or(0), text(entry, "text")),
+        };
+        let mark = if done.contains(&number) {
+            "✓"
+        } else if Some(number) == current {
+            "▶"
+        } else {
+            "○"
+        };
+        let text = actors::tasks::plan::step_text(text);
+        lines.push(format!("  {mark} {number}. {text}"));
+    }
+    if let Some(ranges) = not_shown["todo"].as_str().filter(|r| !r.is_empty()) {
+        lines.push(format!("  ○ steps {ranges} not shown"));
+    }
+    lines.join("\n")
 }
 
-/// `lookout task show`: name, bar, checklist, summary and what is next (from a query result).
-pub fn task_show(result: &Value) -> String {
+/// The heading, bar and checklist of a task result (a query answer or `task_get`).
+fn task_heading(result: &Value) -> Vec<String> {
     let progress = &result["plan_progress"];
-    let plan_len = result["plan"].as_array().map_or(0, Vec::len);
     let done = numbers(&progress["completed"]).len();
-    let mut lines = vec![
+    let plan_len = done
+        + progress["current"].as_u64().map_or(0, |_| 1)
+        + numbers(&progress["remaining"]).len();
+    vec![
         format!(
             "{}  ({}, {})",
             text(result, "name"),
@@ -66,19 +76,57 @@ pub fn task_show(result: &Value) -> String {
             progress_bar(progress["pct"].as_u64().unwrap_or(0)),
             if plan_len == 1 { "" } else { "s" }
         ),
-        checklist(&result["plan"], progress),
+        checklist(&result["plan"], progress, &result["plan_not_shown"]),
         format!("Last update: {}", text(result, "last_update")),
-        text(result, "summary").to_owned(),
-        text(result, "message").to_owned(),
-    ];
+    ]
+}
+
+/// `lookout task show`: a task whole (from `task_get`): heading, checklist, what it was
+/// registered with, its plan revisions and its waits.
+pub fn task_show(result: &Value) -> String {
+    let mut lines = task_heading(result);
+    let linkage = ["active_wait_ids", "last_wait_state", "last_wait_event_at"];
+    if let Some(metadata) = result["metadata"].as_object() {
+        let given: serde_json::Map<String, Value> = metadata
+            .iter()
+            .filter(|(key, _)| !linkage.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        if !given.is_empty() {
+            lines.push(format!("Metadata: {}", Value::Object(given)));
+        }
+    }
+    for revision in result["plan_revisions"].as_array().into_iter().flatten() {
+        lines.push(format!(
+            "Plan revision {} ({}, {}): {}",
+            revision["revision"],
+            text(revision, "at"),
+            text(revision, "author"),
+            text(revision, "reason")
+        ));
+    }
+    for wait in result["waits"].as_array().into_iter().flatten() {
+        lines.push(format!(
+            "Wait {} {}: {} — {}",
+            text(wait, "wait_id"),
+            text(wait, "status"),
+            text(wait, "target"),
+            text(wait, "wake_when")
+        ));
+    }
+    lines.push(text(result, "message").to_owned());
     lines.retain(|line| !line.is_empty());
     lines.join("\n")
 }
 
-/// `lookout task update --query`: what `task show` prints, then the messages that answer
+/// `lookout task update --query`: the heading and summary, then the messages that answer
 /// the question (each with its seq, for `lookout task thread --before`).
 pub fn task_answer(result: &Value) -> String {
-    let mut text = task_show(result);
+    let mut lines = task_heading(result);
+    lines.push(text(result, "summary").to_owned());
+    lines.push(text(result, "message").to_owned());
+    lines.retain(|line| !line.is_empty());
+    let mut text = lines.join("\n");
     let relevant = result["relevant_messages"]
         .as_array()
         .map(Vec::as_slice)
@@ -104,7 +152,7 @@ pub fn task_registered(result: &Value) -> String {
         "Registered {}: {}\n{}\n{}",
         text(result, "task_id"),
         text(result, "name"),
-        checklist(&result["plan"], &progress),
+        checklist(&result["plan"], &progress, &Value::Null),
         text(result, "message")
     )
 }
@@ -127,6 +175,9 @@ pub fn task_list(result: &Value) -> String {
         })
         .collect();
     lines.push(text(result, "message").to_owned());
+    if let Some(cursor) = result["next_cursor"].as_str() {
+        lines.push(format!("Next page: lookout task list --cursor {cursor}"));
+    }
     lines.join("\n")
 }
 
@@ -254,12 +305,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn show_renders_a_checklist_and_a_bar() {
+    fn show_renders_a_checklist_a_bar_and_what_was_stored() {
+        let step =
+            |n: u32, text: &str, status: &str| json!({"step": n, "text": text, "status": status});
         let result = json!({
             "task_id": "t-7k2m9q", "name": "Deploy", "status": "active",
-            "plan": ["Build", "Push", "SSH", "Run", "Verify"],
+            "plan": [step(1, "Build", "done"), step(2, "Push", "done"), step(3, "SSH", "current"),
+                     step(4, "Run", "todo"), step(5, "Verify", "todo")],
             "plan_progress": {"completed": [1, 2], "current": 3, "remaining": [4, 5], "pct": 40},
-            "last_update": "2026-02-13T17:15:00Z", "summary": "Completed steps 1-2.", "message": "Next: step 3, SSH."
+            "metadata": {"repo": "coursefolio", "active_wait_ids": [], "last_wait_state": null},
+            "plan_revisions": [{"revision": 1, "at": "2026-02-13T17:10:00Z", "author": "agent", "reason": "needs SSH"}],
+            "waits": [{"wait_id": "w-4hx8", "status": "watching", "target": "pty:s-1", "wake_when": "\"DONE\""}],
+            "last_update": "2026-02-13T17:15:00Z", "message": "Task t-7k2m9q is active."
         });
         let text = task_show(&result);
         assert!(
@@ -270,7 +327,19 @@ mod tests {
             text.contains("  ✓ 2. Push\n  ▶ 3. SSH\n  ○ 4. Run"),
             "{text}"
         );
-        assert!(text.ends_with("Next: step 3, SSH."), "{text}");
+        assert!(
+            text.contains("Metadata: {\"repo\":\"coursefolio\"}\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Plan revision 1 (2026-02-13T17:10:00Z, agent): needs SSH"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Wait w-4hx8 watching: pty:s-1 — \"DONE\""),
+            "{text}"
+        );
+        assert!(text.ends_with("Task t-7k2m9q is active."), "{text}");
     }
 
     #[test]
@@ -278,21 +347,29 @@ mod tests {
         let text = checklist(
             &json!(["1. Build", "2) Push", "Step 3: Verify"]),
             &json!({"completed": [1], "current": 2}),
+            &Value::Null,
         );
         assert_eq!(text, "  ✓ 1. Build\n  ▶ 2. Push\n  ○ 3. Verify");
     }
 
     #[test]
-    fn a_query_prints_the_messages_that_answer_it() {
+    fn a_query_prints_its_window_and_the_messages_that_answer_it() {
         let result = json!({
             "task_id": "t-7k2m9q", "name": "Deploy", "status": "active",
-            "plan": ["Build", "Push"],
-            "plan_progress": {"completed": [1], "current": 2, "remaining": [], "pct": 50},
+            "plan": [{"step": 41, "text": "Push", "status": "current"}],
+            "plan_not_shown": {"done": "1-40", "todo": "42-100"},
+            "plan_progress": {"completed": (1..=40).collect::<Vec<u32>>(), "current": 41,
+                              "remaining": (42..=100).collect::<Vec<u32>>(), "pct": 40},
             "relevant_messages": [{"seq": 4, "role": "agent", "msg_type": "text",
                 "content": "pushed ghcr.io/alex/coursefolio:v1.2.3", "created_at": "2026-02-13T17:15:00Z"}],
-            "message": "Next: step 2, Push."
+            "message": "Next: step 41, Push."
         });
         let text = task_answer(&result);
+        assert!(text.contains("40 of 100 steps done"), "{text}");
+        assert!(
+            text.contains("  ✓ steps 1-40 done\n  ▶ 41. Push\n  ○ steps 42-100 not shown"),
+            "{text}"
+        );
         assert!(
             text.ends_with("Relevant messages:\n  #4 2026-02-13T17:15:00Z agent: pushed ghcr.io/alex/coursefolio:v1.2.3"),
             "{text}"

@@ -476,21 +476,26 @@ async fn handle_entry(
         Err(error) => jsonrpc::error_response(&id, &error),
     }
     .to_string();
+    Some(within_reply_budget(reply, &id, &request.method))
+}
+
+/// `reply`, or an error saying to ask for less when it is over [`MAX_REPLY_BYTES`]. Every
+/// answer that grows with the data fits a smaller budget of its own (`max_bytes`); this is
+/// the backstop for any that does not.
+fn within_reply_budget(reply: String, id: &Value, method: &str) -> String {
     if reply.len() <= MAX_REPLY_BYTES {
-        return Some(reply);
+        return reply;
     }
     let error = RpcError::new(
         codes::TOO_LARGE,
         format!(
-            "the reply to {} would be {} bytes, over the budget of {MAX_REPLY_BYTES} bytes for \
-             one reply",
-            request.method,
+            "the reply to {method} would be {} bytes, over the budget of {MAX_REPLY_BYTES} bytes \
+             for one reply",
             reply.len()
         ),
-        "ask for less at once: a smaller limit, and page back with before (task_thread) or \
-         by status (task_list)",
+        "ask for less at once: a smaller limit or max_bytes, and page back (before, cursor)",
     );
-    Some(jsonrpc::error_response(&id, &error).to_string())
+    jsonrpc::error_response(id, &error).to_string()
 }
 
 /// Resolves once shutdown is requested (or the daemon that could request it is gone).
@@ -507,6 +512,30 @@ fn to_line(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_over_its_budget_becomes_an_error_saying_to_ask_for_less() {
+        let id = json!(7);
+        let small = jsonrpc::success_response(&id, json!({"ok": true})).to_string();
+        assert_eq!(within_reply_budget(small.clone(), &id, "task_get"), small);
+        let huge = jsonrpc::success_response(&id, json!("x".repeat(MAX_REPLY_BYTES))).to_string();
+        let refused: Value =
+            serde_json::from_str(&within_reply_budget(huge, &id, "task_get")).unwrap();
+        assert_eq!(refused["id"], 7);
+        assert_eq!(refused["error"]["code"], codes::TOO_LARGE);
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("task_get")
+        );
+        assert!(
+            refused["error"]["data"]["hint"]
+                .as_str()
+                .unwrap()
+                .contains("max_bytes")
+        );
+    }
 
     #[tokio::test]
     async fn accept_errors_are_logged_once_per_quiet_period() {

@@ -24,8 +24,8 @@ pub use model::{
 };
 pub use schema::{Counter, SCHEMA_VERSION};
 pub use store::{
-    DEFAULT_CACHE_BYTES, Mutation, OpenOptions, StatusFilter, Store, StoreStats, TaskPage,
-    WriteBatch,
+    DEFAULT_CACHE_BYTES, ListCursor, Mutation, OpenOptions, StatusFilter, Store, StoreStats,
+    TaskPage, WriteBatch,
 };
 
 #[cfg(test)]

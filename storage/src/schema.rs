@@ -34,11 +34,15 @@ pub(crate) const EVENTS_PENDING: TableDefinition<u64, ()> = TableDefinition::new
 pub(crate) const WAITS: TableDefinition<&str, &[u8]> = TableDefinition::new("waits");
 /// Ids of the waits still watching: what a restarted daemon resumes. Since schema version 3.
 pub(crate) const WAITS_LIVE: TableDefinition<&str, ()> = TableDefinition::new("waits_live");
+/// (task id, wait id) → (): the waits each task launched, live or ended, so reading one task
+/// whole does not walk every wait. Since schema version 5.
+pub(crate) const WAITS_BY_TASK: TableDefinition<(&str, &str), ()> =
+    TableDefinition::new("waits_by_task");
 
 pub(crate) const SCHEMA_VERSION_KEY: &str = "schema_version";
 
 /// The version this build writes. Bump it together with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: u64 = 4;
+pub const SCHEMA_VERSION: u64 = 5;
 
 /// The meta key counting the tasks of `status`, kept in the transaction that changes a
 /// task's status so `daemon.status` reads five numbers instead of walking the status
@@ -107,7 +111,25 @@ const MIGRATIONS: &[Migration] = &[
         to_version: 4,
         run: count_tasks_by_status,
     },
+    Migration {
+        to_version: 5,
+        run: index_waits_by_task,
+    },
 ];
+
+/// Version 5: the waits of each task, indexed from the waits already stored.
+fn index_waits_by_task(txn: &WriteTransaction) -> Result<(), StorageError> {
+    let waits = txn.open_table(WAITS)?;
+    let mut by_task = txn.open_table(WAITS_BY_TASK)?;
+    for entry in waits.iter()? {
+        let (key, value) = entry?;
+        let wait = crate::store::decode_wait(key.value(), value.value())?;
+        if let Some(task_id) = &wait.task_id {
+            by_task.insert((task_id.as_str(), wait.id.as_str()), ())?;
+        }
+    }
+    Ok(())
+}
 
 /// Version 4: the per-status task counts, counted once from the status index.
 fn count_tasks_by_status(txn: &WriteTransaction) -> Result<(), StorageError> {

@@ -21,7 +21,7 @@ use crate::model::{
 use crate::private;
 use crate::schema::{
     self, Counter, EVENTS, EVENTS_PENDING, MESSAGES, META, PLAN_REVISIONS, SCHEMA_VERSION_KEY,
-    STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS, WAITS, WAITS_LIVE, status_count_key,
+    STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS, WAITS, WAITS_BY_TASK, WAITS_LIVE, status_count_key,
     walk_status_index,
 };
 
@@ -91,6 +91,36 @@ pub struct TaskPage {
     pub tasks: Vec<TaskRecord>,
     /// More tasks matched than the limit allowed.
     pub more: bool,
+}
+
+/// Where a page of [`Store::list_tasks_after`] stopped: the last task it listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListCursor {
+    pub updated_at_ms: u64,
+    pub task_id: String,
+}
+
+impl ListCursor {
+    pub fn after(task: &TaskRecord) -> Self {
+        Self {
+            updated_at_ms: task.updated_at.as_millis(),
+            task_id: task.id.as_str().to_owned(),
+        }
+    }
+
+    /// `"1771000000123.t-7k2m9q"`: opaque to clients, read back by [`ListCursor::parse`].
+    pub fn encode(&self) -> String {
+        format!("{}.{}", self.updated_at_ms, self.task_id)
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        let (millis, id) = text.split_once('.')?;
+        Some(Self {
+            updated_at_ms: millis.parse().ok()?,
+            task_id: id.to_owned(),
+        })
+        .filter(|cursor| !cursor.task_id.is_empty())
+    }
 }
 
 /// Counts for `daemon.status`.
@@ -326,6 +356,7 @@ impl Store {
                 let mut pending = txn.open_table(EVENTS_PENDING)?;
                 let mut waits = txn.open_table(WAITS)?;
                 let mut live_waits = txn.open_table(WAITS_LIVE)?;
+                let mut waits_by_task = txn.open_table(WAITS_BY_TASK)?;
                 // Tasks gained (or lost) by each status, in `Status::ALL` order.
                 let mut status_deltas = [0i64; Status::ALL.len()];
                 for mutation in batches.iter().flat_map(|batch| &batch.mutations) {
@@ -398,6 +429,9 @@ impl Store {
                                 live_waits.insert(id, ())?;
                             } else {
                                 live_waits.remove(id)?;
+                            }
+                            if let Some(task_id) = &wait.task_id {
+                                waits_by_task.insert((task_id.as_str(), id), ())?;
                             }
                         }
                     }
@@ -475,13 +509,29 @@ impl Store {
         filter: &StatusFilter,
         limit: usize,
     ) -> Result<TaskPage, StorageError> {
+        self.list_tasks_after(filter, limit, None)
+    }
+
+    /// [`Store::list_tasks`] from where an earlier page stopped: only tasks listed after
+    /// `after` (updated earlier, or at the same millisecond with a lower id).
+    pub fn list_tasks_after(
+        &self,
+        filter: &StatusFilter,
+        limit: usize,
+        after: Option<&ListCursor>,
+    ) -> Result<TaskPage, StorageError> {
         self.with_db(|db| {
             let txn = db.begin_read()?;
             let index = txn.open_table(TASKS_BY_STATUS)?;
             let mut candidates: Vec<(u64, String)> = Vec::new();
             for status in filter.statuses() {
                 let code = status.index_code();
-                let range = index.range((code, 0, "")..(code + 1, 0, ""))?;
+                let range = match after {
+                    Some(cursor) => index.range(
+                        (code, 0, "")..(code, cursor.updated_at_ms, cursor.task_id.as_str()),
+                    )?,
+                    None => index.range((code, 0, "")..(code + 1, 0, ""))?,
+                };
                 for entry in range.rev().take(limit.saturating_add(1)) {
                     let (key, ()) = entry.map(|(k, v)| (k, v.value()))?;
                     let (_, updated_at, id) = key.value();
@@ -553,6 +603,27 @@ impl Store {
                 let (key, _) = entry?;
                 if let Some(guard) = waits.get(key.value())? {
                     found.push(decode_wait(key.value(), guard.value())?);
+                }
+            }
+            Ok(found)
+        })
+    }
+
+    /// The waits `task` launched, live or ended, oldest id first.
+    pub fn waits_of_task(&self, task: &TaskId) -> Result<Vec<WaitRecord>, StorageError> {
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let index = txn.open_table(WAITS_BY_TASK)?;
+            let waits = txn.open_table(WAITS)?;
+            let mut found = Vec::new();
+            for entry in index.range((task.as_str(), "")..)? {
+                let (key, ()) = entry.map(|(k, v)| (k, v.value()))?;
+                let (owner, wait_id) = key.value();
+                if owner != task.as_str() {
+                    break;
+                }
+                if let Some(guard) = waits.get(wait_id)? {
+                    found.push(decode_wait(wait_id, guard.value())?);
                 }
             }
             Ok(found)
@@ -722,7 +793,7 @@ fn decode_event(seq: u64, bytes: &[u8]) -> Result<EventRecord, StorageError> {
         .map_err(|error| corrupt::<EventRecord>(format!("e-{seq:06}"), &error))
 }
 
-fn decode_wait(id: &str, bytes: &[u8]) -> Result<WaitRecord, StorageError> {
+pub(crate) fn decode_wait(id: &str, bytes: &[u8]) -> Result<WaitRecord, StorageError> {
     WaitRecord::decode(bytes).map_err(|error| corrupt::<WaitRecord>(id.to_owned(), &error))
 }
 

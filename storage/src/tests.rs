@@ -161,6 +161,18 @@ fn status_index_follows_every_put() {
         [a.id, c.id]
     );
     assert!(all.more);
+    // The next page starts after the last task listed, across statuses, and ends the list.
+    let cursor = ListCursor::after(all.tasks.last().unwrap());
+    assert_eq!(ListCursor::parse(&cursor.encode()), Some(cursor.clone()));
+    let rest = store
+        .list_tasks_after(&StatusFilter::All, 2, Some(&cursor))
+        .unwrap();
+    assert_eq!(
+        rest.tasks.iter().map(|t| &t.id).collect::<Vec<_>>(),
+        [&b.id]
+    );
+    assert!(!rest.more);
+    assert_eq!(ListCursor::parse("t-abc"), None);
 
     let idle = store
         .stuck_candidates(Timestamp::from_secs(250), |_, _| true)
@@ -386,7 +398,12 @@ fn assert_holds(store: &Store, expected: &WriteBatch) {
                 assert_eq!(store.events(&[event.seq]).unwrap(), vec![event.clone()])
             }
             Mutation::PutWait(wait) => {
-                assert_eq!(store.wait(&wait.id).unwrap().as_ref(), Some(wait))
+                assert_eq!(store.wait(&wait.id).unwrap().as_ref(), Some(wait));
+                if let Some(task_id) = &wait.task_id {
+                    let of_task = store.waits_of_task(task_id).unwrap();
+                    assert!(of_task.contains(wait), "{task_id:?} lists {:?}", wait.id);
+                    assert!(of_task.iter().all(|w| w.task_id.as_ref() == Some(task_id)));
+                }
             }
         }
     }
@@ -680,24 +697,39 @@ fn fixture_from_schema_version_3_opens_and_decodes() {
 }
 
 /// The file schema version 4 wrote: the records of version 3 with the per-status counts.
-/// `LOOKOUT_WRITE_FIXTURE=4 cargo test -p storage fixture` rewrites it (only ever for the
-/// current version; older fixtures stay as they were made).
 #[test]
 fn fixture_from_schema_version_4_opens_and_decodes() {
+    let (_dir, store) = open_fixture_copy(4);
+    assert_holds(&store, &fixture_v3_batch());
+    let tasks: u64 = store
+        .stats()
+        .unwrap()
+        .tasks_by_status
+        .iter()
+        .map(|(_, count)| count)
+        .sum();
+    assert!(tasks > 0, "the fixture has tasks to count");
+}
+
+/// The file schema version 5 wrote: the records of version 3 with the waits indexed by task.
+/// `LOOKOUT_WRITE_FIXTURE=5 cargo test -p storage fixture` rewrites it (only ever for the
+/// current version; older fixtures stay as they were made).
+#[test]
+fn fixture_from_schema_version_5_opens_and_decodes() {
     #[allow(clippy::disallowed_methods)] // a developer's switch, read by this test only
-    let rewrite = std::env::var("LOOKOUT_WRITE_FIXTURE").as_deref() == Ok("4");
+    let rewrite = std::env::var("LOOKOUT_WRITE_FIXTURE").as_deref() == Ok("5");
     if rewrite {
         assert_eq!(
-            SCHEMA_VERSION, 4,
+            SCHEMA_VERSION, 5,
             "write a fixture only for the current schema version"
         );
-        let _ = std::fs::remove_file(fixture(4));
-        let store = Store::open(&fixture(4)).unwrap();
+        let _ = std::fs::remove_file(fixture(5));
+        let store = Store::open(&fixture(5)).unwrap();
         store.apply(&[fixture_v3_batch()]).unwrap();
         drop(store);
-        redb::Database::open(fixture(4)).unwrap().compact().unwrap();
+        redb::Database::open(fixture(5)).unwrap().compact().unwrap();
     }
-    let (_dir, store) = open_fixture_copy(4);
+    let (_dir, store) = open_fixture_copy(5);
     assert_holds(&store, &fixture_v3_batch());
     let tasks: u64 = store
         .stats()

@@ -5,6 +5,7 @@
 // polls with the wall clock; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+mod budgets;
 mod channel;
 mod cli;
 mod function_tools;
@@ -13,6 +14,7 @@ mod gateway_live;
 mod hardening;
 #[cfg(feature = "harness")]
 mod harness;
+mod hints;
 mod hooks;
 mod limits;
 mod mcp;

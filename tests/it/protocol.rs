@@ -282,6 +282,7 @@ async fn tools_list_and_daemon_status_describe_the_daemon() {
             "task_plan_update",
             "task_list",
             "task_thread",
+            "task_get",
             "smart_wait",
             "wait_update",
             "wait_cancel",

@@ -311,15 +311,14 @@ async fn build_report(
         .filter(|(_, message)| message.msg_type != MsgType::Stuck)
         .map(|(seq, message)| (*seq, message.content.as_str()))
         .collect();
-    let chosen = most_relevant(query, &searchable, QUERY_RELEVANT_MESSAGES);
-    let relevant_messages = thread
-        .iter()
-        .filter(|(seq, _)| chosen.contains(seq))
-        .cloned()
+    let relevant_messages = most_relevant(query, &searchable, QUERY_RELEVANT_MESSAGES)
+        .into_iter()
+        .filter_map(|seq| thread.iter().find(|(found, _)| *found == seq).cloned())
         .collect();
     let recent = &thread[thread.len().saturating_sub(SUMMARY_LOOKBACK)..];
     let progress = progress_of(record);
     Ok(TaskReport {
+        query: query.to_owned(),
         summary: report::summary(record, &progress, recent),
         next: report::next_line(record, &progress),
         relevant_messages,

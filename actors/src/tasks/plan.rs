@@ -80,6 +80,44 @@ impl PlanProgress {
     }
 }
 
+/// Which steps a budgeted answer shows: a run of `shown` steps from the step in hand on, and
+/// the numbers of the rest, split into done and open, so nothing is hidden without a word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanWindow {
+    pub shown: std::ops::RangeInclusive<u32>,
+    pub hidden_done: Vec<u32>,
+    pub hidden_open: Vec<u32>,
+}
+
+impl PlanWindow {
+    /// Up to `size` steps starting at the current one (or ending at the last step when all
+    /// are done, or when the window would run past the end).
+    pub fn new(plan_len: usize, progress: &PlanProgress, size: usize) -> Self {
+        let plan_len = plan_len as u32;
+        let size = (size as u32).clamp(1, plan_len.max(1));
+        let anchor = progress.current.unwrap_or(plan_len).max(1);
+        let start = anchor.min(plan_len.saturating_sub(size) + 1).max(1);
+        let shown = start..=(start + size - 1).min(plan_len);
+        let (mut hidden_done, mut hidden_open) = (Vec::new(), Vec::new());
+        for step in (1..=plan_len).filter(|step| !shown.contains(step)) {
+            if progress.completed.binary_search(&step).is_ok() {
+                hidden_done.push(step);
+            } else {
+                hidden_open.push(step);
+            }
+        }
+        Self {
+            shown,
+            hidden_done,
+            hidden_open,
+        }
+    }
+
+    pub fn is_whole(&self) -> bool {
+        self.hidden_done.is_empty() && self.hidden_open.is_empty()
+    }
+}
+
 /// Completion carried over to a revised plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Remapped {
@@ -262,5 +300,31 @@ mod tests {
         assert_eq!(step_ranges(&[1, 2, 3, 5, 7, 8]), "1-3, 5, 7-8");
         assert_eq!(step_ranges(&[]), "");
         assert_eq!(step_ranges(&[4]), "4");
+    }
+
+    #[test]
+    fn a_window_starts_at_the_step_in_hand_and_names_the_rest() {
+        let done: BTreeSet<u32> = (1..=40).chain([45]).collect();
+        let progress = PlanProgress::new(100, &done, None);
+        let window = PlanWindow::new(100, &progress, 10);
+        assert_eq!(window.shown, 41..=50);
+        assert_eq!(step_ranges(&window.hidden_done), "1-40");
+        assert_eq!(step_ranges(&window.hidden_open), "51-100");
+
+        // Near the end the window slides back to use its size; all done shows the last steps.
+        let late = PlanProgress::new(10, &(1..=8).collect(), None);
+        assert_eq!(PlanWindow::new(10, &late, 4).shown, 7..=10);
+        let finished = PlanProgress::new(10, &(1..=10).collect(), None);
+        let window = PlanWindow::new(10, &finished, 3);
+        assert_eq!(
+            (window.shown, step_ranges(&window.hidden_done)),
+            (8..=10, "1-7".to_owned())
+        );
+
+        // A window as big as the plan hides nothing.
+        let small = PlanProgress::new(3, &BTreeSet::new(), None);
+        let whole = PlanWindow::new(3, &small, 10);
+        assert!(whole.is_whole());
+        assert_eq!(whole.shown, 1..=3);
     }
 }

@@ -34,9 +34,9 @@ const SUFFIXES: &[(&str, &str)] = &[
     ("s", ""),
 ];
 
-/// The seqs of up to `limit` messages most relevant to `query`, in ascending seq order.
-/// `messages` is (seq, content), oldest first. When no message shares a meaningful word with
-/// the query (e.g. "where am I?"), returns the seqs of the newest `limit` messages instead.
+/// The seqs of up to `limit` messages most relevant to `query`, best first. `messages` is
+/// (seq, content), oldest first. When no message shares a meaningful word with the query
+/// (e.g. "where am I?"), returns the seqs of the newest `limit` messages instead, newest first.
 pub fn most_relevant(query: &str, messages: &[(u64, &str)], limit: usize) -> Vec<u64> {
     if limit == 0 || messages.is_empty() {
         return Vec::new();
@@ -70,15 +70,126 @@ pub fn most_relevant(query: &str, messages: &[(u64, &str)], limit: usize) -> Vec
         .filter(|&index| scores[index] > 0.0)
         .collect();
     if chosen.is_empty() {
-        chosen = (messages.len().saturating_sub(limit)..messages.len()).collect();
+        chosen = (messages.len().saturating_sub(limit)..messages.len())
+            .rev()
+            .collect();
     } else {
         // Best first; on a tie the later (newer) message wins.
         chosen.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(b.cmp(&a)));
         chosen.truncate(limit);
     }
-    let mut seqs: Vec<u64> = chosen.into_iter().map(|index| messages[index].0).collect();
-    seqs.sort_unstable();
-    seqs
+    chosen.into_iter().map(|index| messages[index].0).collect()
+}
+
+/// `text` cut to at most `max_chars` characters around the words that match `query`: the
+/// stretch holding the most matching words, cut at spaces, with "…" where it was cut. The
+/// whole text when it fits; its beginning when no word matches.
+pub fn excerpt(query: &str, text: &str, max_chars: usize) -> String {
+    Excerpt::new(query, text).cut(max_chars)
+}
+
+/// A message made ready to be cut around the words that match a query, at any length: the
+/// matching is done once, however many lengths a budget tries.
+pub struct Excerpt {
+    chars: Vec<char>,
+    /// Where each whitespace-separated word starts, in characters.
+    word_starts: Vec<usize>,
+    /// Where each word that matches the query starts.
+    hits: Vec<usize>,
+}
+
+impl Excerpt {
+    pub fn new(query: &str, text: &str) -> Self {
+        let query_terms = terms(query);
+        let words = words_at(text);
+        let hits = words
+            .iter()
+            .filter(|(_, word)| {
+                terms(word)
+                    .iter()
+                    .any(|term| query_terms.iter().any(|wanted| wanted.matches(term)))
+            })
+            .map(|(at, _)| *at)
+            .collect();
+        Self {
+            chars: text.chars().collect(),
+            word_starts: words.iter().map(|(at, _)| *at).collect(),
+            hits,
+        }
+    }
+
+    /// The text's length in characters.
+    pub fn len(&self) -> usize {
+        self.chars.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chars.is_empty()
+    }
+
+    /// At most `max_chars` characters: whole when it fits, else the densest stretch of
+    /// matches (its beginning when nothing matched), with "…" where it was cut.
+    pub fn cut(&self, max_chars: usize) -> String {
+        let (chars, hits) = (&self.chars, &self.hits);
+        let length = chars.len();
+        if length <= max_chars {
+            return chars.iter().collect();
+        }
+        let width = max_chars.saturating_sub(2);
+        if hits.is_empty() || width < 10 {
+            let text: String = chars.iter().take(max_chars + 1).collect();
+            return crate::words::shorten(&text, max_chars);
+        }
+        // The hit that opens the densest stretch; a quarter of the width is kept before it.
+        let lead = width / 4;
+        let densest = (0..hits.len())
+            .max_by_key(|&first| {
+                let reach = hits[first] + width - lead;
+                let covered = hits[first..].iter().take_while(|&&at| at < reach).count();
+                (covered, std::cmp::Reverse(first))
+            })
+            .unwrap_or(0);
+        let mut start = hits[densest].saturating_sub(lead).min(length - width);
+        let mut end = start + width;
+        // Whole words only: start at a word, end before a space.
+        if start > 0
+            && let Some(at) = self.word_starts.iter().find(|&&at| at >= start && at < end)
+        {
+            start = *at;
+        }
+        if end < length
+            && let Some(space) = (start + 1..end).rev().find(|&at| chars[at].is_whitespace())
+        {
+            end = space;
+        }
+        let body: String = chars[start..end].iter().collect();
+        format!(
+            "{}{}{}",
+            if start > 0 { "…" } else { "" },
+            body.trim(),
+            if end < length { "…" } else { "" }
+        )
+    }
+}
+
+/// Each whitespace-separated word of `text` with the character offset it starts at.
+fn words_at(text: &str) -> Vec<(usize, &str)> {
+    let mut words = Vec::new();
+    let mut open: Option<(usize, usize)> = None;
+    for (char_at, (byte_at, c)) in text.char_indices().enumerate() {
+        match (c.is_whitespace(), open) {
+            (true, Some((word_char, word_byte))) => {
+                words.push((word_char, &text[word_byte..byte_at]));
+                open = None;
+            }
+            (false, None) => open = Some((char_at, byte_at)),
+            _ => {}
+        }
+    }
+    if let Some((word_char, word_byte)) = open {
+        words.push((word_char, &text[word_byte..]));
+    }
+    words
 }
 
 /// A searchable word with what tolerant matching needs precomputed.
@@ -206,14 +317,14 @@ mod tests {
 
     #[test]
     fn falls_back_to_the_newest_when_nothing_matches() {
-        assert_eq!(most_relevant("where am I?", THREAD, 3), [106, 107, 108]);
+        assert_eq!(most_relevant("where am I?", THREAD, 3), [108, 107, 106]);
         assert_eq!(most_relevant("kubernetes?", THREAD, 20).len(), THREAD.len());
     }
 
     #[test]
-    fn returns_matches_in_ascending_seq_order() {
+    fn returns_matches_best_first_and_newer_first_on_a_tie() {
         let found = most_relevant("which server did I push to", THREAD, 3);
-        assert_eq!(found, [104, 105, 106]);
+        assert_eq!(found, [105, 106, 104]);
     }
 
     #[test]
@@ -261,5 +372,29 @@ mod tests {
                 assert!(found.len() <= limit);
             }
         }
+    }
+
+    #[test]
+    fn an_excerpt_keeps_the_words_that_matched() {
+        let filler = "lorem ipsum dolor sit amet ".repeat(200);
+        let text = format!("{filler}Pushed the image, tagged v1.2.3 on ghcr.io. {filler}");
+        let cut = excerpt("what tag did I push?", &text, 120);
+        assert!(cut.chars().count() <= 120, "{cut}");
+        assert!(cut.contains("tagged v1.2.3"), "{cut}");
+        assert!(cut.starts_with('…') && cut.ends_with('…'), "{cut}");
+        // Whole when it fits; the beginning when nothing matches.
+        assert_eq!(excerpt("tag", "short note", 120), "short note");
+        let start = excerpt("kubernetes", &text, 40);
+        assert!(
+            start.starts_with("lorem") && start.chars().count() <= 40,
+            "{start}"
+        );
+    }
+
+    #[test]
+    fn an_excerpt_never_splits_a_character() {
+        let text = "é".repeat(500) + " tag " + &"ü".repeat(500);
+        let cut = excerpt("tag", &text, 60);
+        assert!(cut.contains("tag") && cut.chars().count() <= 60, "{cut}");
     }
 }

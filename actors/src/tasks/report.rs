@@ -9,7 +9,8 @@ use crate::words::{count, shorten};
 
 /// Step text is cut to this many characters inside one-line summaries.
 const STEP_TEXT_IN_SUMMARY: usize = 80;
-/// Completed steps are named one by one up to this many; beyond, only their numbers.
+/// Completed and remaining steps are named one by one up to this many; beyond, only their
+/// numbers.
 const NAMED_STEPS_IN_SUMMARY: usize = 5;
 /// Agent messages scanned for blockers.
 const BLOCKER_LOOKBACK: usize = 5;
@@ -84,11 +85,17 @@ pub fn summary(
         ));
     }
     if !progress.remaining.is_empty() {
-        let names: Vec<String> = progress
+        let (named, unnamed) = progress
             .remaining
-            .iter()
-            .map(|&s| step_name(task, s))
-            .collect();
+            .split_at(progress.remaining.len().min(NAMED_STEPS_IN_SUMMARY));
+        let mut names: Vec<String> = named.iter().map(|&s| step_name(task, s)).collect();
+        if !unnamed.is_empty() {
+            names.push(format!(
+                "and {} more ({})",
+                unnamed.len(),
+                step_ranges(unnamed)
+            ));
+        }
         parts.push(format!("Remaining: {}.", names.join(", ")));
     }
     parts.push(waits_part(task));

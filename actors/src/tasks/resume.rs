@@ -2,21 +2,27 @@
 //! `[task_stuck_resume] {json}`, with exactly the seed's keys, so an agent that lost its
 //! context can pick the task up from the wake alone.
 //!
-//! The text never exceeds the configured size: message contents are shortened first, then
-//! the oldest messages dropped, then plan steps shortened; the JSON stays valid at every
-//! stage because each stage is serialised whole and measured.
+//! The text fits the configured size and uses it. What it keeps, in order of worth: the
+//! agent's own notes (newest first), then progress and wait events, then lifecycle messages.
+//! Lower-worth messages are shortened, then the notes; the plan is windowed around the
+//! current step before any message is dropped; at least three notes stay as long as any
+//! message does. Each stage is rendered whole and measured ([`crate::budget`]), so the JSON
+//! is valid at every size.
 
 use serde_json::{Value, json};
-use storage::{MessageRecord, MsgType, TaskRecord, WaitState};
+use storage::{MessageRecord, MsgType, Role, TaskRecord, WaitState};
 
-use crate::tasks::plan::PlanProgress;
+use crate::budget::{self, Shrinkable};
+use crate::tasks::plan::{PlanProgress, PlanWindow, step_ranges, step_text};
 use crate::tasks::report::step_label;
 use crate::tasks::transition::progress_of;
 use crate::words::shorten;
 
 pub const ENVELOPE: &str = "[task_stuck_resume] ";
-/// Messages in a packet: the last few meaningful ones.
+/// Messages in a packet: the seed's "last 3–5 meaningful messages".
 pub const RECENT_MESSAGES: usize = 5;
+/// Notes kept while any message is: the seed's three.
+const NOTES_KEPT: usize = 3;
 
 /// The full wake text for a stuck task, within `max_bytes`.
 pub fn wake_text(
@@ -26,40 +32,12 @@ pub fn wake_text(
     event_id: &str,
     max_bytes: usize,
 ) -> String {
-    let progress = progress_of(task);
-    let meaningful: Vec<&MessageRecord> = thread
-        .iter()
-        .map(|(_, message)| message)
-        .filter(|message| message.msg_type != MsgType::Stuck)
-        .collect();
-    let recent = &meaningful[meaningful.len().saturating_sub(RECENT_MESSAGES)..];
-    let action = suggested_next_action(task, &progress);
-    // Shrinking stages: (message content limit, messages kept, plan step limit).
-    let mut stages: Vec<(Option<usize>, usize, Option<usize>)> = vec![
-        (None, recent.len(), None),
-        (Some(500), recent.len(), None),
-        (Some(160), recent.len(), None),
-    ];
-    stages.extend((0..recent.len()).rev().map(|kept| (Some(160), kept, None)));
-    stages.extend([(Some(160), 0, Some(80)), (Some(160), 0, Some(24))]);
-    for (content_limit, kept, step_limit) in stages {
-        let messages = &recent[recent.len() - kept..];
-        let packet = packet(
-            task,
-            &progress,
-            messages,
-            content_limit,
-            step_limit,
-            reason,
-            &action,
-            event_id,
-        );
-        let text = format!("{ENVELOPE}{packet}");
-        if text.len() <= max_bytes {
-            return text;
-        }
+    let budget = max_bytes.saturating_sub(ENVELOPE.len());
+    let mut packet = Packet::new(task, thread, reason, event_id);
+    match budget::fit(&mut packet, budget) {
+        Some((value, _)) => format!("{ENVELOPE}{value}"),
+        None => minimal_wake_text(task, reason, event_id),
     }
-    minimal_wake_text(task, reason, event_id)
 }
 
 /// The fallback when the packet cannot be built (or cannot fit): id, name, status, reason.
@@ -74,45 +52,225 @@ pub fn minimal_wake_text(task: &TaskRecord, reason: &str, event_id: &str) -> Str
     format!("{ENVELOPE}{packet}")
 }
 
-fn packet(
+/// One thing the packet gives up when it does not fit, in the order given up.
+#[derive(Clone, Copy, Debug)]
+enum Give {
+    /// Events and lifecycle messages shortened to this many characters.
+    OtherChars(usize),
+    /// The agent's notes shortened to this many characters.
+    NoteChars(usize),
+    /// The plan shows this many steps from the current one.
+    Window(usize),
+    /// Each shown step shortened to this many characters.
+    StepChars(usize),
+    /// The least worthy event or lifecycle message goes.
+    DropOthers,
+    /// The oldest notes go, down to this many.
+    DropNotes(usize),
+}
+
+const GIVE_UP: &[Give] = &[
+    Give::OtherChars(1_000),
+    Give::NoteChars(4_000),
+    Give::OtherChars(300),
+    Give::NoteChars(2_000),
+    Give::Window(20),
+    Give::StepChars(200),
+    Give::Window(10),
+    Give::DropOthers,
+    Give::NoteChars(1_000),
+    Give::Window(5),
+    Give::StepChars(120),
+    Give::NoteChars(600),
+    Give::Window(3),
+    Give::StepChars(80),
+    Give::NoteChars(400),
+    Give::Window(1),
+    Give::NoteChars(250),
+    Give::DropNotes(NOTES_KEPT),
+    Give::NoteChars(160),
+    Give::StepChars(40),
+    Give::DropNotes(0),
+];
+
+/// A packet at some stage of giving up: what is kept and how long each text may be.
+struct Packet<'a> {
+    task: &'a TaskRecord,
+    progress: PlanProgress,
+    reason: &'a str,
+    event_id: &'a str,
+    action: String,
+    /// The agent's notes (with their seqs), newest first.
+    notes: Vec<&'a (u64, MessageRecord)>,
+    /// Progress and wait events, then lifecycle messages, each newest first.
+    others: Vec<&'a (u64, MessageRecord)>,
+    note_chars: usize,
+    other_chars: usize,
+    window: usize,
+    step_chars: usize,
+    next: usize,
+}
+
+impl<'a> Packet<'a> {
+    fn new(
+        task: &'a TaskRecord,
+        thread: &'a [(u64, MessageRecord)],
+        reason: &'a str,
+        event_id: &'a str,
+    ) -> Self {
+        let progress = progress_of(task);
+        let newest_first = || thread.iter().rev();
+        let is_note =
+            |(_, m): &&(u64, MessageRecord)| m.role == Role::Agent && m.msg_type == MsgType::Text;
+        let is_event = |(_, m): &&(u64, MessageRecord)| {
+            matches!(m.msg_type, MsgType::Progress | MsgType::Wait)
+        };
+        let is_lifecycle = |entry: &&(u64, MessageRecord)| {
+            !is_note(entry) && !is_event(entry) && entry.1.msg_type != MsgType::Stuck
+        };
+        let notes: Vec<_> = newest_first()
+            .filter(is_note)
+            .take(RECENT_MESSAGES)
+            .collect();
+        let room = RECENT_MESSAGES - notes.len();
+        let others: Vec<_> = newest_first()
+            .filter(is_event)
+            .chain(newest_first().filter(is_lifecycle))
+            .take(room)
+            .collect();
+        Self {
+            action: suggested_next_action(task, &progress),
+            task,
+            progress,
+            reason,
+            event_id,
+            notes,
+            others,
+            note_chars: usize::MAX,
+            other_chars: usize::MAX,
+            window: usize::MAX,
+            step_chars: usize::MAX,
+            next: 0,
+        }
+    }
+
+    /// The kept messages, oldest first, each with its length limit.
+    fn messages(&self) -> Vec<(&MessageRecord, usize)> {
+        let mut kept: Vec<(u64, &MessageRecord, usize)> = self
+            .notes
+            .iter()
+            .map(|(seq, m)| (*seq, m, self.note_chars))
+            .chain(
+                self.others
+                    .iter()
+                    .map(|(seq, m)| (*seq, m, self.other_chars)),
+            )
+            .collect();
+        kept.sort_by_key(|(seq, _, _)| *seq);
+        kept.into_iter().map(|(_, m, limit)| (m, limit)).collect()
+    }
+
+    fn plan(&self) -> Vec<String> {
+        plan_lines(self.task, &self.progress, self.window, self.step_chars)
+    }
+}
+
+impl Shrinkable for Packet<'_> {
+    fn render(&self) -> Value {
+        let progress = &self.progress;
+        json!({
+            "event_id": self.event_id,
+            "task_id": self.task.id.as_str(),
+            "name": self.task.name,
+            "status": self.task.status.as_str(),
+            "progress": {
+                "completed": progress.completed,
+                "current": progress.current,
+                "remaining": progress.remaining,
+                "pct": progress.pct,
+            },
+            "plan": self.plan(),
+            "recent_messages": self.messages().into_iter().map(|(message, limit)| json!({
+                "role": message.role.as_str(),
+                "msg_type": message.msg_type.as_str(),
+                "content": shorten(&message.content, limit),
+                "created_at": message.created_at.to_rfc3339(),
+            })).collect::<Vec<_>>(),
+            "wait": {
+                "active_wait_ids": self.task.active_wait_ids,
+                "last_wait_state": self.task.last_wait_state.map(WaitState::as_str),
+                "last_wait_event_at": self.task.last_wait_event_at.map(|at| at.as_secs()),
+            },
+            "reason": self.reason,
+            "suggested_next_action": self.action,
+        })
+    }
+
+    fn shrink(&mut self) -> bool {
+        while let Some(give) = GIVE_UP.get(self.next) {
+            let dropped = match *give {
+                Give::OtherChars(n) => lower(&mut self.other_chars, n),
+                Give::NoteChars(n) => lower(&mut self.note_chars, n),
+                Give::Window(n) => lower(&mut self.window, n),
+                Give::StepChars(n) => lower(&mut self.step_chars, n),
+                Give::DropOthers => self.others.pop().is_some(),
+                Give::DropNotes(floor) => self.notes.len() > floor && self.notes.pop().is_some(),
+            };
+            // Dropping goes one message at a time: stay on this stage while it gives.
+            let repeatable = matches!(give, Give::DropOthers | Give::DropNotes(_));
+            if !(repeatable && dropped) {
+                self.next += 1;
+            }
+            if dropped {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Lowers `value` to `to`; whether it changed.
+fn lower(value: &mut usize, to: usize) -> bool {
+    let changed = *value > to;
+    *value = (*value).min(to);
+    changed
+}
+
+/// The packet's `plan`: the stored step texts when the whole plan fits as it is; else the
+/// steps around the current one as "41. text", with one line each for the done and open
+/// steps left out.
+pub fn plan_lines(
     task: &TaskRecord,
     progress: &PlanProgress,
-    messages: &[&MessageRecord],
-    content_limit: Option<usize>,
-    step_limit: Option<usize>,
-    reason: &str,
-    action: &str,
-    event_id: &str,
-) -> Value {
-    let cut = |text: &str, limit: Option<usize>| {
-        limit.map_or_else(|| text.to_owned(), |max| shorten(text, max))
-    };
-    json!({
-        "event_id": event_id,
-        "task_id": task.id.as_str(),
-        "name": task.name,
-        "status": task.status.as_str(),
-        "progress": {
-            "completed": progress.completed,
-            "current": progress.current,
-            "remaining": progress.remaining,
-            "pct": progress.pct,
-        },
-        "plan": task.plan.iter().map(|step| cut(step, step_limit)).collect::<Vec<_>>(),
-        "recent_messages": messages.iter().map(|message| json!({
-            "role": message.role.as_str(),
-            "msg_type": message.msg_type.as_str(),
-            "content": cut(&message.content, content_limit),
-            "created_at": message.created_at.to_rfc3339(),
-        })).collect::<Vec<_>>(),
-        "wait": {
-            "active_wait_ids": task.active_wait_ids,
-            "last_wait_state": task.last_wait_state.map(WaitState::as_str),
-            "last_wait_event_at": task.last_wait_event_at.map(|at| at.as_secs()),
-        },
-        "reason": reason,
-        "suggested_next_action": action,
-    })
+    window: usize,
+    step_chars: usize,
+) -> Vec<String> {
+    let shown = PlanWindow::new(task.plan.len(), progress, window);
+    let cut = task
+        .plan
+        .iter()
+        .any(|step| step.chars().count() > step_chars);
+    if shown.is_whole() && !cut {
+        return task.plan.clone();
+    }
+    let mut lines = Vec::new();
+    if !shown.hidden_done.is_empty() {
+        lines.push(format!("steps {}: done", step_ranges(&shown.hidden_done)));
+    }
+    for step in shown.shown.clone() {
+        let text = task
+            .plan
+            .get(step as usize - 1)
+            .map_or("", |t| step_text(t));
+        lines.push(format!("{step}. {}", shorten(text, step_chars)));
+    }
+    if !shown.hidden_open.is_empty() {
+        lines.push(format!(
+            "steps {}: to do, not shown (task_get lists them)",
+            step_ranges(&shown.hidden_open)
+        ));
+    }
+    lines
 }
 
 /// A simple heuristic for what to do first after waking.

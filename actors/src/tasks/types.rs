@@ -97,6 +97,10 @@ impl Plan {
     }
 }
 
+/// Seed 004 §4's wait linkage keys: lookout keeps them, and `task_get` shows them in the
+/// task's metadata, so the caller's metadata may not use them.
+pub const LINKAGE_KEYS: [&str; 3] = ["active_wait_ids", "last_wait_event_at", "last_wait_state"];
+
 /// The metadata key by which a task sets its own stuck threshold (seconds, at least 1).
 pub const STUCK_THRESHOLD_KEY: &str = "stuck_threshold_s";
 
@@ -121,6 +125,16 @@ impl Metadata {
             return Err(CallError::invalid(
                 "metadata must be a JSON object",
                 "pass key-value pairs, e.g. {\"repo\": \"coursefolio\", \"branch\": \"main\"}",
+            ));
+        }
+        if let Some(key) = LINKAGE_KEYS.iter().find(|key| value.get(**key).is_some()) {
+            return Err(CallError::invalid(
+                format!("metadata.{key} is lookout's to keep"),
+                format!(
+                    "leave {} out of metadata: lookout keeps them for the task's waits (task_get \
+                     shows them in its metadata); name your own key differently",
+                    LINKAGE_KEYS.join(", ")
+                ),
             ));
         }
         let text = value.to_string();
@@ -241,9 +255,11 @@ pub struct TaskUpdated {
 #[derive(Clone, Debug)]
 pub struct TaskReport {
     pub task: TaskRecord,
+    /// The question asked, to cut long messages around the words that answer it.
+    pub query: String,
     pub progress: PlanProgress,
     pub summary: String,
-    /// The thread messages most relevant to the query, oldest first.
+    /// The thread messages most relevant to the query, best first.
     pub relevant_messages: Vec<(u64, MessageRecord)>,
     /// One line: what to do next.
     pub next: String,
@@ -271,6 +287,16 @@ pub struct PlanUpdated {
 pub struct TaskListing {
     pub tasks: Vec<TaskRecord>,
     pub more: bool,
+}
+
+/// One task whole, for `task_get`.
+#[derive(Clone, Debug)]
+pub struct TaskDetail {
+    pub task: TaskRecord,
+    /// Oldest first.
+    pub revisions: Vec<storage::PlanRevisionRecord>,
+    /// The waits the task launched, live or ended.
+    pub waits: Vec<storage::WaitRecord>,
 }
 
 #[derive(Clone, Debug)]

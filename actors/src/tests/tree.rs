@@ -259,7 +259,7 @@ async fn terminal_tasks_retire_their_actor_and_can_be_reopened() {
     assert_eq!(queried.unwrap().task.status, Status::Active);
 
     let active = tree
-        .list_tasks(StatusFilter::Only(Status::Active), 10)
+        .list_tasks(StatusFilter::Only(Status::Active), 10, None)
         .await
         .unwrap();
     assert_eq!(active.tasks.len(), 1);

@@ -2,11 +2,15 @@
 //!
 //! Field names follow seed 000 and seed 004 exactly; timestamps are RFC 3339 UTC; the
 //! `*_at` keys of the wait linkage are epoch seconds, as seed 004 requires. Every result
-//! has a `message` saying what happened and what to expect next.
+//! has a `message` saying what happened and what to expect next. [`tasks`] holds the task
+//! results; every answer that grows with what it reports fits a byte budget
+//! ([`actors::budget`]) and says what it left out and how to get it.
+
+pub mod tasks;
+
+pub use tasks::{plan_updated, registered, task_detail, task_list, thread, updated};
 
 use actors::tasks::plan::PlanProgress;
-use actors::tasks::report;
-use actors::tasks::types::{PlanUpdated, TaskListing, TaskReport, TaskUpdated, ThreadPage};
 use actors::terminals::session::MAX_ENDED_SESSIONS;
 use actors::terminals::types::{
     ExitStatus, InputSent, SessionSnapshot, SessionStarted, SessionStopped, StopOutcome,
@@ -15,10 +19,9 @@ use actors::vision::VisionStatus;
 use actors::vision::ledger::VisionUsage;
 use actors::waits::WaitView;
 use actors::waits::types::{JudgedClause, ReadingView};
+use actors::words;
 use serde_json::{Value, json};
-use storage::{
-    MessageRecord, StatusFilter, TaskId, TaskRecord, WaitEvent, WaitHistoryEntry, WaitState,
-};
+use storage::{MessageRecord, TaskId, TaskRecord, WaitEvent, WaitHistoryEntry, WaitState};
 
 pub fn plan_progress(progress: &PlanProgress) -> Value {
     json!({
@@ -46,129 +49,6 @@ pub fn wait_linkage(task: &TaskRecord) -> Value {
         "last_wait_state": task.last_wait_state.map(|state| state.as_str()),
         "last_wait_event_at": task.last_wait_event_at.map(|at| at.as_secs()),
     })
-}
-
-pub fn registered(task: &TaskRecord) -> Value {
-    json!({
-        "task_id": task.id.as_str(),
-        "name": task.name,
-        "status": task.status.as_str(),
-        "plan": task.plan,
-        "created_at": task.created_at.to_rfc3339(),
-        "message": report::registered_message(task),
-    })
-}
-
-/// The result of `task_update`: the update shape, or the query shape when it asked.
-pub fn updated(updated: &TaskUpdated) -> Value {
-    match &updated.report {
-        Some(answer) => {
-            let mut result = query_result(answer);
-            if updated.changed {
-                result["acknowledged"] = json!(true);
-                result["message_count"] = json!(updated.task.message_count());
-            }
-            result
-        }
-        None => json!({
-            "task_id": updated.task.id.as_str(),
-            "message_count": updated.task.message_count(),
-            "status": updated.task.status.as_str(),
-            "acknowledged": true,
-            "plan_progress": plan_progress(&updated.progress),
-            "message": report::update_message(&updated.task, &updated.progress, &updated.effects),
-        }),
-    }
-}
-
-fn query_result(answer: &TaskReport) -> Value {
-    let task = &answer.task;
-    json!({
-        "task_id": task.id.as_str(),
-        "name": task.name,
-        "status": task.status.as_str(),
-        "summary": answer.summary,
-        "plan": task.plan,
-        "plan_progress": plan_progress(&answer.progress),
-        "last_update": task.updated_at.to_rfc3339(),
-        "relevant_messages": answer.relevant_messages.iter().map(|(seq, m)| message(*seq, m)).collect::<Vec<_>>(),
-        "wait": wait_linkage(task),
-        "message": answer.next,
-    })
-}
-
-pub fn plan_updated(updated: &PlanUpdated) -> Value {
-    let revised = &updated.revised;
-    json!({
-        "task_id": updated.task.id.as_str(),
-        "revision": revised.revision,
-        "plan": updated.task.plan,
-        "kept_completed": revised.kept_completed,
-        "dropped_completed": revised.dropped_completed.iter().map(|(step, _)| *step).collect::<Vec<_>>(),
-        "plan_progress": plan_progress(&updated.progress),
-        "message": report::plan_revised_message(revised, &updated.progress, &updated.task),
-    })
-}
-
-pub fn task_list(listing: &TaskListing, filter: &StatusFilter, limit: usize) -> Value {
-    let tasks: Vec<Value> = listing
-        .tasks
-        .iter()
-        .map(|task| {
-            let progress = actors::tasks::transition::progress_of(task);
-            let mut item = json!({
-                "task_id": task.id.as_str(),
-                "name": task.name,
-                "status": task.status.as_str(),
-                "plan_steps": task.plan.len(),
-                "messages": task.message_count(),
-                "progress_pct": progress.pct,
-                "last_update": task.updated_at.to_rfc3339(),
-            });
-            // Only tasks registered through a client that knew its session carry one.
-            if let Some(origin) = &task.origin {
-                item["origin"] = json!({"session_id": origin.session_id, "cwd": origin.cwd});
-            }
-            item
-        })
-        .collect();
-    let which = match filter {
-        StatusFilter::Only(status) => format!("{status} "),
-        StatusFilter::All => String::new(),
-    };
-    let count = tasks.len();
-    let message = match (count, listing.more) {
-        (0, _) => format!("No {which}tasks."),
-        (1, false) => format!("1 {which}task."),
-        (n, false) => format!("{n} {which}tasks."),
-        (1, true) => format!(
-            "The most recently updated {which}task; more exist — raise limit (now {limit}, max 1000) to see them."
-        ),
-        (n, true) => format!(
-            "The {n} most recently updated {which}tasks; more exist — raise limit (now {limit}, max 1000) to see them."
-        ),
-    };
-    json!({"tasks": tasks, "message": message})
-}
-
-pub fn thread(page: &ThreadPage) -> Value {
-    let messages: Vec<Value> = page
-        .messages
-        .iter()
-        .map(|(seq, m)| message(*seq, m))
-        .collect();
-    let message = match (page.messages.first(), page.messages.last()) {
-        (Some((first, _)), Some((last, _))) if *first > 1 => format!(
-            "Messages {first}-{last} of {}; page back with before: {first}.",
-            page.total
-        ),
-        (Some(_), Some(_)) => format!("{} of {} messages.", page.messages.len(), page.total),
-        _ => format!(
-            "No messages in this range; the thread has {} messages.",
-            page.total
-        ),
-    };
-    json!({"task_id": page.task_id.as_str(), "messages": messages, "message": message})
 }
 
 /// One line of a wait's history, with the key that fits its event.
@@ -241,8 +121,36 @@ pub fn wait_changed(view: &WaitView) -> Value {
     })
 }
 
-/// One wait, in full.
-pub fn wait_status(view: &WaitView) -> Value {
+/// History entries a wait's status tries, most generous first, when it must give.
+const HISTORY_KEPT: &[usize] = &[usize::MAX, 20, 10, 5, 2, 0];
+
+/// One wait, within `max_bytes`: its history keeps its newest entries when it must give.
+pub fn wait_status(view: &WaitView, max_bytes: usize) -> Value {
+    let mut result = Value::Null;
+    for &kept in HISTORY_KEPT {
+        result = wait_status_keeping(view, kept);
+        let left_out = view.record.history.len().saturating_sub(kept);
+        if left_out > 0 {
+            let note = format!(
+                " To fit {max_bytes} bytes, the {} older of its history left out; raise \
+                 max_bytes (up to {}) for all of it.",
+                words::count(left_out as u64, "entry", Some("entries")),
+                tasks::MAX_ANSWER_BYTES
+            );
+            result["message"] = json!(format!(
+                "{}{note}",
+                result["message"].as_str().unwrap_or("")
+            ));
+        }
+        if actors::budget::json_bytes(&result) <= max_bytes {
+            break;
+        }
+    }
+    result
+}
+
+/// One wait with only the newest `kept` entries of its history.
+fn wait_status_keeping(view: &WaitView, kept: usize) -> Value {
     let record = &view.record;
     let end = record.ended_at.unwrap_or(view.now);
     let elapsed_s = end.millis_since(record.started_at) / 1000;
@@ -309,20 +217,51 @@ pub fn wait_status(view: &WaitView) -> Value {
             "input_tokens": counters.input_tokens,
             "output_tokens": counters.output_tokens,
         },
-        "history": record.history.iter().map(wait_history_entry).collect::<Vec<_>>(),
+        "history": record.history[record.history.len().saturating_sub(kept)..]
+            .iter()
+            .map(wait_history_entry)
+            .collect::<Vec<_>>(),
         "message": message,
     })
 }
 
-/// Every live wait.
-pub fn wait_list(views: &[WaitView]) -> Value {
-    let waits: Vec<Value> = views.iter().map(wait_status).collect();
-    let message = match waits.len() {
-        0 => "No live waits.".to_owned(),
-        1 => "1 live wait.".to_owned(),
-        n => format!("{n} live waits."),
+/// The live waits (of one task, when `of_task` names it), within `max_bytes`: histories
+/// are shortened first, then the waits past the budget are left out with a word on how to
+/// see them.
+pub fn wait_list(views: &[WaitView], of_task: Option<&TaskId>, max_bytes: usize) -> Value {
+    let whose = of_task.map_or(String::new(), |id| format!(" of task {}", id.as_str()));
+    let render = |items: &[Value], kept_history: usize| {
+        let total = views.len();
+        let mut message = match total {
+            0 => format!("No live waits{whose}."),
+            n => format!("{}{whose}.", words::count(n as u64, "live wait", None)),
+        };
+        if items.len() < total {
+            message.push_str(&format!(
+                " {} shown to fit {max_bytes} bytes; wait_status(wait_id) gives any one, task_id \
+                 narrows the list, or raise max_bytes (up to {}).",
+                items.len(),
+                tasks::MAX_ANSWER_BYTES
+            ));
+        } else if kept_history < usize::MAX
+            && views.iter().any(|v| v.record.history.len() > kept_history)
+        {
+            message.push_str(&format!(
+                " Histories cut to their newest {kept_history} entries to fit {max_bytes} bytes; \
+                 wait_status(wait_id) gives one whole."
+            ));
+        }
+        json!({"waits": items, "message": message})
     };
-    json!({"waits": waits, "message": message})
+    let frame = render(&[], 0).to_string().len() + 300;
+    for &kept in &[usize::MAX, 5, 0] {
+        let items: Vec<Value> = views.iter().map(|v| wait_status_keeping(v, kept)).collect();
+        let fitting = actors::budget::items_that_fit(&items, max_bytes.saturating_sub(frame));
+        if fitting == items.len() || kept == 0 {
+            return render(&items[..fitting], kept);
+        }
+    }
+    unreachable!("the last level always returns")
 }
 
 // ---- terminal sessions (term_start, term_send, term_read, term_stop) ----
