@@ -2,9 +2,9 @@
 //!
 //! Runs the real `lookout serve` binary on a temp folder (tasks go stuck after a second idle)
 //! and, for a small, a medium and a big task, prints the bytes of the answer to
-//! "where am I?" and to "what tag did I push?" (and whether the note naming the tag is in
-//! it), the bytes of the stuck resume packet and how many of the agent's notes it kept; then
-//! the latency of "where am I?" on the big task (sequential calls, one client).
+//! "where am I?" and to "what tag did I push?" (by default and with `max_bytes` 65,536; and
+//! whether the note naming the tag is in it), the bytes of the stuck resume packet and how many of the agent's notes it kept; then
+//! the latency of both questions on the big task (sequential calls, one client).
 //!
 //! - small: the 5-step deploy of the protocol examples, 2 short notes;
 //! - medium: 20 steps of ~120 characters, 10 notes of ~2 KB;
@@ -139,8 +139,8 @@ fn main() {
             ids.push(register(&mut client, shape).await);
         }
         println!(
-            "{:<7} {:>11} {:>11} {:>9} {:>12} {:>11}",
-            "task", "where am I", "what tag", "tag found", "packet bytes", "notes kept"
+            "{:<7} {:>11} {:>11} {:>15} {:>9} {:>12} {:>11}",
+            "task", "where am I", "what tag", "max_bytes 64Ki", "tag found", "packet bytes", "notes kept"
         );
         let mut packets = std::collections::HashMap::new();
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -168,6 +168,12 @@ fn main() {
                 json!({"task_id": id, "query": "what tag did I push?"}),
             )
             .await;
+            let widest = call(
+                &mut client,
+                "task_update",
+                json!({"task_id": id, "query": "what tag did I push?", "max_bytes": 65536}),
+            )
+            .await;
             let found = tag["relevant_messages"]
                 .as_array()
                 .unwrap()
@@ -184,10 +190,11 @@ fn main() {
                 .filter(|m| m["role"] == "agent" && m["msg_type"] == "text")
                 .count();
             println!(
-                "{:<7} {:>11} {:>11} {:>9} {:>12} {:>8} of {}",
+                "{:<7} {:>11} {:>11} {:>15} {:>9} {:>12} {:>8} of {}",
                 shape.label,
                 whereami.to_string().len(),
                 tag.to_string().len(),
+                widest.to_string().len(),
                 if found { "yes" } else { "NO" },
                 packet_text.len(),
                 notes,
@@ -196,25 +203,28 @@ fn main() {
         }
 
         let big = ids.last().unwrap();
-        let mut took = Vec::with_capacity(LATENCY_CALLS);
-        for _ in 0..LATENCY_CALLS {
-            let started = Instant::now();
-            call(
-                &mut client,
-                "task_update",
-                json!({"task_id": big, "query": "where am I?"}),
-            )
-            .await;
-            took.push(started.elapsed());
+        for query in ["where am I?", "what tag did I push?"] {
+            let mut took = Vec::with_capacity(LATENCY_CALLS);
+            for _ in 0..LATENCY_CALLS {
+                let started = Instant::now();
+                call(
+                    &mut client,
+                    "task_update",
+                    json!({"task_id": big, "query": query}),
+                )
+                .await;
+                took.push(started.elapsed());
+            }
+            took.sort();
+            let at =
+                |share: f64| took[((took.len() as f64 * share) as usize).min(took.len() - 1)];
+            println!(
+                "{query:?} on the big task, {LATENCY_CALLS} sequential calls: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+                at(0.50).as_secs_f64() * 1e3,
+                at(0.95).as_secs_f64() * 1e3,
+                took.last().unwrap().as_secs_f64() * 1e3
+            );
         }
-        took.sort();
-        let at = |share: f64| took[((took.len() as f64 * share) as usize).min(took.len() - 1)];
-        println!(
-            "\"where am I?\" on the big task, {LATENCY_CALLS} sequential calls: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
-            at(0.50).as_secs_f64() * 1e3,
-            at(0.95).as_secs_f64() * 1e3,
-            took.last().unwrap().as_secs_f64() * 1e3
-        );
     });
     daemon.kill().unwrap();
     daemon.wait().unwrap();

@@ -15,12 +15,23 @@ pub trait Shrinkable {
     fn render(&self) -> Value;
     /// Give up the next thing (shorter texts, fewer items); `false` when nothing is left to give.
     fn shrink(&mut self) -> bool;
+    /// A lower bound of the rendering's size, cheaper than rendering (the characters of its
+    /// longest texts, say): a level whose bound is over the budget is skipped unrendered.
+    fn at_least(&self) -> usize {
+        0
+    }
 }
 
 /// The reply at the most generous level that fits `max_bytes` of compact JSON, and its size;
 /// `None` when even the last level does not fit (the caller then answers with its minimum).
 pub fn fit(reply: &mut impl Shrinkable, max_bytes: usize) -> Option<(Value, usize)> {
     loop {
+        if reply.at_least() > max_bytes {
+            if !reply.shrink() {
+                return None;
+            }
+            continue;
+        }
         let value = reply.render();
         let bytes = json_bytes(&value);
         if bytes <= max_bytes {

@@ -261,6 +261,26 @@ impl Shrinkable for QueryAnswer<'_> {
         result
     }
 
+    fn at_least(&self) -> usize {
+        let answer = self.answer;
+        let window = PlanWindow::new(answer.task.plan.len(), &answer.progress, self.window);
+        let steps: usize = window
+            .shown
+            .map(|step| {
+                let text = &answer.task.plan[step as usize - 1];
+                text.len().min(self.step_chars)
+            })
+            .sum();
+        let messages: usize = self
+            .excerpts
+            .iter()
+            .take(self.messages)
+            .map(|excerpt| excerpt.len().min(self.message_chars))
+            .sum();
+        // An excerpt cut at word boundaries may come out shorter than its limit: count half.
+        steps + messages / 2
+    }
+
     fn shrink(&mut self) -> bool {
         while let Some(give) = QUERY_GIVE_UP.get(self.next) {
             self.next += 1;

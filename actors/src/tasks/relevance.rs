@@ -41,44 +41,66 @@ pub fn most_relevant(query: &str, messages: &[(u64, &str)], limit: usize) -> Vec
     if limit == 0 || messages.is_empty() {
         return Vec::new();
     }
-    let mut query_terms = terms(query);
-    query_terms.sort_by(|a, b| a.text.cmp(&b.text));
-    query_terms.dedup_by(|a, b| a.text == b.text);
-    let message_terms: Vec<Vec<Term>> =
-        messages.iter().map(|(_, content)| terms(content)).collect();
-
-    let thread_size = messages.len() as f64;
-    let mut scores = vec![0.0_f64; messages.len()];
-    for query_term in &query_terms {
-        let mentioning: Vec<usize> = message_terms
-            .iter()
-            .enumerate()
-            .filter(|(_, terms)| terms.iter().any(|term| term.matches(query_term)))
-            .map(|(index, _)| index)
-            .collect();
-        if mentioning.is_empty() {
-            continue;
-        }
-        // IDF-like: a word in one message of eight weighs ln 9, one in all of them ln 2.
-        let weight = (1.0 + thread_size / mentioning.len() as f64).ln();
-        for index in mentioning {
-            scores[index] += weight;
-        }
+    let query = Query::new(query);
+    if query.terms.is_empty() {
+        return newest(messages, limit);
     }
+    // Which query words each message mentions.
+    let mentions: Vec<Vec<bool>> = messages
+        .iter()
+        .map(|(_, content)| {
+            let mut found = vec![false; query.terms.len()];
+            for word in content.split_whitespace() {
+                query.mark_matches(word, &mut found);
+            }
+            found
+        })
+        .collect();
+
+    // IDF-like: a word in one message of eight weighs ln 9, one in all of them ln 2.
+    let thread_size = messages.len() as f64;
+    let weights: Vec<f64> = (0..query.terms.len())
+        .map(|which| {
+            let mentioning = mentions.iter().filter(|found| found[which]).count();
+            if mentioning == 0 {
+                0.0
+            } else {
+                (1.0 + thread_size / mentioning as f64).ln()
+            }
+        })
+        .collect();
+    let scores: Vec<f64> = mentions
+        .iter()
+        .map(|found| {
+            found
+                .iter()
+                .zip(&weights)
+                .filter(|(found, _)| **found)
+                .map(|(_, weight)| weight)
+                .sum()
+        })
+        .collect();
 
     let mut chosen: Vec<usize> = (0..messages.len())
         .filter(|&index| scores[index] > 0.0)
         .collect();
     if chosen.is_empty() {
-        chosen = (messages.len().saturating_sub(limit)..messages.len())
-            .rev()
-            .collect();
-    } else {
-        // Best first; on a tie the later (newer) message wins.
-        chosen.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(b.cmp(&a)));
-        chosen.truncate(limit);
+        return newest(messages, limit);
     }
+    // Best first; on a tie the later (newer) message wins.
+    chosen.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(b.cmp(&a)));
+    chosen.truncate(limit);
     chosen.into_iter().map(|index| messages[index].0).collect()
+}
+
+/// The seqs of the newest `limit` messages, newest first.
+fn newest(messages: &[(u64, &str)], limit: usize) -> Vec<u64> {
+    messages
+        .iter()
+        .rev()
+        .take(limit)
+        .map(|(seq, _)| *seq)
+        .collect()
 }
 
 /// `text` cut to at most `max_chars` characters around the words that match `query`: the
@@ -100,14 +122,14 @@ pub struct Excerpt {
 
 impl Excerpt {
     pub fn new(query: &str, text: &str) -> Self {
-        let query_terms = terms(query);
+        let query = Query::new(query);
         let words = words_at(text);
         let hits = words
             .iter()
             .filter(|(_, word)| {
-                terms(word)
-                    .iter()
-                    .any(|term| query_terms.iter().any(|wanted| wanted.matches(term)))
+                let mut found = vec![false; query.terms.len()];
+                query.mark_matches(word, &mut found);
+                found.contains(&true)
             })
             .map(|(at, _)| *at)
             .collect();
@@ -190,6 +212,56 @@ fn words_at(text: &str) -> Vec<(usize, &str)> {
         words.push((word_char, &text[word_byte..]));
     }
     words
+}
+
+/// A question's meaningful words, each once, with the first letters any word matching it
+/// must contain.
+struct Query {
+    terms: Vec<Term>,
+    /// The first `MIN_TOLERANT_LEN` characters of each term: a tolerant match shares them
+    /// (a prefix match starts with them, equal stems start with the same letters).
+    heads: Vec<Vec<u8>>,
+}
+
+impl Query {
+    fn new(text: &str) -> Self {
+        let mut terms = terms(text);
+        terms.sort_by(|a, b| a.text.cmp(&b.text));
+        terms.dedup_by(|a, b| a.text == b.text);
+        let heads = terms
+            .iter()
+            .map(|term| {
+                let head: usize = term
+                    .text
+                    .chars()
+                    .take(MIN_TOLERANT_LEN)
+                    .map(char::len_utf8)
+                    .sum();
+                term.text.as_bytes()[..head].to_vec()
+            })
+            .collect();
+        Self { terms, heads }
+    }
+
+    /// Sets `found[i]` for each query word that `word` (one whitespace-separated word of a
+    /// message) matches. Words that cannot match are passed over without being parsed.
+    fn mark_matches(&self, word: &str, found: &mut [bool]) {
+        let may_match = self.heads.iter().any(|head| {
+            !head.is_ascii()
+                || word
+                    .as_bytes()
+                    .windows(head.len())
+                    .any(|window| window.eq_ignore_ascii_case(head))
+        });
+        if !may_match {
+            return;
+        }
+        for term in terms(word) {
+            for (which, wanted) in self.terms.iter().enumerate() {
+                found[which] |= wanted.matches(&term);
+            }
+        }
+    }
 }
 
 /// A searchable word with what tolerant matching needs precomputed.
