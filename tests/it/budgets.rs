@@ -440,3 +440,88 @@ async fn task_get_reads_back_everything_the_task_was_told() {
     assert_eq!(all["plan_revisions"][0]["old_plan"][0], long_step(1));
     assert_eq!(all["plan"][0]["text"], long_step(100));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_waits_fit_their_budget_and_narrow_to_one_task() {
+    let daemon = TestDaemon::start_manual().await;
+    let busy = daemon
+        .ok("task_register", json!({"name": "Busy", "plan": ["watch"]}))
+        .await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let quiet = daemon
+        .ok("task_register", json!({"name": "Quiet", "plan": ["watch"]}))
+        .await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let log = daemon.dir.path().join("build.log");
+    std::fs::write(&log, "").unwrap();
+    let target = format!("file:{}", log.display());
+    let marker = format!("DONE-{}", "x".repeat(1_800));
+    for (task, count) in [(&busy, 30), (&quiet, 2)] {
+        for _ in 0..count {
+            daemon
+                .ok(
+                    "smart_wait",
+                    json!({"target": target, "wake_when": format!("\"{marker}\" appears"),
+                           "timeout": 3600, "task_id": task}),
+                )
+                .await;
+        }
+    }
+    let all = daemon.ok("wait_status", json!({})).await;
+    assert!(json_len(&all) <= 16 * 1024, "{} bytes", json_len(&all));
+    let shown = all["waits"].as_array().unwrap().len();
+    assert!((1..32).contains(&shown), "{shown} shown");
+    let message = all["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("32 live waits.") && message.contains("task_id narrows the list"),
+        "{message}"
+    );
+    let roomy = daemon.ok("wait_status", json!({"max_bytes": 65536})).await;
+    assert!(json_len(&roomy) <= 65_536);
+    assert!(roomy["waits"].as_array().unwrap().len() > shown);
+
+    let one_task = daemon.ok("wait_status", json!({"task_id": quiet})).await;
+    let waits = one_task["waits"].as_array().unwrap();
+    assert_eq!(waits.len(), 2, "{one_task}");
+    assert!(waits.iter().all(|w| w["task_id"] == quiet.as_str()));
+    assert_eq!(
+        one_task["message"],
+        format!("2 live waits of task {quiet}.")
+    );
+    // One wait's history keeps its newest entries.
+    let wait_id = waits[0]["wait_id"].as_str().unwrap().to_owned();
+    for n in 0..20 {
+        let note = format!("note {n} {}", "y".repeat(1_500));
+        daemon
+            .ok("wait_update", json!({"wait_id": wait_id, "message": note}))
+            .await;
+    }
+    let one = daemon.ok("wait_status", json!({"wait_id": wait_id})).await;
+    assert!(json_len(&one) <= 16 * 1024, "{} bytes", json_len(&one));
+    let history = one["history"].as_array().unwrap();
+    let newest = history.last().unwrap();
+    assert!(newest.to_string().contains("note 19 "), "{newest}");
+    let message = one["message"].as_str().unwrap();
+    assert!(
+        message.contains("older of its history left out"),
+        "{message}"
+    );
+    let whole = daemon
+        .ok(
+            "wait_status",
+            json!({"wait_id": wait_id, "max_bytes": 65536}),
+        )
+        .await;
+    assert!(whole["history"].as_array().unwrap().len() > history.len());
+    assert!(!whole["message"].as_str().unwrap().contains("left out"));
+
+    let both = daemon
+        .err("wait_status", json!({"wait_id": "w-1", "task_id": quiet}))
+        .await;
+    assert!(both.message.contains("not both"), "{}", both.message);
+    assert!(both.hint.contains("task_id for the live waits of one task"));
+}
