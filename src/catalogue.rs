@@ -212,6 +212,26 @@ static TOOLS: &[Tool] = &[
         },
     },
     Tool {
+        name: "memory_recall",
+        description: "Have I done this before? Search your past and current tasks (names, plans, notes, \
+            outcomes) by keywords; try 2-3 variants. Each result has its steps with times. confidence \
+            ranks results against the best match; it is not a probability.",
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "Keywords, e.g. \"deploy coursefolio\""},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Default: 3"},
+                    "recency_bias": {"type": "number", "minimum": 0, "maximum": 1, "description": "0 best match, 1 newest. Default: 0.5"},
+                    "task_id": {"type": "string", "description": "Only this task"},
+                    "source": {"type": "string", "enum": ["task", "terminal", "screen"], "description": "Only this source"}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            })
+        },
+    },
+    Tool {
         name: "smart_wait",
         description: "Hand a wait to lookout instead of sleeping or polling: end your turn and be woken \
             when wake_when holds, at the timeout, or if watching fails. Quote exact text ('BUILD \

@@ -14,9 +14,9 @@ use storage::Timestamp;
 use crate::catalogue;
 use crate::jsonrpc::{RpcError, codes};
 use crate::params::{
-    SmartWaitParams, TaskGetParams, TaskListParams, TaskPlanUpdateParams, TaskRegisterParams,
-    TaskThreadParams, TaskUpdateParams, WaitCancelParams, WaitStatusParams, WaitUpdateParams,
-    decode,
+    MemoryRecallParams, SmartWaitParams, TaskGetParams, TaskListParams, TaskPlanUpdateParams,
+    TaskRegisterParams, TaskThreadParams, TaskUpdateParams, WaitCancelParams, WaitStatusParams,
+    WaitUpdateParams, decode,
 };
 use crate::params::{TermReadParams, TermSendParams, TermStartParams, TermStopParams};
 use crate::wire;
@@ -94,6 +94,13 @@ impl Methods {
             "task_get" => {
                 let (id, max_bytes) = decode::<TaskGetParams>(method, params)?.validate()?;
                 Ok(wire::task_detail(&tree.task_detail(id).await?, max_bytes))
+            }
+            "memory_recall" => {
+                let request = decode::<MemoryRecallParams>(method, params)?.validate()?;
+                Ok(wire::recalled(
+                    &tree.recall(request.clone()).await?,
+                    &request,
+                ))
             }
             "smart_wait" => {
                 let new = decode::<SmartWaitParams>(method, params)?.validate()?;

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use actors::CallError;
 use actors::process::pty::Signal;
+use actors::recall::RecallRequest;
 use actors::tasks::types::{
     MAX_KEY_CHARS, MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MAX_REASON_CHARS, Metadata, Plan,
     PlanChange, RegisterTask, TaskName, UpdateTask, bounded_text,
@@ -18,6 +19,7 @@ use actors::terminals::screen::SCROLLBACK_LINES;
 use actors::terminals::types::{CommandLine, SessionId, StartSession, TermInput, TermSize};
 use actors::waits::target::Target;
 use actors::waits::{NewWait, WaitUpdate};
+use recall::Source;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -422,6 +424,76 @@ impl TaskGetParams {
             task_id(&self.task_id)?,
             max_bytes(self.max_bytes, DEFAULT_TASK_GET_BYTES, MAX_TASK_GET_BYTES)?,
         ))
+    }
+}
+
+/// Results `memory_recall` returns unless asked, and at most.
+pub const DEFAULT_RECALL_LIMIT: usize = 3;
+pub const MAX_RECALL_LIMIT: u32 = 20;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryRecallParams {
+    query: String,
+    #[serde(default)]
+    limit: Option<u32>,
+    #[serde(default)]
+    recency_bias: Option<f64>,
+    #[serde(default)]
+    task_id: Option<String>,
+    #[serde(default)]
+    source: Option<String>,
+}
+
+impl MemoryRecallParams {
+    pub fn validate(self) -> Result<RecallRequest, CallError> {
+        let query = required_text(
+            "query",
+            &self.query,
+            MAX_QUERY_CHARS,
+            "say what to look for in a few keywords, e.g. \"deploy coursefolio\"",
+        )?;
+        let limit = match self.limit {
+            None => DEFAULT_RECALL_LIMIT,
+            Some(n) if (1..=MAX_RECALL_LIMIT).contains(&n) => n as usize,
+            Some(n) => {
+                return Err(CallError::invalid(
+                    format!("limit {n} is out of range"),
+                    format!("limit must be between 1 and {MAX_RECALL_LIMIT}"),
+                ));
+            }
+        };
+        let recency_bias = match self.recency_bias {
+            None => 0.5,
+            Some(bias) if (0.0..=1.0).contains(&bias) => bias,
+            Some(bias) => {
+                return Err(CallError::invalid(
+                    format!("recency_bias {bias} is out of range"),
+                    "recency_bias goes from 0 (best match first, however old) to 1 (newest first); default 0.5",
+                ));
+            }
+        };
+        let source = match self.source.as_deref().map(str::trim) {
+            None => None,
+            Some(text) => Some(Source::parse(text).ok_or_else(|| {
+                CallError::invalid(
+                    format!("invalid source '{text}'"),
+                    "source must be one of task, terminal, screen; leave it out to search everything",
+                )
+            })?),
+        };
+        Ok(RecallRequest {
+            query,
+            limit,
+            recency_bias,
+            task_id: self
+                .task_id
+                .as_deref()
+                .map(task_id)
+                .transpose()?
+                .map(|id| id.as_str().to_owned()),
+            source,
+        })
     }
 }
 

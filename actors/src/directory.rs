@@ -18,6 +18,7 @@ use crate::clock::{Clock, ClockMsg, Timers};
 use crate::error::CallError;
 use crate::faults::Faults;
 use crate::lanes::Lanes;
+use crate::recall::RecallMsg;
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
 use crate::terminals::TerminalsMsg;
@@ -69,6 +70,7 @@ struct Peers {
     waits: Option<ActorRef<WaitsMsg>>,
     terminals: Option<ActorRef<TerminalsMsg>>,
     vision: Option<ActorRef<VisionMsg>>,
+    recall: Option<ActorRef<RecallMsg>>,
 }
 
 /// An actor slot in the directory, for the Root to fill and clear.
@@ -81,6 +83,7 @@ pub(crate) enum Slot {
     Waits(Option<ActorRef<WaitsMsg>>),
     Terminals(Option<ActorRef<TerminalsMsg>>),
     Vision(Option<ActorRef<VisionMsg>>),
+    Recall(Option<ActorRef<RecallMsg>>),
 }
 
 impl Directory {
@@ -190,6 +193,10 @@ impl Directory {
         self.read(|peers| peers.vision.clone(), "vision actor")
     }
 
+    pub fn recall(&self) -> Result<ActorRef<RecallMsg>, CallError> {
+        self.read(|peers| peers.recall.clone(), "recall actor")
+    }
+
     fn read<T>(&self, pick: impl FnOnce(&Peers) -> Option<T>, what: &str) -> Result<T, CallError> {
         let peers = self.peers.read().unwrap_or_else(|e| e.into_inner());
         pick(&peers).ok_or_else(|| {
@@ -210,6 +217,7 @@ impl Directory {
             Slot::Waits(actor) => peers.waits = actor,
             Slot::Terminals(actor) => peers.terminals = actor,
             Slot::Vision(actor) => peers.vision = actor,
+            Slot::Recall(actor) => peers.recall = actor,
         }
     }
 

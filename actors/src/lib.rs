@@ -3,6 +3,7 @@
 //! ```text
 //! Root ─┬─ Clock
 //!       ├─ Registry
+//!       ├─ Recall
 //!       ├─ Vision
 //!       ├─ Wake
 //!       ├─ Terminals
@@ -27,6 +28,7 @@ pub mod linkage;
 pub mod locks;
 pub mod policy;
 pub mod process;
+pub mod recall;
 pub mod registry;
 pub mod root;
 pub mod tasks;

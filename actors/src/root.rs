@@ -12,6 +12,7 @@ use storage::{Counter, Store};
 use crate::clock::{ClockActor, ClockArgs};
 use crate::directory::{Directory, Health, Slot};
 use crate::policy::{Decision, RestartHistory, RestartPolicy};
+use crate::recall::{RecallActor, RecallArgs};
 use crate::registry::{self, RegistryActor, RegistryArgs};
 use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::{TasksArgs, TasksSupervisor};
@@ -31,6 +32,7 @@ pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 pub enum Child {
     Clock,
     Registry,
+    Recall,
     Vision,
     Wake,
     Terminals,
@@ -39,9 +41,10 @@ pub enum Child {
 }
 
 impl Child {
-    const START_ORDER: [Child; 7] = [
+    const START_ORDER: [Child; 8] = [
         Child::Clock,
         Child::Registry,
+        Child::Recall,
         Child::Vision,
         Child::Wake,
         Child::Terminals,
@@ -53,6 +56,7 @@ impl Child {
         match self {
             Child::Clock => "clock",
             Child::Registry => "registry",
+            Child::Recall => "recall actor",
             Child::Vision => "vision actor",
             Child::Wake => "wake actor",
             Child::Tasks => "tasks supervisor",
@@ -85,6 +89,8 @@ pub struct RootArgs {
     pub waits: Arc<WaitSettings>,
     pub terminal_limits: TerminalLimits,
     pub vision: VisionSetup,
+    /// The recall index's file.
+    pub recall_path: std::path::PathBuf,
 }
 
 pub struct RootState {
@@ -225,6 +231,15 @@ async fn start_child(
             directory.resume_event_sequence(newest_event);
             actor.get_cell()
         }
+        Child::Recall => {
+            let args = RecallArgs {
+                directory: directory.clone(),
+                path: state.args.recall_path.clone(),
+            };
+            let (actor, _) = Actor::spawn_linked(None, RecallActor, args, supervisor).await?;
+            directory.set(Slot::Recall(Some(actor.clone())));
+            actor.get_cell()
+        }
         Child::Vision => {
             let args = VisionArgs {
                 directory: directory.clone(),
@@ -285,6 +300,7 @@ fn on_child_down(myself: &ActorRef<RootMsg>, state: &mut RootState, child: Child
         Child::Clock => Slot::Clock(None),
         Child::Registry => Slot::Registry(None),
         Child::Vision => Slot::Vision(None),
+        Child::Recall => Slot::Recall(None),
         Child::Wake => Slot::Wake(None),
         Child::Tasks => Slot::Tasks(None),
         Child::Waits => Slot::Waits(None),

@@ -21,6 +21,7 @@ use crate::faults::Faults;
 use crate::policy::RestartPolicy;
 use crate::process::pty::Signal;
 use crate::process::{ProcessSpawner, Spawner};
+use crate::recall::{RECALL_CALL_TIMEOUT, RecallAnswer, RecallMsg, RecallRequest};
 use crate::registry::{self, RegistryStats};
 use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
 use crate::tasks::actor::not_found;
@@ -61,6 +62,9 @@ pub const PING_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a task nobody asks about stays loaded, by default.
 pub const DEFAULT_TASK_UNLOAD_AFTER: Duration = Duration::from_secs(600);
 
+/// The recall index's file name, beside the database.
+pub const RECALL_FILE: &str = "recall.sqlite";
+
 pub struct TreeArgs {
     pub store: Arc<Store>,
     pub clock: Arc<dyn Clock>,
@@ -96,11 +100,14 @@ pub struct TreeArgs {
     pub window_gone_grace: Duration,
     /// How many terminal sessions may run, and how many ended ones stay readable.
     pub terminal_limits: TerminalLimits,
+    /// The recall index's file (beside the database unless set).
+    pub recall_path: std::path::PathBuf,
 }
 
 impl TreeArgs {
     /// Production defaults around a store and a clock.
     pub fn new(store: Arc<Store>, clock: Arc<dyn Clock>) -> Self {
+        let recall_path = store.path().with_file_name(RECALL_FILE);
         Self {
             store,
             clock,
@@ -124,6 +131,7 @@ impl TreeArgs {
             pixel_floor: Duration::from_secs(120),
             window_gone_grace: Duration::from_secs(30),
             terminal_limits: TerminalLimits::default(),
+            recall_path,
             vision: VisionSpec::default(),
         }
     }
@@ -200,6 +208,7 @@ impl Tree {
             window_gone_grace: args.window_gone_grace,
         });
         let root_args = RootArgs {
+            recall_path: args.recall_path,
             directory: directory.clone(),
             store: args.store,
             group_commit: args.group_commit,
@@ -313,6 +322,19 @@ impl Tree {
             .call(request, Some(TASK_CALL_TIMEOUT))
             .await;
         from_call("task actor", TASK_CALL_TIMEOUT, outcome)
+    }
+
+    /// `memory_recall`: what the index finds for the request, after indexing what changed.
+    pub async fn recall(&self, request: RecallRequest) -> Result<RecallAnswer, CallError> {
+        let outcome = self
+            .directory
+            .recall()?
+            .call(
+                |reply| RecallMsg::Search(request, reply),
+                Some(RECALL_CALL_TIMEOUT),
+            )
+            .await;
+        from_call("recall actor", RECALL_CALL_TIMEOUT, outcome)
     }
 
     /// Up to `limit` tasks of the filter's statuses, most recently updated first, from

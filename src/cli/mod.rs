@@ -59,6 +59,16 @@ enum Command {
     /// Register, update and inspect tasks
     #[command(subcommand)]
     Task(TaskCommand),
+    /// Have I done this before? Search past and current tasks by keywords
+    Recall {
+        query: String,
+        /// Results to show (1-20, default 3)
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Only this task
+        #[arg(long, value_name = "ID")]
+        task: Option<String>,
+    },
     /// Call any method with JSON params, e.g. `lookout call task_list '{"status":"all"}'`,
     /// or run a model's tool call with --function-call
     Call {
@@ -386,6 +396,16 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             ..
         } => unreachable!("handled before: not a plain method call"),
         Command::Status => ("daemon.status".into(), json!({}), render::status),
+        Command::Recall { query, limit, task } => {
+            let mut params = json!({"query": query});
+            if let Some(limit) = limit {
+                params["limit"] = json!(limit);
+            }
+            if let Some(task) = task {
+                params["task_id"] = json!(task);
+            }
+            ("memory_recall".into(), params, render::recalled)
+        }
         Command::Call {
             method: Some(method),
             params,

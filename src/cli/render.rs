@@ -146,6 +146,32 @@ pub fn task_answer(result: &Value) -> String {
     text
 }
 
+/// `lookout recall`: each result with its time, source, confidence, summary and steps.
+pub fn recalled(result: &Value) -> String {
+    let mut lines = Vec::new();
+    for (index, found) in result["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        lines.push(format!(
+            "{}. {} {} ({} s, confidence {})",
+            index + 1,
+            text(found, "timestamp"),
+            text(found, "source"),
+            found["duration_seconds"],
+            found["confidence"]
+        ));
+        lines.push(format!("   {}", text(found, "summary")));
+        for step in found["steps"].as_array().into_iter().flatten() {
+            lines.push(format!("   - {}", step.as_str().unwrap_or("")));
+        }
+    }
+    lines.push(text(result, "message").to_owned());
+    lines.join("\n")
+}
+
 pub fn task_registered(result: &Value) -> String {
     let progress = serde_json::json!({"completed": [], "current": 1});
     format!(

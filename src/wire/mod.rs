@@ -6,8 +6,10 @@
 //! results; every answer that grows with what it reports fits a byte budget
 //! ([`actors::budget`]) and says what it left out and how to get it.
 
+pub mod recall;
 pub mod tasks;
 
+pub use recall::recalled;
 pub use tasks::{plan_updated, registered, task_detail, task_list, thread, updated};
 
 use actors::tasks::plan::PlanProgress;

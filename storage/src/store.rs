@@ -552,6 +552,51 @@ impl Store {
         })
     }
 
+    /// Up to `limit` tasks of any status last updated at or after `since_ms`, oldest update
+    /// first (ties by id), starting after `after` when given: how the recall index catches
+    /// up with what changed.
+    pub fn tasks_updated_since(
+        &self,
+        since_ms: u64,
+        after: Option<&ListCursor>,
+        limit: usize,
+    ) -> Result<Vec<TaskRecord>, StorageError> {
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let index = txn.open_table(TASKS_BY_STATUS)?;
+            let mut found: Vec<(u64, String)> = Vec::new();
+            for status in Status::ALL {
+                let code = status.index_code();
+                let range = index.range((code, since_ms, "")..(code + 1, 0, ""))?;
+                let mut taken = 0;
+                for entry in range {
+                    let (key, ()) = entry.map(|(k, v)| (k, v.value()))?;
+                    let (_, updated_at, id) = key.value();
+                    let past_cursor = after.is_none_or(|cursor| {
+                        (updated_at, id) > (cursor.updated_at_ms, cursor.task_id.as_str())
+                    });
+                    if past_cursor {
+                        found.push((updated_at, id.to_owned()));
+                        taken += 1;
+                        if taken == limit {
+                            break;
+                        }
+                    }
+                }
+            }
+            found.sort();
+            found.truncate(limit);
+            let tasks_table = txn.open_table(TASKS)?;
+            let mut tasks = Vec::with_capacity(found.len());
+            for (_, id) in found {
+                if let Some(guard) = tasks_table.get(id.as_str())? {
+                    tasks.push(decode_task(&id, guard.value())?);
+                }
+            }
+            Ok(tasks)
+        })
+    }
+
     /// Active tasks without a live wait, last updated at or before `cutoff`, oldest first,
     /// that `is_due` accepts — decided from the stuck index alone, without reading a record.
     pub fn stuck_candidates(

@@ -173,6 +173,31 @@ fn status_index_follows_every_put() {
     );
     assert!(!rest.more);
     assert_eq!(ListCursor::parse("t-abc"), None);
+    // What changed since a time, oldest first, across statuses, in pages.
+    let since = store
+        .tasks_updated_since(0, None, 2)
+        .unwrap()
+        .iter()
+        .map(|t| (t.updated_at, t.id.clone()))
+        .collect::<Vec<_>>();
+    assert_eq!(since.len(), 2);
+    assert!(since[0] <= since[1]);
+    let last = store
+        .tasks_updated_since(0, None, 2)
+        .unwrap()
+        .pop()
+        .unwrap();
+    let rest = store
+        .tasks_updated_since(0, Some(&ListCursor::after(&last)), 10)
+        .unwrap();
+    assert_eq!(rest.len(), 1);
+    assert!(rest[0].updated_at >= last.updated_at);
+    assert!(
+        store
+            .tasks_updated_since(u64::MAX, None, 10)
+            .unwrap()
+            .is_empty()
+    );
 
     let idle = store
         .stuck_candidates(Timestamp::from_secs(250), |_, _| true)

@@ -20,6 +20,7 @@ mod limits;
 mod mcp;
 mod process;
 mod protocol;
+mod recall;
 mod scenarios;
 mod support;
 mod systemd;

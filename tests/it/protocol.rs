@@ -283,6 +283,7 @@ async fn tools_list_and_daemon_status_describe_the_daemon() {
             "task_list",
             "task_thread",
             "task_get",
+            "memory_recall",
             "smart_wait",
             "wait_update",
             "wait_cancel",

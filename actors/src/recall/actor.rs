@@ -1,0 +1,213 @@
+//! The Recall actor: the only owner of `recall.sqlite`. One request at a time: a search
+//! first indexes the tasks that changed in redb since the index's mark (so an answer never
+//! misses what was just recorded), then asks the index; after it starts it catches up in the
+//! background, which is also how an index that was lost or deleted is rebuilt. Index work
+//! runs on blocking threads, never on the runtime.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use recall::{Document, Ranked, RecallError, RecallStore, Search, Source};
+use storage::{ListCursor, Store};
+
+use crate::directory::Directory;
+use crate::error::CallError;
+use crate::locks::lock;
+use crate::recall::documents::task_document;
+use crate::registry;
+
+/// How long a caller waits for a search, catching up included.
+pub const RECALL_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// Tasks read from redb and indexed per step of a catch-up.
+const CATCH_UP_BATCH: usize = 200;
+/// Thread messages read per task (the newest).
+const THREAD_DEPTH: usize = 2_000;
+/// The index's mark for tasks: the newest `updated_at` indexed.
+const TASKS_MARK: &str = "tasks_updated_at_ms";
+
+/// A `memory_recall`, validated.
+#[derive(Clone, Debug)]
+pub struct RecallRequest {
+    pub query: String,
+    pub limit: usize,
+    pub recency_bias: f64,
+    pub task_id: Option<String>,
+    pub source: Option<Source>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RecallAnswer {
+    pub results: Vec<Ranked>,
+    /// Documents indexed per source when the search ran.
+    pub indexed: Vec<(Source, u64)>,
+    /// The words searched for (none: the question had only common words).
+    pub words: Vec<String>,
+}
+
+pub enum RecallMsg {
+    Search(RecallRequest, RpcReplyPort<Result<RecallAnswer, CallError>>),
+    /// Index what changed since the mark (sent to itself after it starts).
+    CatchUp,
+}
+
+pub struct RecallActor;
+
+pub struct RecallArgs {
+    pub directory: Directory,
+    pub path: PathBuf,
+}
+
+pub struct RecallState {
+    directory: Directory,
+    /// `None` when the index could not be opened: searches say why.
+    index: Result<Arc<Mutex<RecallStore>>, String>,
+}
+
+impl Actor for RecallActor {
+    type Msg = RecallMsg;
+    type State = RecallState;
+    type Arguments = RecallArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<RecallMsg>,
+        args: RecallArgs,
+    ) -> Result<RecallState, ActorProcessingErr> {
+        let path = args.path.clone();
+        let opened = tokio::task::spawn_blocking(move || open_private(&path)).await?;
+        let index = match opened {
+            Ok(store) => Ok(Arc::new(Mutex::new(store))),
+            Err(error) => {
+                tracing::warn!("recall is unavailable: {error}");
+                Err(error.to_string())
+            }
+        };
+        let _ = myself.cast(RecallMsg::CatchUp);
+        Ok(RecallState {
+            directory: args.directory,
+            index,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<RecallMsg>,
+        message: RecallMsg,
+        state: &mut RecallState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            RecallMsg::CatchUp => {
+                if let Err(error) = catch_up(state).await {
+                    tracing::warn!("recall could not index the tasks: {}", error.message);
+                }
+            }
+            RecallMsg::Search(request, reply) => {
+                let outcome = match catch_up(state).await {
+                    Ok(()) => search(state, request).await,
+                    Err(error) => Err(error),
+                };
+                let _ = reply.send(outcome);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Opens the index with the same privacy as the database: only its user reads it.
+fn open_private(path: &std::path::Path) -> Result<RecallStore, RecallError> {
+    let store = RecallStore::open(path)?;
+    for file in [path.to_owned(), path.with_extension("sqlite-wal")] {
+        if file.exists() {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600));
+        }
+    }
+    Ok(store)
+}
+
+fn index_of(state: &RecallState) -> Result<Arc<Mutex<RecallStore>>, CallError> {
+    state.index.clone().map_err(|error| {
+        CallError::unavailable(
+            format!("the recall index cannot be opened: {error}"),
+            "check the data folder (lookout status shows it); removing recall.sqlite there and \
+             restarting the daemon rebuilds it from the task database",
+        )
+    })
+}
+
+fn index_failed(error: &RecallError) -> CallError {
+    CallError::unavailable(
+        format!("recall failed: {error}"),
+        "try again; if it persists, remove recall.sqlite in the data folder and restart the \
+         daemon (it is rebuilt from the task database)",
+    )
+}
+
+/// Runs `job` on the index on a blocking thread.
+async fn with_index<T: Send + 'static>(
+    index: Arc<Mutex<RecallStore>>,
+    job: impl FnOnce(&mut RecallStore) -> Result<T, RecallError> + Send + 'static,
+) -> Result<T, CallError> {
+    tokio::task::spawn_blocking(move || job(&mut lock(&index)))
+        .await
+        .map_err(|_| CallError::internal("the recall index job panicked", "try again"))?
+        .map_err(|error| index_failed(&error))
+}
+
+/// Indexes every task updated since the mark, a batch at a time, then moves the mark.
+async fn catch_up(state: &RecallState) -> Result<(), CallError> {
+    let index = index_of(state)?;
+    let since = with_index(index.clone(), |store| store.mark(TASKS_MARK)).await?;
+    let mut cursor: Option<ListCursor> = None;
+    loop {
+        let after = cursor.clone();
+        let batch = registry::read(&state.directory.registry()?, move |store: &Store| {
+            let tasks = store.tasks_updated_since(since, after.as_ref(), CATCH_UP_BATCH)?;
+            let mut documents = Vec::with_capacity(tasks.len());
+            for task in &tasks {
+                let thread = store.thread(&task.id, None, THREAD_DEPTH)?;
+                let revisions = store.plan_revisions(&task.id)?;
+                documents.push(task_document(task, &thread, &revisions));
+            }
+            Ok((tasks.last().map(ListCursor::after), tasks.len(), documents))
+        })
+        .await?;
+        let (last, read, documents): (Option<ListCursor>, usize, Vec<Document>) = batch;
+        let Some(last) = last else {
+            return Ok(());
+        };
+        let mark = last.updated_at_ms;
+        with_index(index.clone(), move |store| {
+            store.put(&documents)?;
+            store.set_mark(TASKS_MARK, mark)
+        })
+        .await?;
+        if read < CATCH_UP_BATCH {
+            return Ok(());
+        }
+        cursor = Some(last);
+    }
+}
+
+async fn search(state: &RecallState, request: RecallRequest) -> Result<RecallAnswer, CallError> {
+    let index = index_of(state)?;
+    let search = Search {
+        words: request.query.clone(),
+        limit: request.limit,
+        recency_bias: request.recency_bias,
+        task_id: request.task_id,
+        source: request.source,
+        now_ms: state.directory.now().as_millis(),
+    };
+    let words = recall::query_words(&request.query);
+    with_index(index, move |store| {
+        Ok(RecallAnswer {
+            results: store.search(&search)?,
+            indexed: store.counts()?,
+            words,
+        })
+    })
+    .await
+}

@@ -1,0 +1,14 @@
+//! Recall: "have I done this before?" over what lookout already knows.
+//!
+//! - [`actor`] is the Recall actor, the only owner of `recall.sqlite` (the FTS5 index of the
+//!   `recall` crate); it catches up with the tasks that changed in redb before each search
+//!   and in the background after it starts, so a lost index is rebuilt from the record;
+//! - [`documents`] turns a task (its plan, thread, revisions and outcome) into the document
+//!   the index holds, with the steps and the summary a result shows. Pure.
+
+pub mod actor;
+pub mod documents;
+
+pub use actor::{
+    RECALL_CALL_TIMEOUT, RecallActor, RecallAnswer, RecallArgs, RecallMsg, RecallRequest,
+};

@@ -1,0 +1,357 @@
+//! lookout's recall index: one document per thing an agent did (a task with its plan, notes
+//! and outcome; later terminal sessions and screen segments), searchable by `memory_recall`.
+//!
+//! SQLite FTS5 (BM25 with the title weighted 5×, prefix matching, `unicode61` folding
+//! diacritics) in `recall.sqlite`, a file of its own beside the redb database, which stays
+//! the record: everything indexed here from tasks can be rebuilt from it, so losing this file
+//! loses nothing. Synchronous; one owner (the Recall actor) holds the connection.
+
+mod rank;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+pub use rank::{Ranked, rank};
+
+/// The index's layout version; a file of another version is rebuilt from scratch.
+const SCHEMA_VERSION: i64 = 1;
+/// Candidates BM25 returns before recency re-ranks them.
+const CANDIDATES: usize = 50;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecallError {
+    #[error("recall index {path}: {source}")]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+/// Where a document comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    Task,
+    Terminal,
+    Screen,
+}
+
+impl Source {
+    pub const ALL: [Source; 3] = [Source::Task, Source::Terminal, Source::Screen];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Task => "task",
+            Source::Terminal => "terminal",
+            Source::Screen => "screen",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|source| source.as_str() == text)
+    }
+}
+
+/// One step of a document, at its time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub at_ms: u64,
+    pub text: String,
+}
+
+/// What is indexed: `key` names it (re-indexing replaces it), `title` weighs 5× in ranking.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    pub key: String,
+    pub source: Source,
+    pub task_id: Option<String>,
+    pub title: String,
+    pub body: String,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub steps: Vec<Step>,
+    pub summary: String,
+}
+
+/// A search: its words (any of them; each matches as a prefix), the filters, and how much
+/// recency counts against relevance (0 = relevance only, 1 = recency only).
+#[derive(Clone, Debug)]
+pub struct Search {
+    pub words: String,
+    pub limit: usize,
+    pub recency_bias: f64,
+    pub task_id: Option<String>,
+    pub source: Option<Source>,
+    pub now_ms: u64,
+}
+
+/// A document found, with its BM25 (lower is better, as FTS5 gives it).
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub document: Document,
+    pub bm25: f64,
+}
+
+pub struct RecallStore {
+    connection: Connection,
+    path: PathBuf,
+}
+
+impl RecallStore {
+    /// Opens (or creates) the index at `path`; a file of another layout is started afresh
+    /// (its content is rebuilt from the record by the caller).
+    pub fn open(path: &Path) -> Result<Self, RecallError> {
+        let fail = |source| RecallError::Sqlite {
+            path: path.to_owned(),
+            source,
+        };
+        let connection = Connection::open(path).map_err(fail)?;
+        let store = Self {
+            connection,
+            path: path.to_owned(),
+        };
+        store.prepare().map_err(fail)?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn prepare(&self) -> rusqlite::Result<()> {
+        self.connection.pragma_update(None, "journal_mode", "WAL")?;
+        self.connection
+            .pragma_update(None, "synchronous", "NORMAL")?;
+        let version: i64 = self
+            .connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))?;
+        if version != SCHEMA_VERSION {
+            self.connection.execute_batch(
+                "DROP TABLE IF EXISTS doc_fts; DROP TABLE IF EXISTS doc; DROP TABLE IF EXISTS mark;",
+            )?;
+        }
+        self.connection.execute_batch(
+            "CREATE TABLE IF NOT EXISTS doc(
+                 id INTEGER PRIMARY KEY,
+                 key TEXT NOT NULL UNIQUE,
+                 source TEXT NOT NULL,
+                 task_id TEXT,
+                 title TEXT NOT NULL,
+                 body TEXT NOT NULL,
+                 start_ms INTEGER NOT NULL,
+                 end_ms INTEGER NOT NULL,
+                 steps TEXT NOT NULL,
+                 summary TEXT NOT NULL);
+             CREATE INDEX IF NOT EXISTS doc_task ON doc(task_id);
+             CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(
+                 title, body, content='doc', content_rowid='id',
+                 tokenize='unicode61 remove_diacritics 2');
+             CREATE TRIGGER IF NOT EXISTS doc_added AFTER INSERT ON doc BEGIN
+                 INSERT INTO doc_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+             END;
+             CREATE TRIGGER IF NOT EXISTS doc_removed AFTER DELETE ON doc BEGIN
+                 INSERT INTO doc_fts(doc_fts, rowid, title, body)
+                     VALUES ('delete', old.id, old.title, old.body);
+             END;
+             CREATE TABLE IF NOT EXISTS mark(name TEXT PRIMARY KEY, value INTEGER NOT NULL);",
+        )?;
+        self.connection
+            .pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        Ok(())
+    }
+
+    fn fail(&self, source: rusqlite::Error) -> RecallError {
+        RecallError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Indexes `documents` in one transaction, each replacing the one of its key.
+    pub fn put(&mut self, documents: &[Document]) -> Result<(), RecallError> {
+        let path = self.path.clone();
+        let fail = |source| RecallError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let transaction = self.connection.transaction().map_err(fail)?;
+        for document in documents {
+            let steps = serde_json::to_string(
+                &document
+                    .steps
+                    .iter()
+                    .map(|step| serde_json::json!([step.at_ms, step.text]))
+                    .collect::<Vec<_>>(),
+            )
+            .expect("steps serialise");
+            transaction
+                .execute("DELETE FROM doc WHERE key = ?1", params![document.key])
+                .map_err(fail)?;
+            transaction
+                .execute(
+                    "INSERT INTO doc(key, source, task_id, title, body, start_ms, end_ms, steps, summary)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![
+                        document.key,
+                        document.source.as_str(),
+                        document.task_id,
+                        document.title,
+                        document.body,
+                        document.start_ms as i64,
+                        document.end_ms as i64,
+                        steps,
+                        document.summary,
+                    ],
+                )
+                .map_err(fail)?;
+        }
+        transaction.commit().map_err(fail)
+    }
+
+    /// A named high-water mark (how far a source has been indexed); 0 when never set.
+    pub fn mark(&self, name: &str) -> Result<u64, RecallError> {
+        self.connection
+            .query_row("SELECT value FROM mark WHERE name = ?1", [name], |row| {
+                row.get::<_, i64>(0)
+            })
+            .optional()
+            .map(|value| value.unwrap_or(0) as u64)
+            .map_err(|e| self.fail(e))
+    }
+
+    pub fn set_mark(&self, name: &str, value: u64) -> Result<(), RecallError> {
+        self.connection
+            .execute(
+                "INSERT INTO mark(name, value) VALUES (?1, ?2)
+                 ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                params![name, value as i64],
+            )
+            .map(|_| ())
+            .map_err(|e| self.fail(e))
+    }
+
+    /// How many documents of each source are indexed.
+    pub fn counts(&self) -> Result<Vec<(Source, u64)>, RecallError> {
+        Source::ALL
+            .into_iter()
+            .map(|source| {
+                self.connection
+                    .query_row(
+                        "SELECT count(*) FROM doc WHERE source = ?1",
+                        [source.as_str()],
+                        |row| row.get::<_, i64>(0),
+                    )
+                    .map(|count| (source, count as u64))
+                    .map_err(|e| self.fail(e))
+            })
+            .collect()
+    }
+
+    /// The documents that match any of the search's words, best BM25 first (title 5×),
+    /// at most [`CANDIDATES`], within its filters. No words, no candidates.
+    pub fn candidates(&self, search: &Search) -> Result<Vec<Candidate>, RecallError> {
+        let Some(expression) = match_expression(&search.words) else {
+            return Ok(Vec::new());
+        };
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT doc.key, doc.source, doc.task_id, doc.title, doc.body, doc.start_ms,
+                        doc.end_ms, doc.steps, doc.summary, bm25(doc_fts, 5.0, 1.0) AS score
+                 FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
+                 WHERE doc_fts MATCH ?1
+                   AND (?2 IS NULL OR doc.task_id = ?2)
+                   AND (?3 IS NULL OR doc.source = ?3)
+                 ORDER BY score LIMIT ?4",
+            )
+            .map_err(|e| self.fail(e))?;
+        let rows = statement
+            .query_map(
+                params![
+                    expression,
+                    search.task_id,
+                    search.source.map(Source::as_str),
+                    CANDIDATES as i64
+                ],
+                |row| {
+                    let steps: String = row.get(7)?;
+                    Ok(Candidate {
+                        document: Document {
+                            key: row.get(0)?,
+                            source: Source::parse(&row.get::<_, String>(1)?)
+                                .unwrap_or(Source::Task),
+                            task_id: row.get(2)?,
+                            title: row.get(3)?,
+                            body: row.get(4)?,
+                            start_ms: row.get::<_, i64>(5)? as u64,
+                            end_ms: row.get::<_, i64>(6)? as u64,
+                            steps: decode_steps(&steps),
+                            summary: row.get(8)?,
+                        },
+                        bm25: row.get(9)?,
+                    })
+                },
+            )
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.fail(e))
+    }
+
+    /// The best `search.limit` documents, relevance and recency weighed by its bias.
+    pub fn search(&self, search: &Search) -> Result<Vec<Ranked>, RecallError> {
+        Ok(rank(self.candidates(search)?, search))
+    }
+}
+
+fn decode_steps(text: &str) -> Vec<Step> {
+    let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    value
+        .as_array()
+        .map(|steps| {
+            steps
+                .iter()
+                .filter_map(|step| {
+                    Some(Step {
+                        at_ms: step[0].as_u64()?,
+                        text: step[1].as_str()?.to_owned(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The words of a question as an FTS5 expression: each word quoted (so no character of the
+/// question is FTS5 syntax) and matched as a prefix, any of them. `None` when it has no word.
+pub fn match_expression(question: &str) -> Option<String> {
+    let words = query_words(question);
+    (!words.is_empty()).then(|| {
+        words
+            .iter()
+            .map(|word| format!("\"{word}\"*"))
+            .collect::<Vec<_>>()
+            .join(" OR ")
+    })
+}
+
+/// The searchable words of a question: lowercase runs of letters and digits, without the
+/// words every question has.
+pub fn query_words(question: &str) -> Vec<String> {
+    const COMMON: &[&str] = &[
+        "a", "an", "and", "the", "how", "did", "do", "does", "i", "we", "it", "to", "of", "in",
+        "on", "for", "last", "time", "what", "when", "where", "was", "is", "are", "my", "me",
+        "have", "has", "had", "before", "this", "that", "with", "at", "by", "from", "or",
+    ];
+    let mut words: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .filter(|word| !COMMON.contains(&word.as_str()))
+        .collect();
+    words.dedup();
+    words
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+//! The index on a real SQLite file: documents found by their words (prefixes, title weight),
+//! filtered, re-ranked by recency, replaced by key, and a file of another layout started afresh.
+
+use super::*;
+
+const DAY_MS: u64 = 24 * 3600 * 1000;
+const NOW: u64 = 1_771_000_000_000;
+
+fn document(key: &str, title: &str, body: &str, end_ms: u64) -> Document {
+    Document {
+        key: key.to_owned(),
+        source: Source::Task,
+        task_id: Some(key.to_owned()),
+        title: title.to_owned(),
+        body: body.to_owned(),
+        start_ms: end_ms - 60_000,
+        end_ms,
+        steps: vec![Step {
+            at_ms: end_ms - 30_000,
+            text: format!("{title}: step"),
+        }],
+        summary: format!("summary of {title}"),
+    }
+}
+
+fn search(words: &str, recency_bias: f64) -> Search {
+    Search {
+        words: words.to_owned(),
+        limit: 3,
+        recency_bias,
+        task_id: None,
+        source: None,
+        now_ms: NOW,
+    }
+}
+
+fn keys(found: &[Ranked]) -> Vec<&str> {
+    found.iter().map(|r| r.document.key.as_str()).collect()
+}
+
+#[test]
+fn documents_are_found_by_their_words_and_the_title_weighs_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
+    store
+        .put(&[
+            document(
+                "t-1",
+                "Deploy coursefolio to production",
+                "built the docker image",
+                NOW,
+            ),
+            document(
+                "t-2",
+                "Rotate the TLS certificates",
+                "deployed to staging once",
+                NOW,
+            ),
+            document("t-3", "Write the release notes", "nothing about it", NOW),
+        ])
+        .unwrap();
+    let found = store
+        .search(&search("how did I deploy coursefolio last time?", 0.0))
+        .unwrap();
+    assert_eq!(
+        keys(&found),
+        ["t-1", "t-2"],
+        "deploy* is a prefix of deployed"
+    );
+    assert_eq!(found[0].confidence, 1.0);
+    assert!(found[1].confidence < 0.5, "{}", found[1].confidence);
+    assert_eq!(
+        found[0].document.steps[0].text,
+        "Deploy coursefolio to production: step"
+    );
+    assert!(store.search(&search("kubernetes", 0.0)).unwrap().is_empty());
+    assert!(store.search(&search("how did I?", 0.0)).unwrap().is_empty());
+    // FTS5 syntax in a question is only words.
+    assert!(store.search(&search("deploy\" OR * NEAR(", 0.0)).is_ok());
+}
+
+#[test]
+fn recency_bias_reorders_equal_matches_and_filters_narrow() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
+    let mut old = document("t-old", "Deploy the API", "deploy", NOW - 30 * DAY_MS);
+    old.body = "deploy deploy deploy".into();
+    let new = document("t-new", "Deploy the API", "deploy once", NOW - DAY_MS);
+    store.put(&[old, new]).unwrap();
+    assert_eq!(
+        keys(&store.search(&search("deploy", 0.0)).unwrap()),
+        ["t-old", "t-new"]
+    );
+    assert_eq!(
+        keys(&store.search(&search("deploy", 1.0)).unwrap()),
+        ["t-new", "t-old"]
+    );
+    let mut scoped = search("deploy", 0.0);
+    scoped.task_id = Some("t-new".into());
+    assert_eq!(keys(&store.search(&scoped).unwrap()), ["t-new"]);
+    scoped.task_id = None;
+    scoped.source = Some(Source::Terminal);
+    assert!(store.search(&scoped).unwrap().is_empty());
+}
+
+#[test]
+fn a_key_indexed_again_replaces_its_document_and_marks_persist() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("recall.sqlite");
+    let mut store = RecallStore::open(&path).unwrap();
+    store
+        .put(&[document("t-1", "Deploy", "first words", NOW)])
+        .unwrap();
+    store
+        .put(&[document("t-1", "Deploy", "second words", NOW)])
+        .unwrap();
+    assert!(store.search(&search("first", 0.0)).unwrap().is_empty());
+    assert_eq!(
+        keys(&store.search(&search("second", 0.0)).unwrap()),
+        ["t-1"]
+    );
+    assert_eq!(store.counts().unwrap()[0], (Source::Task, 1));
+    store.set_mark("tasks", 42).unwrap();
+    drop(store);
+    let store = RecallStore::open(&path).unwrap();
+    assert_eq!(store.mark("tasks").unwrap(), 42);
+    assert_eq!(store.mark("never").unwrap(), 0);
+
+    // A file of another layout starts afresh.
+    store
+        .connection
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    drop(store);
+    let store = RecallStore::open(&path).unwrap();
+    assert_eq!(store.mark("tasks").unwrap(), 0);
+    assert!(store.search(&search("second", 0.0)).unwrap().is_empty());
+}

@@ -1,0 +1,254 @@
+//! `memory_recall` over the real socket: a narrated and completed task found again by its
+//! topic with its steps, scoping by task, recency against relevance, bad input with hints,
+//! an empty index; and with the real binary, the index surviving a SIGKILL and rebuilt from
+//! the task database when its file is deleted.
+
+use std::time::Duration;
+
+use lookout::client::Client;
+use serde_json::{Value, json};
+
+use crate::support::{DaemonProcess, TestDaemon, ok};
+
+async fn register(daemon: &TestDaemon, name: &str, plan: &[&str]) -> String {
+    daemon
+        .ok("task_register", json!({"name": name, "plan": plan}))
+        .await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn task_ids(answer: &Value) -> Vec<&str> {
+    answer["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["task_id"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_task_is_found_again_by_its_topic_with_its_steps() {
+    let daemon = TestDaemon::start_manual().await;
+    let empty = daemon
+        .ok("memory_recall", json!({"query": "deploy coursefolio"}))
+        .await;
+    assert_eq!(empty["results"], json!([]));
+    assert!(
+        empty["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Searched 0 tasks"),
+        "{empty}"
+    );
+
+    let deploy = register(
+        &daemon,
+        "Deploy coursefolio to production",
+        &[
+            "Build Docker image",
+            "Push to registry",
+            "Restart the service",
+        ],
+    )
+    .await;
+    for note in [
+        "Step 1 done — built the image, tagged v1.2.3",
+        "Step 2 done — pushed ghcr.io/alex/coursefolio:v1.2.3",
+        "Step 3 done — systemctl restart coursefolio, health check green",
+    ] {
+        daemon.manual_clock().advance(Duration::from_secs(300));
+        daemon
+            .ok("task_update", json!({"task_id": deploy, "message": note}))
+            .await;
+    }
+    daemon
+        .ok(
+            "task_update",
+            json!({"task_id": deploy, "status": "completed"}),
+        )
+        .await;
+    let other = register(
+        &daemon,
+        "Rotate the TLS certificates",
+        &["Renew", "Reload nginx"],
+    )
+    .await;
+    daemon.manual_clock().advance(Duration::from_secs(86_400));
+
+    let found = daemon
+        .ok(
+            "memory_recall",
+            json!({"query": "how did I deploy coursefolio last time?"}),
+        )
+        .await;
+    assert_eq!(task_ids(&found), [deploy.as_str()], "{found}");
+    let first = &found["results"][0];
+    assert_eq!(first["source"], "task");
+    assert_eq!(first["confidence"], 1.0);
+    assert_eq!(first["timestamp"], "2026-02-13T17:00:00Z");
+    assert_eq!(first["duration_seconds"], 900);
+    assert_eq!(first["video_url"], Value::Null);
+    let summary = first["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("(completed): 3 of 3 steps done"),
+        "{summary}"
+    );
+    let steps: Vec<&str> = first["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(
+        steps
+            .contains(&"2026-02-13T17:10:00Z Step 2 done — pushed ghcr.io/alex/coursefolio:v1.2.3"),
+        "{steps:?}"
+    );
+    let message = found["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Searched 2 tasks") && message.contains("not a probability"),
+        "{message}"
+    );
+
+    // Notes are searchable: the tag is found by its words.
+    let tag = daemon
+        .ok("memory_recall", json!({"query": "ghcr.io coursefolio tag"}))
+        .await;
+    assert_eq!(task_ids(&tag)[0], deploy);
+
+    // Scoped to another task, the deploy is not there.
+    let scoped = daemon
+        .ok(
+            "memory_recall",
+            json!({"query": "deploy coursefolio", "task_id": other}),
+        )
+        .await;
+    assert_eq!(scoped["results"], json!([]), "{scoped}");
+    assert!(
+        scoped["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("within task {other}"))
+    );
+    let nothing = daemon
+        .ok("memory_recall", json!({"query": "kubernetes helm"}))
+        .await;
+    assert!(
+        nothing["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing matched")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recency_bias_trades_relevance_for_recency() {
+    let daemon = TestDaemon::start_manual().await;
+    let old = register(&daemon, "Deploy the API", &["Deploy", "Deploy the docs"]).await;
+    daemon
+        .ok(
+            "task_update",
+            json!({"task_id": old, "message": "deploy went fine"}),
+        )
+        .await;
+    daemon
+        .manual_clock()
+        .advance(Duration::from_secs(30 * 86_400));
+    let new = register(&daemon, "Deploy the API", &["Build", "Ship it"]).await;
+    let order = |bias: f64| {
+        let daemon = &daemon;
+        async move {
+            let answer = daemon
+                .ok(
+                    "memory_recall",
+                    json!({"query": "deploy", "recency_bias": bias, "limit": 5}),
+                )
+                .await;
+            task_ids(&answer)
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(order(0.0).await, [old.clone(), new.clone()]);
+    assert_eq!(order(1.0).await, [new, old]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_recall_calls_say_how_to_fix_them() {
+    let daemon = TestDaemon::start_manual().await;
+    for (params, hint) in [
+        (json!({"query": " "}), "say what to look for"),
+        (json!({"query": "x", "limit": 0}), "between 1 and 20"),
+        (json!({"query": "x", "limit": 21}), "between 1 and 20"),
+        (
+            json!({"query": "x", "recency_bias": 1.5}),
+            "from 0 (best match first",
+        ),
+        (
+            json!({"query": "x", "source": "video"}),
+            "task, terminal, screen",
+        ),
+        (json!({"limit": 3}), "memory_recall(query: string"),
+    ] {
+        let error = daemon.err("memory_recall", params.clone()).await;
+        assert!(error.hint.contains(hint), "{params}: {}", error.hint);
+    }
+    let words = daemon
+        .ok("memory_recall", json!({"query": "how did I do it?"}))
+        .await;
+    assert!(
+        words["message"]
+            .as_str()
+            .unwrap()
+            .contains("no word to look for"),
+        "{words}"
+    );
+}
+
+async fn recall_ids(socket: &std::path::Path, query: &str) -> Vec<String> {
+    let mut client = Client::connect(socket).await.unwrap();
+    let answer = ok(&mut client, "memory_recall", json!({"query": query})).await;
+    task_ids(&answer).into_iter().map(str::to_owned).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_index_survives_a_kill_and_is_rebuilt_when_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = DaemonProcess::start(dir.path());
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let id = ok(
+        &mut client,
+        "task_register",
+        json!({"name": "Migrate the billing database", "plan": ["Dump", "Restore"]}),
+    )
+    .await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        recall_ids(&daemon.socket, "billing migration").await,
+        [id.as_str()]
+    );
+    let index = dir.path().join("data").join("recall.sqlite");
+    assert!(index.exists());
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&index).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    daemon.kill();
+
+    let daemon = DaemonProcess::start(dir.path());
+    assert_eq!(recall_ids(&daemon.socket, "billing").await, [id.as_str()]);
+    daemon.terminate();
+
+    for file in ["recall.sqlite", "recall.sqlite-wal", "recall.sqlite-shm"] {
+        let _ = std::fs::remove_file(dir.path().join("data").join(file));
+    }
+    let daemon = DaemonProcess::start(dir.path());
+    assert_eq!(recall_ids(&daemon.socket, "billing").await, [id.as_str()]);
+    daemon.terminate();
+}
