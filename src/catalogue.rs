@@ -224,7 +224,7 @@ static TOOLS: &[Tool] = &[
                     "limit": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Default: 3"},
                     "recency_bias": {"type": "number", "minimum": 0, "maximum": 1, "description": "0 best match, 1 newest. Default: 0.5"},
                     "task_id": {"type": "string", "description": "Only this task"},
-                    "source": {"type": "string", "enum": ["task", "terminal", "screen"], "description": "Only this source"}
+                    "source": {"type": "string", "enum": ["task", "wait", "terminal", "screen"], "description": "Only this source"}
                 },
                 "required": ["query"],
                 "additionalProperties": false

@@ -33,16 +33,18 @@ pub enum RecallError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
     Task,
+    Wait,
     Terminal,
     Screen,
 }
 
 impl Source {
-    pub const ALL: [Source; 3] = [Source::Task, Source::Terminal, Source::Screen];
+    pub const ALL: [Source; 4] = [Source::Task, Source::Wait, Source::Terminal, Source::Screen];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Task => "task",
+            Source::Wait => "wait",
             Source::Terminal => "terminal",
             Source::Screen => "screen",
         }

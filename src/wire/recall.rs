@@ -41,8 +41,11 @@ pub fn recalled(answer: &RecallAnswer, request: &RecallRequest) -> Value {
             .map_or(0, |(_, n)| *n)
     };
     let searched = format!(
-        "Searched {} (names, plans, notes, outcomes); screen recording is off",
-        count(indexed(Source::Task), "task", None)
+        "Searched {} (names, plans, notes, outcomes), {} (observations, wake texts) and {} \
+         (commands, output, exit); screen recording is off",
+        count(indexed(Source::Task), "task", None),
+        count(indexed(Source::Wait), "wait", None),
+        count(indexed(Source::Terminal), "ended terminal session", None)
     );
     let scope = request
         .task_id

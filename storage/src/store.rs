@@ -762,6 +762,20 @@ impl Store {
         })
     }
 
+    /// Up to `limit` events with a seq above `after`, oldest first.
+    pub fn events_after(&self, after: u64, limit: usize) -> Result<Vec<EventRecord>, StorageError> {
+        self.with_db(|db| {
+            let txn = db.begin_read()?;
+            let events = txn.open_table(EVENTS)?;
+            let mut found = Vec::new();
+            for entry in events.range(after.saturating_add(1)..)?.take(limit) {
+                let (key, value) = entry?;
+                found.push(decode_event(key.value(), value.value())?);
+            }
+            Ok(found)
+        })
+    }
+
     pub fn counter(&self, counter: Counter) -> Result<u64, StorageError> {
         self.with_db(|db| {
             let txn = db.begin_read()?;

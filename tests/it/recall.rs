@@ -189,7 +189,7 @@ async fn bad_recall_calls_say_how_to_fix_them() {
         ),
         (
             json!({"query": "x", "source": "video"}),
-            "task, terminal, screen",
+            "task, wait, terminal, screen",
         ),
         (json!({"limit": 3}), "memory_recall(query: string"),
     ] {
@@ -205,6 +205,108 @@ async fn bad_recall_calls_say_how_to_fix_them() {
             .unwrap()
             .contains("no word to look for"),
         "{words}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminal_session_that_ended_is_found_by_its_output_and_exit() {
+    let daemon = TestDaemon::start().await;
+    let started = daemon
+        .ok(
+            "term_start",
+            json!({"command": "echo compiling the widgets; echo 'error: widget 7 is bent'; exit 3"}),
+        )
+        .await;
+    let session = started["session_id"].as_str().unwrap().to_owned();
+    let found = || {
+        let daemon = &daemon;
+        async move {
+            daemon
+                .ok(
+                    "memory_recall",
+                    json!({"query": "bent widget", "source": "terminal"}),
+                )
+                .await
+        }
+    };
+    crate::support::wait_until(
+        "the ended session is indexed",
+        Duration::from_secs(20),
+        async || !found().await["results"].as_array().unwrap().is_empty(),
+    )
+    .await;
+    let answer = found().await;
+    let result = &answer["results"][0];
+    assert_eq!(result["source"], "terminal", "{answer}");
+    assert_eq!(result["task_id"], Value::Null);
+    let summary = result["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&session) && summary.contains("exited with status 3"),
+        "{summary}"
+    );
+    let steps = result["steps"].to_string();
+    assert!(
+        steps.contains("error: widget 7 is bent")
+            && steps.contains("The command exited with status 3."),
+        "{steps}"
+    );
+    assert!(
+        answer["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 ended terminal session"),
+        "{answer}"
+    );
+    // A task search does not return it.
+    let tasks_only = daemon
+        .ok(
+            "memory_recall",
+            json!({"query": "bent widget", "source": "task"}),
+        )
+        .await;
+    assert_eq!(tasks_only["results"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_that_woke_is_found_by_its_condition_and_wake() {
+    let daemon = TestDaemon::start().await;
+    let log = daemon.dir.path().join("deploy.log");
+    std::fs::write(&log, "").unwrap();
+    let wait = daemon
+        .ok(
+            "smart_wait",
+            json!({"target": format!("file:{}", log.display()),
+                   "wake_when": "\"MIGRATIONS APPLIED\" appears", "timeout": 60, "poll_interval": 0.2}),
+        )
+        .await;
+    let wait_id = wait["wait_id"].as_str().unwrap().to_owned();
+    crate::support::append(&log, "running 12 schema migrations\nMIGRATIONS APPLIED");
+    let found = || {
+        let daemon = &daemon;
+        async move {
+            daemon
+                .ok(
+                    "memory_recall",
+                    json!({"query": "migrations applied", "source": "wait"}),
+                )
+                .await
+        }
+    };
+    crate::support::wait_until("the wake is indexed", Duration::from_secs(20), async || {
+        !found().await["results"].as_array().unwrap().is_empty()
+    })
+    .await;
+    let answer = found().await;
+    let result = &answer["results"][0];
+    assert_eq!(result["source"], "wait");
+    let summary = result["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&wait_id) && summary.contains("resolved"),
+        "{summary}"
+    );
+    assert!(
+        result["steps"].to_string().contains("smart_wait resolved"),
+        "{result}"
     );
 }
 

@@ -1,8 +1,9 @@
 //! The Recall actor: the only owner of `recall.sqlite`. One request at a time: a search
 //! first indexes the tasks that changed in redb since the index's mark (so an answer never
 //! misses what was just recorded), then asks the index; after it starts it catches up in the
-//! background, which is also how an index that was lost or deleted is rebuilt. Index work
-//! runs on blocking threads, never on the runtime.
+//! background, which is also how an index that was lost or deleted is rebuilt. What has no
+//! other record (the output of a terminal session that ended) is put here as it happens.
+//! Index work runs on blocking threads, never on the runtime.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -10,12 +11,12 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use recall::{Document, Ranked, RecallError, RecallStore, Search, Source};
-use storage::{ListCursor, Store};
+use storage::{EventRecord, ListCursor, Store, WaitId};
 
 use crate::directory::Directory;
 use crate::error::CallError;
 use crate::locks::lock;
-use crate::recall::documents::task_document;
+use crate::recall::documents::{task_document, wait_document};
 use crate::registry;
 
 /// How long a caller waits for a search, catching up included.
@@ -26,6 +27,10 @@ const CATCH_UP_BATCH: usize = 200;
 const THREAD_DEPTH: usize = 2_000;
 /// The index's mark for tasks: the newest `updated_at` indexed.
 const TASKS_MARK: &str = "tasks_updated_at_ms";
+/// The index's mark for wakes: the newest event seq whose wait is indexed.
+const EVENTS_MARK: &str = "events_seq";
+/// Wake events read per step of a catch-up.
+const EVENTS_BATCH: usize = 500;
 
 /// A `memory_recall`, validated.
 #[derive(Clone, Debug)]
@@ -50,6 +55,8 @@ pub enum RecallMsg {
     Search(RecallRequest, RpcReplyPort<Result<RecallAnswer, CallError>>),
     /// Index what changed since the mark (sent to itself after it starts).
     CatchUp,
+    /// Index documents whose only record is this index (a terminal session that ended).
+    Put(Vec<Document>),
 }
 
 pub struct RecallActor;
@@ -101,6 +108,18 @@ impl Actor for RecallActor {
             RecallMsg::CatchUp => {
                 if let Err(error) = catch_up(state).await {
                     tracing::warn!("recall could not index the tasks: {}", error.message);
+                }
+            }
+            RecallMsg::Put(documents) => {
+                let stored = match index_of(state) {
+                    Ok(index) => with_index(index, move |store| store.put(&documents)).await,
+                    Err(error) => Err(error),
+                };
+                if let Err(error) = stored {
+                    tracing::warn!(
+                        "recall could not index a terminal session: {}",
+                        error.message
+                    );
                 }
             }
             RecallMsg::Search(request, reply) => {
@@ -156,8 +175,62 @@ async fn with_index<T: Send + 'static>(
         .map_err(|error| index_failed(&error))
 }
 
-/// Indexes every task updated since the mark, a batch at a time, then moves the mark.
+/// Indexes what changed since the marks: the tasks, then the waits that woke someone.
 async fn catch_up(state: &RecallState) -> Result<(), CallError> {
+    catch_up_tasks(state).await?;
+    catch_up_waits(state).await
+}
+
+/// Indexes the wait of every wake event past the mark (with all its wakes so far).
+async fn catch_up_waits(state: &RecallState) -> Result<(), CallError> {
+    let index = index_of(state)?;
+    loop {
+        let after = with_index(index.clone(), |store| store.mark(EVENTS_MARK)).await?;
+        let (newest, read, documents) =
+            registry::read(&state.directory.registry()?, move |store: &Store| {
+                let events = store.events_after(after, EVENTS_BATCH)?;
+                let mut wait_ids: Vec<&str> =
+                    events.iter().filter_map(|e| e.wait_id.as_deref()).collect();
+                wait_ids.sort_unstable();
+                wait_ids.dedup();
+                let mut documents = Vec::with_capacity(wait_ids.len());
+                for id in wait_ids {
+                    if let Some(wait) = store.wait(&WaitId::new(id))? {
+                        let wakes: Vec<EventRecord> = store
+                            .events(&wait_event_seqs(&events, id))?
+                            .into_iter()
+                            .collect();
+                        documents.push(wait_document(&wait, &wakes));
+                    }
+                }
+                Ok((events.last().map(|e| e.seq), events.len(), documents))
+            })
+            .await?;
+        let Some(newest) = newest else {
+            return Ok(());
+        };
+        with_index(index.clone(), move |store| {
+            store.put(&documents)?;
+            store.set_mark(EVENTS_MARK, newest)
+        })
+        .await?;
+        if read < EVENTS_BATCH {
+            return Ok(());
+        }
+    }
+}
+
+/// The seqs of `events` raised by wait `id`.
+fn wait_event_seqs(events: &[EventRecord], id: &str) -> Vec<u64> {
+    events
+        .iter()
+        .filter(|e| e.wait_id.as_deref() == Some(id))
+        .map(|e| e.seq)
+        .collect()
+}
+
+/// Indexes every task updated since the mark, a batch at a time, then moves the mark.
+async fn catch_up_tasks(state: &RecallState) -> Result<(), CallError> {
     let index = index_of(state)?;
     let since = with_index(index.clone(), |store| store.mark(TASKS_MARK)).await?;
     let mut cursor: Option<ListCursor> = None;

@@ -1,12 +1,18 @@
-//! A task as the recall index holds it: its name as the title; its plan, every message of
-//! its thread and the reasons of its plan revisions as the body; its notes, progress and
-//! status changes with their times as steps; and a one-line summary. Pure.
+//! What the recall index holds, as documents. A task: its name as the title; its plan, every
+//! message of its thread and the reasons of its plan revisions as the body; its notes,
+//! progress and status changes with their times as steps; a one-line summary. A terminal
+//! session that ended: its command as the title, its output as the body, its start, last
+//! lines and exit as steps. A wait that woke someone: its target and condition as the
+//! title, its observations and wake texts as the body and steps. Pure.
 
 use recall::{Document, Source, Step};
-use storage::{MessageRecord, MsgType, PlanRevisionRecord, Role, TaskRecord};
+use storage::{
+    EventRecord, MessageRecord, MsgType, PlanRevisionRecord, Role, TaskRecord, WaitRecord,
+};
 
 use crate::tasks::plan::step_text;
 use crate::tasks::transition::progress_of;
+use crate::terminals::types::{ExitStatus, SessionSnapshot};
 use crate::words::{count, shorten};
 
 /// Steps a result shows at most: the last ones.
@@ -90,4 +96,111 @@ fn summary(task: &TaskRecord, thread: &[(u64, MessageRecord)]) -> String {
         progress.completed.len(),
         count(task.plan.len() as u64, "step", None),
     )
+}
+
+/// Lines of a session's output a result shows as its last steps.
+const OUTPUT_TAIL_STEPS: usize = 5;
+
+/// A terminal session that ended, `status` at `ended_ms`.
+pub fn session_document(snapshot: &SessionSnapshot, status: ExitStatus, ended_ms: u64) -> Document {
+    let mut lines: Vec<&str> = snapshot.scrollback.iter().map(String::as_str).collect();
+    lines.extend(snapshot.screen.lines());
+    let mut body = String::new();
+    for line in &lines {
+        if body.len() + line.len() > MAX_BODY_BYTES {
+            break;
+        }
+        body.push_str(line);
+        body.push('\n');
+    }
+    let start_ms = snapshot.started_at.as_millis();
+    let mut steps = vec![Step {
+        at_ms: start_ms,
+        text: shorten(&format!("$ {}", snapshot.command), STEP_CHARS),
+    }];
+    let output: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    steps.extend(
+        output[output.len().saturating_sub(OUTPUT_TAIL_STEPS)..]
+            .iter()
+            .map(|line| Step {
+                at_ms: ended_ms,
+                text: shorten(line.trim_end(), STEP_CHARS),
+            }),
+    );
+    steps.push(Step {
+        at_ms: ended_ms,
+        text: format!("The command {status}."),
+    });
+    Document {
+        key: format!("terminal:{}:{start_ms}", snapshot.id),
+        source: Source::Terminal,
+        task_id: None,
+        title: snapshot.command.clone(),
+        body,
+        start_ms,
+        end_ms: ended_ms,
+        steps,
+        summary: format!(
+            "Terminal session {}: `{}` {} after {} s, {} of output.",
+            snapshot.id,
+            shorten(&snapshot.command, 120),
+            status,
+            ended_ms.saturating_sub(start_ms) / 1000,
+            count(output.len() as u64, "line", None)
+        ),
+    }
+}
+
+/// A wait and the wake events it raised so far (oldest first).
+pub fn wait_document(wait: &WaitRecord, wakes: &[EventRecord]) -> Document {
+    let mut body = String::new();
+    let mut steps = Vec::new();
+    for entry in &wait.history {
+        if let Some(detail) = &entry.detail {
+            body.push_str(detail);
+            body.push('\n');
+            steps.push(Step {
+                at_ms: entry.at.as_millis(),
+                text: shorten(&format!("{}: {detail}", entry.event.as_str()), STEP_CHARS),
+            });
+        }
+    }
+    for wake in wakes {
+        body.push_str(&wake.text);
+        body.push('\n');
+        steps.push(Step {
+            at_ms: wake.created_at.as_millis(),
+            text: shorten(&wake.text, STEP_CHARS),
+        });
+    }
+    steps.sort_by_key(|step| step.at_ms);
+    let steps = steps[steps.len().saturating_sub(MAX_STEPS)..].to_vec();
+    let end_ms = wait
+        .ended_at
+        .map_or(wait.created_at.as_millis(), |at| at.as_millis());
+    Document {
+        key: format!("wait:{}", wait.id.as_str()),
+        source: Source::Wait,
+        task_id: wait.task_id.as_ref().map(|id| id.as_str().to_owned()),
+        title: format!("{} — {}", wait.target, wait.condition),
+        body,
+        start_ms: wait.created_at.as_millis(),
+        end_ms,
+        steps,
+        summary: format!(
+            "Wait {} on {} for \"{}\": {}{}.",
+            wait.id.as_str(),
+            shorten(&wait.target, 120),
+            shorten(&wait.condition, 160),
+            wait.state.as_str(),
+            wait.last_observation
+                .as_deref()
+                .map(|seen| format!("; last observation: \"{}\"", shorten(seen, 160)))
+                .unwrap_or_default()
+        ),
+    }
 }

@@ -188,7 +188,13 @@ fn start(state: &TerminalsState, request: &StartSession) -> Result<SessionStarte
         control,
     ));
     state.sessions.admit(session.clone());
-    spawn_pump(state.sessions.clone(), session, reader, child);
+    spawn_pump(
+        state.sessions.clone(),
+        session,
+        reader,
+        child,
+        state.directory.clone(),
+    );
     tracing::info!(session = %id, pid, %command, "terminal session started");
     Ok(SessionStarted {
         id,

@@ -17,9 +17,12 @@ use storage::Timestamp;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
 
+use crate::directory::Directory;
 use crate::error::CallError;
 use crate::locks::lock;
 use crate::process::pty::{Signal, signal_session};
+use crate::recall::RecallMsg;
+use crate::recall::documents::session_document;
 use crate::terminals::screen::Screen;
 use crate::terminals::types::{
     ExitStatus, InputSent, RunState, SessionId, SessionSnapshot, TermInput, TermSize,
@@ -434,17 +437,24 @@ impl SessionTable {
 
 /// Starts the task that reads the program's output into its screen until the program has
 /// ended and its output is drained, then records the end.
+/// Once it ended, the session's command, output and exit go to the recall index.
 pub(crate) fn spawn_pump(
     table: SessionTable,
     session: Arc<Session>,
     reader: OwnedReadPty,
     child: tokio::process::Child,
+    directory: Directory,
 ) {
     tokio::spawn(async move {
         let status = pump(&session, reader, child).await;
         tracing::debug!(session = %session.id, %status, "terminal session ended");
         session.finish(status).await;
         table.ended(&session.id);
+        let snapshot = session.snapshot(crate::terminals::screen::SCROLLBACK_LINES);
+        let document = session_document(&snapshot, status, directory.now().as_millis());
+        if let Ok(recall) = directory.recall() {
+            let _ = recall.cast(RecallMsg::Put(vec![document]));
+        }
     });
 }
 
