@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-pub use rank::{Ranked, rank};
+pub use rank::{Ranked, confidence, rank};
 
 /// The index's layout version; a file of another version is rebuilt from scratch.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 /// Candidates BM25 returns before recency re-ranks them.
 const CANDIDATES: usize = 50;
 
@@ -88,10 +88,12 @@ pub struct Search {
     pub now_ms: u64,
 }
 
-/// A document found, with its BM25 (lower is better, as FTS5 gives it).
-#[derive(Clone, Debug)]
+/// A document found: its row, when it ended and its BM25 (lower is better, as FTS5 gives
+/// it). Ranking needs nothing more; only the documents returned are read whole.
+#[derive(Clone, Copy, Debug)]
 pub struct Candidate {
-    pub document: Document,
+    pub row: i64,
+    pub end_ms: u64,
     pub bm25: f64,
 }
 
@@ -148,7 +150,7 @@ impl RecallStore {
              CREATE INDEX IF NOT EXISTS doc_task ON doc(task_id);
              CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(
                  title, body, content='doc', content_rowid='id',
-                 tokenize='unicode61 remove_diacritics 2');
+                 tokenize='unicode61 remove_diacritics 2', prefix='2 3 4');
              CREATE TRIGGER IF NOT EXISTS doc_added AFTER INSERT ON doc BEGIN
                  INSERT INTO doc_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
              END;
@@ -259,8 +261,7 @@ impl RecallStore {
         let mut statement = self
             .connection
             .prepare_cached(
-                "SELECT doc.key, doc.source, doc.task_id, doc.title, doc.body, doc.start_ms,
-                        doc.end_ms, doc.steps, doc.summary, bm25(doc_fts, 5.0, 1.0) AS score
+                "SELECT doc.id, doc.end_ms, bm25(doc_fts, 5.0, 1.0) AS score
                  FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
                  WHERE doc_fts MATCH ?1
                    AND (?2 IS NULL OR doc.task_id = ?2)
@@ -277,21 +278,10 @@ impl RecallStore {
                     CANDIDATES as i64
                 ],
                 |row| {
-                    let steps: String = row.get(7)?;
                     Ok(Candidate {
-                        document: Document {
-                            key: row.get(0)?,
-                            source: Source::parse(&row.get::<_, String>(1)?)
-                                .unwrap_or(Source::Task),
-                            task_id: row.get(2)?,
-                            title: row.get(3)?,
-                            body: row.get(4)?,
-                            start_ms: row.get::<_, i64>(5)? as u64,
-                            end_ms: row.get::<_, i64>(6)? as u64,
-                            steps: decode_steps(&steps),
-                            summary: row.get(8)?,
-                        },
-                        bm25: row.get(9)?,
+                        row: row.get(0)?,
+                        end_ms: row.get::<_, i64>(1)? as u64,
+                        bm25: row.get(2)?,
                     })
                 },
             )
@@ -300,9 +290,48 @@ impl RecallStore {
             .map_err(|e| self.fail(e))
     }
 
-    /// The best `search.limit` documents, relevance and recency weighed by its bias.
+    /// One indexed document, by its row.
+    fn document(&self, row: i64) -> Result<Document, RecallError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT key, source, task_id, title, body, start_ms, end_ms, steps, summary
+                 FROM doc WHERE id = ?1",
+            )
+            .map_err(|e| self.fail(e))?;
+        statement
+            .query_row([row], |row| {
+                let steps: String = row.get(7)?;
+                Ok(Document {
+                    key: row.get(0)?,
+                    source: Source::parse(&row.get::<_, String>(1)?).unwrap_or(Source::Task),
+                    task_id: row.get(2)?,
+                    title: row.get(3)?,
+                    body: row.get(4)?,
+                    start_ms: row.get::<_, i64>(5)? as u64,
+                    end_ms: row.get::<_, i64>(6)? as u64,
+                    steps: decode_steps(&steps),
+                    summary: row.get(8)?,
+                })
+            })
+            .map_err(|e| self.fail(e))
+    }
+
+    /// The best `search.limit` documents, relevance and recency weighed by its bias, each
+    /// read whole with its confidence.
     pub fn search(&self, search: &Search) -> Result<Vec<Ranked>, RecallError> {
-        Ok(rank(self.candidates(search)?, search))
+        let words = query_words(&search.words);
+        rank(self.candidates(search)?, search)
+            .into_iter()
+            .map(|(candidate, score, relevance)| {
+                let document = self.document(candidate.row)?;
+                Ok(Ranked {
+                    confidence: confidence(relevance, &words, &document),
+                    score,
+                    document,
+                })
+            })
+            .collect()
     }
 }
 

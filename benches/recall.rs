@@ -1,0 +1,200 @@
+//! The recall index on generated history: `cargo bench --bench recall`.
+//!
+//! Builds `recall.sqlite` files holding one week and 30 days of history at 8 active hours a
+//! day — a document every 90 s on average (window runs, tasks, terminal sessions), each with
+//! a title and ~40 lines of text drawn from a Zipf-distributed vocabulary of 20,000 words —
+//! then runs 300 queries of 1–3 words through `RecallStore::search` (BM25, recency re-rank,
+//! the top 3) — typical ones (words past the 100 most common) and common ones (the 2,000
+//! most common) — and prints the insert cost, the query latency (p50, p95, p99) and the bytes on
+//! disk per day. Deterministic: the same figures' inputs every run.
+
+// A benchmark measures: it reads the wall clock; the rules these lints enforce are for the
+// daemon's code.
+#![allow(clippy::disallowed_methods)]
+
+use std::time::Instant;
+
+use recall::{Document, RecallStore, Search, Source, Step};
+
+const ACTIVE_SECONDS_PER_DAY: u64 = 8 * 3600;
+const MEAN_DOCUMENT_SECONDS: u64 = 90;
+const LINES_PER_DOCUMENT: usize = 40;
+const WORDS_PER_LINE: usize = 8;
+const VOCABULARY: usize = 20_000;
+const QUERIES: usize = 300;
+const DAY_MS: u64 = 24 * 3600 * 1000;
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A word index, Zipf-like: rank r drawn with weight 1/r.
+    fn word(&mut self) -> usize {
+        let harmonic = (VOCABULARY as f64).ln() + 0.577;
+        ((self.unit() * harmonic).exp() as usize).clamp(1, VOCABULARY) - 1
+    }
+}
+
+fn word(index: usize) -> String {
+    // Pronounceable and distinct: base-20 digits as syllables.
+    const SYLLABLES: [&str; 20] = [
+        "ka", "lo", "mi", "ne", "pu", "ra", "so", "ti", "vu", "ze", "ba", "de", "fi", "go", "hu",
+        "ja", "ke", "li", "mo", "nu",
+    ];
+    let mut n = index;
+    let mut text = String::new();
+    loop {
+        text.push_str(SYLLABLES[n % 20]);
+        n /= 20;
+        if n == 0 {
+            break;
+        }
+    }
+    text
+}
+
+fn history(days: u64, now_ms: u64, rng: &mut Rng) -> Vec<Document> {
+    let mut documents = Vec::new();
+    for day in 0..days {
+        let day_start = now_ms - (days - day) * DAY_MS;
+        let mut at = 0;
+        while at < ACTIVE_SECONDS_PER_DAY {
+            let length = ((-rng.unit().max(1e-9).ln()) * MEAN_DOCUMENT_SECONDS as f64) as u64 + 1;
+            let start_ms = day_start + at * 1000;
+            let lines: Vec<String> = (0..LINES_PER_DOCUMENT)
+                .map(|_| {
+                    (0..WORDS_PER_LINE)
+                        .map(|_| word(rng.word()))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            let title = (0..4)
+                .map(|_| word(rng.word()))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let n = documents.len();
+            documents.push(Document {
+                key: format!("doc:{n}"),
+                source: [Source::Task, Source::Terminal, Source::Screen][n % 3],
+                task_id: (n % 3 == 0).then(|| format!("t-{n}")),
+                title,
+                body: lines.join("\n"),
+                start_ms,
+                end_ms: start_ms + length * 1000,
+                steps: lines
+                    .iter()
+                    .take(5)
+                    .enumerate()
+                    .map(|(i, line)| Step {
+                        at_ms: start_ms + i as u64 * 1000,
+                        text: line.clone(),
+                    })
+                    .collect(),
+                summary: format!("document {n}"),
+            });
+            at += length;
+        }
+    }
+    documents
+}
+
+fn percentile(sorted: &[f64], share: f64) -> f64 {
+    sorted[((sorted.len() as f64 * share) as usize).min(sorted.len() - 1)]
+}
+
+fn main() {
+    let now_ms = 1_771_000_000_000;
+    println!("recall index on generated history (8 active h/day, a document per ~90 s)");
+    println!(
+        "{:<8} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "history",
+        "queries",
+        "docs",
+        "insert/doc",
+        "query p50",
+        "query p95",
+        "query p99",
+        "disk per day"
+    );
+    for days in [7u64, 30] {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ days);
+        let documents = history(days, now_ms, &mut rng);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("recall.sqlite");
+        let mut store = RecallStore::open(&path).unwrap();
+        let started = Instant::now();
+        for chunk in documents.chunks(50) {
+            store.put(chunk).unwrap();
+        }
+        let insert_ms = started.elapsed().as_secs_f64() * 1e3 / documents.len() as f64;
+        let mut rows = Vec::new();
+        for (label, skip_common) in [("typical", true), ("common", false)] {
+            let mut took = Vec::with_capacity(QUERIES);
+            for q in 0..QUERIES {
+                // Typical questions name things (the vocabulary past its 100 most common words,
+                // which real text spends on words like "the"); common ones use the words that
+                // fill every document.
+                let pick = |rng: &mut Rng| loop {
+                    let index = rng.word();
+                    if !skip_common || index >= 100 {
+                        return index;
+                    }
+                };
+                let words = (0..1 + q % 3)
+                    .map(|_| {
+                        word(if skip_common {
+                            pick(&mut rng)
+                        } else {
+                            rng.word() % 2_000
+                        })
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let search = Search {
+                    words,
+                    limit: 3,
+                    recency_bias: 0.5,
+                    task_id: None,
+                    source: None,
+                    now_ms,
+                };
+                let started = Instant::now();
+                let found = store.search(&search).unwrap();
+                took.push(started.elapsed().as_secs_f64() * 1e3);
+                std::hint::black_box(found);
+            }
+            took.sort_by(f64::total_cmp);
+            rows.push((label, took));
+        }
+        drop(store);
+        let bytes: u64 = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().metadata().unwrap().len())
+            .sum();
+        for (label, took) in rows {
+            println!(
+                "{:<8} {:<8} {:>6} {:>8.2}ms {:>8.2}ms {:>8.2}ms {:>8.2}ms {:>9.2} MB",
+                format!("{days} days"),
+                label,
+                documents.len(),
+                insert_ms,
+                percentile(&took, 0.50),
+                percentile(&took, 0.95),
+                percentile(&took, 0.99),
+                bytes as f64 / days as f64 / 1e6
+            );
+        }
+    }
+}
