@@ -95,6 +95,8 @@ pub struct Candidate {
     pub row: i64,
     pub end_ms: u64,
     pub bm25: f64,
+    /// It holds every word of the question (they come first).
+    pub holds_all: bool,
 }
 
 pub struct RecallStore {
@@ -254,10 +256,38 @@ impl RecallStore {
 
     /// The documents that match any of the search's words, best BM25 first (title 5×),
     /// at most [`CANDIDATES`], within its filters. No words, no candidates.
+    ///
+    /// A question of several words asks first for the documents holding all of them (fewer,
+    /// so faster to score, and the better answers), and only when those are fewer than the
+    /// limit for those holding any.
     pub fn candidates(&self, search: &Search) -> Result<Vec<Candidate>, RecallError> {
-        let Some(expression) = match_expression(&search.words) else {
-            return Ok(Vec::new());
-        };
+        let words = query_words(&search.words);
+        if words.len() > 1 {
+            let all = self.matching(&expression(&words, " AND "), search, true)?;
+            if all.len() >= search.limit {
+                return Ok(all);
+            }
+            let mut found = all;
+            for candidate in self.matching(&expression(&words, " OR "), search, false)? {
+                if !found.iter().any(|seen| seen.row == candidate.row) {
+                    found.push(candidate);
+                }
+            }
+            return Ok(found);
+        }
+        match match_expression(&search.words) {
+            Some(expression) => self.matching(&expression, search, true),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The documents that match the FTS5 `expression`, best BM25 first, within the filters.
+    fn matching(
+        &self,
+        expression: &str,
+        search: &Search,
+        holds_all: bool,
+    ) -> Result<Vec<Candidate>, RecallError> {
         let mut statement = self
             .connection
             .prepare_cached(
@@ -282,6 +312,7 @@ impl RecallStore {
                         row: row.get(0)?,
                         end_ms: row.get::<_, i64>(1)? as u64,
                         bm25: row.get(2)?,
+                        holds_all,
                     })
                 },
             )
@@ -357,13 +388,16 @@ fn decode_steps(text: &str) -> Vec<Step> {
 /// question is FTS5 syntax) and matched as a prefix, any of them. `None` when it has no word.
 pub fn match_expression(question: &str) -> Option<String> {
     let words = query_words(question);
-    (!words.is_empty()).then(|| {
-        words
-            .iter()
-            .map(|word| format!("\"{word}\"*"))
-            .collect::<Vec<_>>()
-            .join(" OR ")
-    })
+    (!words.is_empty()).then(|| expression(&words, " OR "))
+}
+
+/// `words`, each quoted and matched as a prefix, joined by `operator`.
+fn expression(words: &[String], operator: &str) -> String {
+    words
+        .iter()
+        .map(|word| format!("\"{word}\"*"))
+        .collect::<Vec<_>>()
+        .join(operator)
 }
 
 /// The searchable words of a question: lowercase runs of letters and digits, without the

@@ -16,8 +16,9 @@ pub struct Ranked {
     pub confidence: f64,
 }
 
-/// The best `search.limit` of `candidates` (any order), best first, each with its score and
-/// its relevance (its BM25 relative to the best candidate's); ties go to the newer.
+/// The best `search.limit` of `candidates` (any order), best first — those holding every
+/// word of the question before the others — each with its score and its relevance (its
+/// BM25 relative to the best candidate's); ties go to the newer.
 pub fn rank(candidates: Vec<Candidate>, search: &Search) -> Vec<(Candidate, f64, f64)> {
     let best = candidates
         .iter()
@@ -43,7 +44,10 @@ pub fn rank(candidates: Vec<Candidate>, search: &Search) -> Vec<(Candidate, f64,
         })
         .collect();
     ranked.sort_by(|(a, a_score, _), (b, b_score, _)| {
-        b_score.total_cmp(a_score).then(b.end_ms.cmp(&a.end_ms))
+        b.holds_all
+            .cmp(&a.holds_all)
+            .then(b_score.total_cmp(a_score))
+            .then(b.end_ms.cmp(&a.end_ms))
     });
     ranked.truncate(search.limit);
     ranked

@@ -136,3 +136,28 @@ fn a_key_indexed_again_replaces_its_document_and_marks_persist() {
     assert_eq!(store.mark("tasks").unwrap(), 0);
     assert!(store.search(&search("second", 0.0)).unwrap().is_empty());
 }
+
+#[test]
+fn a_document_holding_every_word_comes_before_those_holding_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
+    store
+        .put(&[
+            document("t-both", "Release notes", "deploy coursefolio once", NOW),
+            document(
+                "t-one",
+                "Deploy deploy deploy",
+                "deploy deploy deploy deploy",
+                NOW,
+            ),
+            document("t-other", "Coursefolio", "coursefolio coursefolio", NOW),
+        ])
+        .unwrap();
+    let mut one = search("deploy coursefolio", 0.0);
+    one.limit = 1;
+    assert_eq!(keys(&store.search(&one).unwrap()), ["t-both"]);
+    // Fewer than the limit hold every word: those holding any fill the rest.
+    let found = store.search(&search("deploy coursefolio", 0.0)).unwrap();
+    assert_eq!(found.len(), 3);
+    assert_eq!(found[0].document.key, "t-both");
+}
