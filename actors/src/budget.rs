@@ -63,10 +63,12 @@ pub fn items_that_fit(items: &[Value], room: usize) -> usize {
         .count()
 }
 
-/// The first of `steps` (most generous first) below `current`, if any: how each knob of a
-/// [`Shrinkable`] moves to its next setting.
-pub fn next_below<T: Copy + PartialOrd>(steps: &[T], current: T) -> Option<T> {
-    steps.iter().copied().find(|&step| step < current)
+/// Lowers a knob of a [`Shrinkable`] (a length, a count) to `to`; whether that gave up
+/// anything (a knob already at or below it gives nothing, and the next one is tried).
+pub fn lower(knob: &mut usize, to: usize) -> bool {
+    let gave = *knob > to;
+    *knob = (*knob).min(to);
+    gave
 }
 
 struct ByteCounter(usize);
@@ -129,10 +131,12 @@ mod tests {
     }
 
     #[test]
-    fn next_below_walks_a_ladder() {
-        let ladder = [usize::MAX, 400, 200, 80];
-        assert_eq!(next_below(&ladder, usize::MAX), Some(400));
-        assert_eq!(next_below(&ladder, 300), Some(200));
-        assert_eq!(next_below(&ladder, 80), None);
+    fn lowering_a_knob_says_whether_it_gave_anything() {
+        let mut knob = usize::MAX;
+        assert!(lower(&mut knob, 400));
+        assert_eq!(knob, 400);
+        assert!(!lower(&mut knob, 800), "a knob is never raised");
+        assert_eq!(knob, 400);
+        assert!(!lower(&mut knob, 400));
     }
 }

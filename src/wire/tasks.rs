@@ -7,7 +7,7 @@
 //! which call returns it whole, so an agent whose context was just compacted gets what it
 //! needs first and knows where the rest is.
 
-use actors::budget::{self, Shrinkable, items_that_fit, json_bytes};
+use actors::budget::{self, Shrinkable, items_that_fit, json_bytes, lower};
 use actors::tasks::plan::{PlanProgress, PlanWindow, step_ranges};
 use actors::tasks::relevance::Excerpt;
 use actors::tasks::report;
@@ -296,13 +296,6 @@ impl Shrinkable for QueryAnswer<'_> {
         }
         false
     }
-}
-
-/// Lowers `value` to `to`; whether it changed.
-fn lower(value: &mut usize, to: usize) -> bool {
-    let changed = *value > to;
-    *value = (*value).min(to);
-    changed
 }
 
 /// The answer to "where am I?" within `max_bytes`: the summary, the plan around the current

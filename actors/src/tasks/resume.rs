@@ -12,7 +12,7 @@
 use serde_json::{Value, json};
 use storage::{MessageRecord, MsgType, Role, TaskRecord, WaitState};
 
-use crate::budget::{self, Shrinkable};
+use crate::budget::{self, Shrinkable, lower};
 use crate::tasks::plan::{PlanProgress, PlanWindow, step_ranges, step_text};
 use crate::tasks::report::step_label;
 use crate::tasks::transition::progress_of;
@@ -227,13 +227,6 @@ impl Shrinkable for Packet<'_> {
         }
         false
     }
-}
-
-/// Lowers `value` to `to`; whether it changed.
-fn lower(value: &mut usize, to: usize) -> bool {
-    let changed = *value > to;
-    *value = (*value).min(to);
-    changed
 }
 
 /// The packet's `plan`: the stored step texts when the whole plan fits as it is; else the
