@@ -46,14 +46,10 @@ fn long_note(i: usize) -> String {
 /// Registers the big task with 40 steps done and six long notes; its id and each note's seq.
 async fn big_task(daemon: &TestDaemon) -> (String, Vec<u64>) {
     let plan: Vec<String> = (1..=100).map(long_step).collect();
-    let registered = daemon
-        .ok(
-            "task_register",
-            json!({"name": "Migrate the 100 shards", "plan": plan,
-                   "metadata": {"repo": "shards", "branch": "main", "owner": {"team": "db", "on_call": [1, 2.5, "x"]}}}),
-        )
+    let id = daemon
+        .register(json!({"name": "Migrate the 100 shards", "plan": plan,
+                         "metadata": {"repo": "shards", "branch": "main", "owner": {"team": "db", "on_call": [1, 2.5, "x"]}}}))
         .await;
-    let id = registered["task_id"].as_str().unwrap().to_owned();
     daemon
         .ok(
             "task_update",
@@ -203,14 +199,8 @@ async fn a_big_task_answers_within_its_budget_and_still_names_the_step_and_the_t
 async fn a_small_task_loses_nothing() {
     let daemon = TestDaemon::start_manual().await;
     let id = daemon
-        .ok(
-            "task_register",
-            json!({"name": "Ship", "plan": ["Ship it"]}),
-        )
-        .await["task_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .register(json!({"name": "Ship", "plan": ["Ship it"]}))
+        .await;
     daemon
         .ok(
             "task_update",
@@ -285,10 +275,11 @@ async fn the_task_list_pages_with_a_cursor_within_its_budget() {
     for n in 0..30u64 {
         daemon.manual_clock().advance(Duration::from_millis(n % 3));
         let name = format!("task {n} {}", "x".repeat(100));
-        let task = daemon
-            .ok("task_register", json!({"name": name, "plan": ["one"]}))
-            .await;
-        registered.push(task["task_id"].as_str().unwrap().to_owned());
+        registered.push(
+            daemon
+                .register(json!({"name": name, "plan": ["one"]}))
+                .await,
+        );
     }
     let mut seen = Vec::new();
     let mut params = json!({"limit": 1000, "max_bytes": 2048});
@@ -331,15 +322,11 @@ async fn task_get_reads_back_everything_the_task_was_told() {
     let metadata =
         json!({"repo": "coursefolio", "branch": "main", "retries": 3, "tags": ["a", {"b": null}]});
     let id = daemon
-        .ok(
-            "task_register",
+        .register(
             json!({"name": "Deploy", "plan": ["1. Build", "2. Push", "3. Verify"],
                    "metadata": metadata, "session_key": "agent:main:main", "agent_id": "main"}),
         )
-        .await["task_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .await;
     daemon
         .ok(
             "task_update",
@@ -445,17 +432,11 @@ async fn task_get_reads_back_everything_the_task_was_told() {
 async fn the_live_waits_fit_their_budget_and_narrow_to_one_task() {
     let daemon = TestDaemon::start_manual().await;
     let busy = daemon
-        .ok("task_register", json!({"name": "Busy", "plan": ["watch"]}))
-        .await["task_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .register(json!({"name": "Busy", "plan": ["watch"]}))
+        .await;
     let quiet = daemon
-        .ok("task_register", json!({"name": "Quiet", "plan": ["watch"]}))
-        .await["task_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .register(json!({"name": "Quiet", "plan": ["watch"]}))
+        .await;
     let log = daemon.dir.path().join("build.log");
     std::fs::write(&log, "").unwrap();
     let target = format!("file:{}", log.display());

@@ -22,17 +22,10 @@ async fn follow(
     daemon.ok(fixed_method, fixed).await
 }
 
-async fn register(daemon: &TestDaemon, task: Value) -> String {
-    daemon.ok("task_register", task).await["task_id"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_hint_of_the_task_tools_leads_to_a_call_that_works() {
     let daemon = TestDaemon::start_manual().await;
-    let id = register(&daemon, deploy_task()).await;
+    let id = daemon.register(deploy_task()).await;
     let update = |params: Value| ("task_update", params);
 
     // Ids.
@@ -289,7 +282,7 @@ async fn every_error_hint_of_the_task_tools_leads_to_a_call_that_works() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_pointer_in_a_task_reply_leads_to_a_call_that_works() {
     let daemon = TestDaemon::start_manual().await;
-    let id = register(&daemon, deploy_task()).await;
+    let id = daemon.register(deploy_task()).await;
 
     // Completing with open steps: "if done, say so with completed_steps".
     let done = daemon
@@ -306,7 +299,7 @@ async fn every_pointer_in_a_task_reply_leads_to_a_call_that_works() {
     assert_eq!(marked["plan_progress"]["pct"], 100);
 
     // A revision that changes a done step's text: "mark it again with completed_steps".
-    let id = register(&daemon, deploy_task()).await;
+    let id = daemon.register(deploy_task()).await;
     daemon
         .ok(
             "task_update",
@@ -336,7 +329,7 @@ async fn every_pointer_in_a_task_reply_leads_to_a_call_that_works() {
     let plan: Vec<String> = (1..=60)
         .map(|n| format!("Step body {n} {}", "w".repeat(300)))
         .collect();
-    let id = register(&daemon, json!({"name": "Long", "plan": plan})).await;
+    let id = daemon.register(json!({"name": "Long", "plan": plan})).await;
     let note = format!(
         "{} pushed tag v9 {}",
         "a ".repeat(7_000),

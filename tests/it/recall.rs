@@ -11,12 +11,20 @@ use serde_json::{Value, json};
 use crate::support::{DaemonProcess, TestDaemon, ok};
 
 async fn register(daemon: &TestDaemon, name: &str, plan: &[&str]) -> String {
-    daemon
-        .ok("task_register", json!({"name": name, "plan": plan}))
-        .await["task_id"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    daemon.register(json!({"name": name, "plan": plan})).await
+}
+
+/// The `memory_recall` answer for `query` within `source`, once it finds something (what
+/// ended is indexed as it ends, a moment after).
+async fn recall_once_indexed(daemon: &TestDaemon, query: &str, source: &str) -> Value {
+    let ask = || daemon.ok("memory_recall", json!({"query": query, "source": source}));
+    crate::support::wait_until(
+        &format!("{source} recall finds {query:?}"),
+        Duration::from_secs(20),
+        async || !ask().await["results"].as_array().unwrap().is_empty(),
+    )
+    .await;
+    ask().await
 }
 
 fn task_ids(answer: &Value) -> Vec<&str> {
@@ -218,24 +226,7 @@ async fn a_terminal_session_that_ended_is_found_by_its_output_and_exit() {
         )
         .await;
     let session = started["session_id"].as_str().unwrap().to_owned();
-    let found = || {
-        let daemon = &daemon;
-        async move {
-            daemon
-                .ok(
-                    "memory_recall",
-                    json!({"query": "bent widget", "source": "terminal"}),
-                )
-                .await
-        }
-    };
-    crate::support::wait_until(
-        "the ended session is indexed",
-        Duration::from_secs(20),
-        async || !found().await["results"].as_array().unwrap().is_empty(),
-    )
-    .await;
-    let answer = found().await;
+    let answer = recall_once_indexed(&daemon, "bent widget", "terminal").await;
     let result = &answer["results"][0];
     assert_eq!(result["source"], "terminal", "{answer}");
     assert_eq!(result["task_id"], Value::Null);
@@ -281,22 +272,7 @@ async fn a_wait_that_woke_is_found_by_its_condition_and_wake() {
         .await;
     let wait_id = wait["wait_id"].as_str().unwrap().to_owned();
     crate::support::append(&log, "running 12 schema migrations\nMIGRATIONS APPLIED");
-    let found = || {
-        let daemon = &daemon;
-        async move {
-            daemon
-                .ok(
-                    "memory_recall",
-                    json!({"query": "migrations applied", "source": "wait"}),
-                )
-                .await
-        }
-    };
-    crate::support::wait_until("the wake is indexed", Duration::from_secs(20), async || {
-        !found().await["results"].as_array().unwrap().is_empty()
-    })
-    .await;
-    let answer = found().await;
+    let answer = recall_once_indexed(&daemon, "migrations applied", "wait").await;
     let result = &answer["results"][0];
     assert_eq!(result["source"], "wait");
     let summary = result["summary"].as_str().unwrap();

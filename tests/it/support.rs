@@ -93,6 +93,14 @@ impl TestDaemon {
         ok(&mut self.client().await, method, params).await
     }
 
+    /// Registers `task` (task_register's params) and returns its id.
+    pub async fn register(&self, task: Value) -> String {
+        self.ok("task_register", task).await["task_id"]
+            .as_str()
+            .expect("task_register returns a task_id")
+            .to_owned()
+    }
+
     /// Calls `method` on a fresh connection and expects an error.
     pub async fn err(&self, method: &str, params: Value) -> RpcError {
         err(&mut self.client().await, method, params).await
