@@ -103,6 +103,9 @@ fn history(days: u64, now_ms: u64, rng: &mut Rng) -> Vec<Document> {
                     })
                     .collect(),
                 summary: format!("document {n}"),
+                app: None,
+                step: None,
+                frames: Vec::new(),
             });
             at += length;
         }

@@ -214,8 +214,9 @@ static TOOLS: &[Tool] = &[
     Tool {
         name: "memory_recall",
         description: "Have I done this before? Search your past and current tasks (names, plans, notes, \
-            outcomes) by keywords; try 2-3 variants. Each result has its steps with times. confidence \
-            ranks results against the best match; it is not a probability.",
+            outcomes), waits, terminal sessions and, when recording is on, screen history by keywords; \
+            try 2-3 variants. Each result has its steps with times. confidence ranks results against \
+            the best match; it is not a probability.",
         input_schema: || {
             json!({
                 "type": "object",

@@ -31,6 +31,57 @@ pub struct Config {
     pub wait: WaitConfig,
     pub vision: VisionConfig,
     pub x11: X11Config,
+    pub recall: RecallConfig,
+}
+
+/// `[recall]`: `memory_recall`'s screen history (tasks, waits and terminal sessions are
+/// always searchable) and how long recorded history is kept.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecallConfig {
+    /// `"off"` (the default), `"tasks"` (record the focused window only while a task is
+    /// active, stamped with it) or `"always"`.
+    pub mode: String,
+    /// How often the focused window is captured, in milliseconds.
+    pub interval_ms: u64,
+    /// A window's segment closes after this many seconds with nothing new in it.
+    pub idle_gap_s: u64,
+    /// Windows never recorded, by application (WM_CLASS) or title, case-insensitive
+    /// substrings; password managers and private browsing are always excluded.
+    pub exclude: Vec<String>,
+    /// The most disk keyframes may use, in MiB; the oldest go first.
+    pub keyframe_budget_mib: u64,
+    /// Screen segments and terminal sessions older than this many days are removed
+    /// (0 keeps them).
+    pub retention_days: u64,
+    /// The OCR program that reads the screen.
+    pub ocr_program: String,
+}
+
+impl Default for RecallConfig {
+    fn default() -> Self {
+        Self {
+            mode: "off".into(),
+            interval_ms: 2000,
+            idle_gap_s: 120,
+            exclude: Vec::new(),
+            keyframe_budget_mib: 2048,
+            retention_days: 90,
+            ocr_program: "tesseract".into(),
+        }
+    }
+}
+
+impl RecallConfig {
+    pub fn mode(&self) -> actors::recall::recorder::RecordMode {
+        actors::recall::recorder::RecordMode::parse(&self.mode).unwrap_or_default()
+    }
+
+    /// How long recorded history is kept (`None`: forever).
+    pub fn retention(&self) -> Option<std::time::Duration> {
+        (self.retention_days > 0)
+            .then(|| std::time::Duration::from_secs(self.retention_days * 86_400))
+    }
 }
 
 /// `[wait]`: smart waits.
@@ -375,6 +426,7 @@ impl Default for Config {
             wait: WaitConfig::default(),
             vision: VisionConfig::default(),
             x11: X11Config::default(),
+            recall: RecallConfig::default(),
         }
     }
 }
@@ -462,6 +514,21 @@ impl Config {
     }
 
     fn validate(&self) -> anyhow::Result<()> {
+        let recall = &self.recall;
+        anyhow::ensure!(
+            actors::recall::recorder::RecordMode::parse(&recall.mode).is_some(),
+            "[recall] mode = \"{}\" is not one of \"off\", \"tasks\", \"always\"",
+            recall.mode
+        );
+        anyhow::ensure!(
+            (250..=60_000).contains(&recall.interval_ms),
+            "[recall] interval_ms = {} must be between 250 and 60000",
+            recall.interval_ms
+        );
+        anyhow::ensure!(
+            recall.idle_gap_s >= 1,
+            "[recall] idle_gap_s must be at least 1 (second)"
+        );
         anyhow::ensure!(
             (1024..=MAX_REQUEST_BYTES_LIMIT).contains(&self.max_request_bytes),
             "max_request_bytes = {} must be between 1024 and {MAX_REQUEST_BYTES_LIMIT}",

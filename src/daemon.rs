@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actors::recall::recorder::RecorderSettings;
 use actors::tasks::stuck::StuckPolicy;
 use actors::vision::backend::{Backend, BackendSpec};
 use actors::waits::capture::sources::SourceFactory;
@@ -171,6 +172,17 @@ impl Daemon {
         tree_args.max_delivery_attempts = config.wake.max_attempts;
         tree_args.max_consecutive_failures = config.wait.max_consecutive_failures;
         tree_args.x11_display = config.x11.resolved_display();
+        tree_args.recall_retention = config.recall.retention();
+        tree_args.recorder = RecorderSettings {
+            mode: config.recall.mode(),
+            display: tree_args.x11_display.clone(),
+            interval: Duration::from_millis(config.recall.interval_ms),
+            idle_gap: Duration::from_secs(config.recall.idle_gap_s),
+            exclude: config.recall.exclude.clone(),
+            ocr_program: config.recall.ocr_program.clone(),
+            keyframe_budget_bytes: config.recall.keyframe_budget_mib.saturating_mul(1 << 20),
+            ..tree_args.recorder
+        };
         tree_args.pixel_floor = config.wait.floor();
         tree_args.window_gone_grace = config.wait.window_gone_grace();
         tree_args.sinks = sinks.specs;

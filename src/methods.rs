@@ -14,15 +14,22 @@ use storage::Timestamp;
 use crate::catalogue;
 use crate::jsonrpc::{RpcError, codes};
 use crate::params::{
-    MemoryRecallParams, SmartWaitParams, TaskGetParams, TaskListParams, TaskPlanUpdateParams,
-    TaskRegisterParams, TaskThreadParams, TaskUpdateParams, WaitCancelParams, WaitStatusParams,
-    WaitUpdateParams, decode,
+    MemoryRecallParams, RecallForgetParams, RecallPauseParams, SmartWaitParams, TaskGetParams,
+    TaskListParams, TaskPlanUpdateParams, TaskRegisterParams, TaskThreadParams, TaskUpdateParams,
+    WaitCancelParams, WaitStatusParams, WaitUpdateParams, decode,
 };
 use crate::params::{TermReadParams, TermSendParams, TermStartParams, TermStopParams};
 use crate::wire;
 
 /// Methods that are not tools: the daemon's own.
-pub const DAEMON_METHODS: &[&str] = &["tools.list", "daemon.status", SUBSCRIBE_METHOD];
+pub const DAEMON_METHODS: &[&str] = &[
+    "tools.list",
+    "daemon.status",
+    SUBSCRIBE_METHOD,
+    "recall.pause",
+    "recall.resume",
+    "recall.forget",
+];
 
 /// Streams wake events to the connection that calls it (handled by the socket server).
 pub const SUBSCRIBE_METHOD: &str = "events.subscribe";
@@ -97,10 +104,9 @@ impl Methods {
             }
             "memory_recall" => {
                 let request = decode::<MemoryRecallParams>(method, params)?.validate()?;
-                Ok(wire::recalled(
-                    &tree.recall(request.clone()).await?,
-                    &request,
-                ))
+                let answer = tree.recall(request.clone()).await?;
+                let recorder = tree.recorder_status().await.ok();
+                Ok(wire::recalled(&answer, &request, recorder.as_ref()))
             }
             "smart_wait" => {
                 let new = decode::<SmartWaitParams>(method, params)?.validate()?;
@@ -181,6 +187,29 @@ impl Methods {
                 no_params(method, &params)?;
                 self.status().await
             }
+            "recall.pause" => {
+                let duration = decode::<RecallPauseParams>(method, params)?.validate()?;
+                Ok(wire::recorder_changed(
+                    &tree.pause_recorder(duration).await?,
+                ))
+            }
+            "recall.resume" => {
+                no_params(method, &params)?;
+                Ok(wire::recorder_changed(&tree.resume_recorder().await?))
+            }
+            "recall.forget" => {
+                let filter = decode::<RecallForgetParams>(method, params)?
+                    .validate(tree.directory().now())?;
+                let removed = tree.forget(filter).await?;
+                Ok(json!({
+                    "forgotten": removed,
+                    "message": format!(
+                        "Forgot {} (screen segments and terminal sessions, with their keyframes). \
+                         Tasks and waits stay: they live in the task database.",
+                        actors::words::count(removed, "recorded item", None)
+                    ),
+                }))
+            }
             SUBSCRIBE_METHOD => Err(RpcError::invalid_params(
                 "events.subscribe streams events on the connection that calls it",
                 "call it on a Unix-socket connection to the daemon (e.g. `lookout events`) and keep reading that connection",
@@ -259,6 +288,7 @@ impl Methods {
                 })),
             },
             "vision": wire::vision_status(&status.vision),
+            "recall": wire::recorder_status(&status.recorder),
             "wake": {
                 "sinks": status.wake.sinks,
                 "sink_states": status.wake.sinks.iter().zip(&status.wake.sink_states)

@@ -19,6 +19,7 @@ use crate::error::CallError;
 use crate::faults::Faults;
 use crate::lanes::Lanes;
 use crate::recall::RecallMsg;
+use crate::recall::recorder::RecorderMsg;
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
 use crate::terminals::TerminalsMsg;
@@ -71,6 +72,7 @@ struct Peers {
     terminals: Option<ActorRef<TerminalsMsg>>,
     vision: Option<ActorRef<VisionMsg>>,
     recall: Option<ActorRef<RecallMsg>>,
+    recorder: Option<ActorRef<RecorderMsg>>,
 }
 
 /// An actor slot in the directory, for the Root to fill and clear.
@@ -84,6 +86,7 @@ pub(crate) enum Slot {
     Terminals(Option<ActorRef<TerminalsMsg>>),
     Vision(Option<ActorRef<VisionMsg>>),
     Recall(Option<ActorRef<RecallMsg>>),
+    Recorder(Option<ActorRef<RecorderMsg>>),
 }
 
 impl Directory {
@@ -197,6 +200,10 @@ impl Directory {
         self.read(|peers| peers.recall.clone(), "recall actor")
     }
 
+    pub fn recorder(&self) -> Result<ActorRef<RecorderMsg>, CallError> {
+        self.read(|peers| peers.recorder.clone(), "screen recorder")
+    }
+
     fn read<T>(&self, pick: impl FnOnce(&Peers) -> Option<T>, what: &str) -> Result<T, CallError> {
         let peers = self.peers.read().unwrap_or_else(|e| e.into_inner());
         pick(&peers).ok_or_else(|| {
@@ -218,6 +225,7 @@ impl Directory {
             Slot::Terminals(actor) => peers.terminals = actor,
             Slot::Vision(actor) => peers.vision = actor,
             Slot::Recall(actor) => peers.recall = actor,
+            Slot::Recorder(actor) => peers.recorder = actor,
         }
     }
 

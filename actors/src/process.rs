@@ -42,6 +42,8 @@ pub struct RunRequest {
     pub timeout: Duration,
     /// Keep at most this much of stdout in the outcome; 0 discards it.
     pub max_stdout_bytes: usize,
+    /// Variables set for the program on top of the daemon's environment.
+    pub env: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +102,7 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
     }
     let mut child = command
         .args(&request.args)
+        .envs(request.env.iter().map(|(name, value)| (name, value)))
         .stdin(Stdio::piped())
         .stdout(if request.max_stdout_bytes > 0 {
             Stdio::piped()
@@ -215,6 +218,7 @@ mod tests {
             stdin: stdin.as_bytes().to_vec(),
             timeout: Duration::from_secs(10),
             max_stdout_bytes: 0,
+            env: Vec::new(),
         }
     }
 

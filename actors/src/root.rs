@@ -12,6 +12,7 @@ use storage::{Counter, Store};
 use crate::clock::{ClockActor, ClockArgs};
 use crate::directory::{Directory, Health, Slot};
 use crate::policy::{Decision, RestartHistory, RestartPolicy};
+use crate::recall::recorder::{RecorderActor, RecorderArgs, RecorderSettings};
 use crate::recall::{RecallActor, RecallArgs};
 use crate::registry::{self, RegistryActor, RegistryArgs};
 use crate::tasks::stuck::StuckPolicy;
@@ -38,10 +39,11 @@ pub enum Child {
     Terminals,
     Tasks,
     Waits,
+    Recorder,
 }
 
 impl Child {
-    const START_ORDER: [Child; 8] = [
+    const START_ORDER: [Child; 9] = [
         Child::Clock,
         Child::Registry,
         Child::Recall,
@@ -50,6 +52,7 @@ impl Child {
         Child::Terminals,
         Child::Tasks,
         Child::Waits,
+        Child::Recorder,
     ];
 
     fn name(self) -> &'static str {
@@ -62,6 +65,7 @@ impl Child {
             Child::Tasks => "tasks supervisor",
             Child::Waits => "waits supervisor",
             Child::Terminals => "terminals actor",
+            Child::Recorder => "screen recorder",
         }
     }
 }
@@ -91,6 +95,9 @@ pub struct RootArgs {
     pub vision: VisionSetup,
     /// The recall index's file.
     pub recall_path: std::path::PathBuf,
+    /// How long screen and terminal history is kept (`None`: forever).
+    pub recall_retention: Option<Duration>,
+    pub recorder: Arc<RecorderSettings>,
 }
 
 pub struct RootState {
@@ -235,6 +242,7 @@ async fn start_child(
             let args = RecallArgs {
                 directory: directory.clone(),
                 path: state.args.recall_path.clone(),
+                retention: state.args.recall_retention,
             };
             let (actor, _) = Actor::spawn_linked(None, RecallActor, args, supervisor).await?;
             directory.set(Slot::Recall(Some(actor.clone())));
@@ -288,6 +296,15 @@ async fn start_child(
             directory.set(Slot::Waits(Some(actor.clone())));
             actor.get_cell()
         }
+        Child::Recorder => {
+            let args = RecorderArgs {
+                directory: directory.clone(),
+                settings: state.args.recorder.clone(),
+            };
+            let (actor, _) = Actor::spawn_linked(None, RecorderActor, args, supervisor).await?;
+            directory.set(Slot::Recorder(Some(actor.clone())));
+            actor.get_cell()
+        }
     };
     state.running.insert(cell.get_id(), child);
     Ok(())
@@ -305,6 +322,7 @@ fn on_child_down(myself: &ActorRef<RootMsg>, state: &mut RootState, child: Child
         Child::Tasks => Slot::Tasks(None),
         Child::Waits => Slot::Waits(None),
         Child::Terminals => Slot::Terminals(None),
+        Child::Recorder => Slot::Recorder(None),
     });
     let history = state.histories.entry(child).or_default();
     match state

@@ -21,7 +21,7 @@ use crate::faults::Faults;
 use crate::policy::RestartPolicy;
 use crate::process::pty::Signal;
 use crate::process::{ProcessSpawner, Spawner};
-use crate::recall::{RECALL_CALL_TIMEOUT, RecallAnswer, RecallMsg, RecallRequest};
+use crate::recall::recorder::{RecorderSettings, RecorderStatus};
 use crate::registry::{self, RegistryStats};
 use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
 use crate::tasks::actor::not_found;
@@ -52,7 +52,7 @@ use crate::wake::sinks::{SinkSpec, build_sinks};
 use crate::wake::{WakeMsg, WakeSettings, WakeStats};
 
 /// How long status calls wait for each actor.
-const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long `settle` keeps ticking before it gives up, and how often it looks.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(60);
 const SETTLE_POLL: Duration = Duration::from_millis(2);
@@ -64,6 +64,10 @@ pub const DEFAULT_TASK_UNLOAD_AFTER: Duration = Duration::from_secs(600);
 
 /// The recall index's file name, beside the database.
 pub const RECALL_FILE: &str = "recall.sqlite";
+/// The folder of screen keyframes, beside the database.
+pub const FRAMES_DIR: &str = "recall-frames";
+/// How long screen and terminal history is kept by default.
+pub const DEFAULT_RECALL_RETENTION: Duration = Duration::from_secs(90 * 24 * 3600);
 
 pub struct TreeArgs {
     pub store: Arc<Store>,
@@ -102,13 +106,20 @@ pub struct TreeArgs {
     pub terminal_limits: TerminalLimits,
     /// The recall index's file (beside the database unless set).
     pub recall_path: std::path::PathBuf,
+    /// How long screen and terminal history is kept (`None`: forever).
+    pub recall_retention: Option<Duration>,
+    /// The screen recorder (off unless set; its spawner is the tree's).
+    pub recorder: RecorderSettings,
 }
 
 impl TreeArgs {
     /// Production defaults around a store and a clock.
     pub fn new(store: Arc<Store>, clock: Arc<dyn Clock>) -> Self {
         let recall_path = store.path().with_file_name(RECALL_FILE);
+        let frames_dir = store.path().with_file_name(FRAMES_DIR);
         Self {
+            recall_retention: Some(DEFAULT_RECALL_RETENTION),
+            recorder: RecorderSettings::off(Arc::new(ProcessSpawner), frames_dir),
             store,
             clock,
             group_commit: true,
@@ -147,6 +158,7 @@ pub struct TreeStatus {
     pub wake: WakeStats,
     pub waits: WaitsStats,
     pub vision: VisionStatus,
+    pub recorder: RecorderStatus,
     pub health: Health,
 }
 
@@ -209,6 +221,11 @@ impl Tree {
         });
         let root_args = RootArgs {
             recall_path: args.recall_path,
+            recall_retention: args.recall_retention,
+            recorder: Arc::new(RecorderSettings {
+                spawner: args.spawner.clone(),
+                ..args.recorder
+            }),
             directory: directory.clone(),
             store: args.store,
             group_commit: args.group_commit,
@@ -324,19 +341,6 @@ impl Tree {
         from_call("task actor", TASK_CALL_TIMEOUT, outcome)
     }
 
-    /// `memory_recall`: what the index finds for the request, after indexing what changed.
-    pub async fn recall(&self, request: RecallRequest) -> Result<RecallAnswer, CallError> {
-        let outcome = self
-            .directory
-            .recall()?
-            .call(
-                |reply| RecallMsg::Search(request, reply),
-                Some(RECALL_CALL_TIMEOUT),
-            )
-            .await;
-        from_call("recall actor", RECALL_CALL_TIMEOUT, outcome)
-    }
-
     /// Up to `limit` tasks of the filter's statuses, most recently updated first, from
     /// where the page `after` stopped.
     pub async fn list_tasks(
@@ -438,7 +442,9 @@ impl Tree {
             waits_outcome.map(|r| r.map(Ok)),
         )?;
         let vision = self.vision_status().await?;
+        let recorder = self.recorder_status().await?;
         Ok(TreeStatus {
+            recorder,
             store,
             registry,
             tasks,

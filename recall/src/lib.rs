@@ -15,7 +15,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 pub use rank::{Ranked, confidence, rank};
 
 /// The index's layout version; a file of another version is rebuilt from scratch.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 /// Candidates BM25 returns before recency re-ranks them.
 const CANDIDATES: usize = 50;
 
@@ -62,6 +62,15 @@ pub struct Step {
     pub text: String,
 }
 
+/// A picture kept of a screen segment: a JPEG file, at an offset into the segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Milliseconds after the segment started.
+    pub offset_ms: u64,
+    pub path: String,
+    pub bytes: u64,
+}
+
 /// What is indexed: `key` names it (re-indexing replaces it), `title` weighs 5× in ranking.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Document {
@@ -74,6 +83,32 @@ pub struct Document {
     pub end_ms: u64,
     pub steps: Vec<Step>,
     pub summary: String,
+    /// The application of a screen segment (`WM_CLASS`).
+    pub app: Option<String>,
+    /// The task's current step when it was recorded (screen segments).
+    pub step: Option<u32>,
+    /// Keyframes of a screen segment.
+    pub frames: Vec<Frame>,
+}
+
+/// What `recall forget` removes: screen segments and terminal sessions that overlap the
+/// time range, of the application, or recorded for the task (every filter given must hold).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Forget {
+    /// Those that ended at or after this time.
+    pub since_ms: Option<u64>,
+    /// Those that ended before this time (retention: older than the age limit).
+    pub before_ms: Option<u64>,
+    pub app: Option<String>,
+    pub task_id: Option<String>,
+}
+
+/// What [`RecallStore::forget`] removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Forgotten {
+    pub documents: u64,
+    /// Their keyframes: the files to delete.
+    pub frames: Vec<Frame>,
 }
 
 /// A search: its words (any of them; each matches as a prefix), the filters, and how much
@@ -132,7 +167,15 @@ impl RecallStore {
         let version: i64 = self
             .connection
             .pragma_query_value(None, "user_version", |row| row.get(0))?;
-        if version != SCHEMA_VERSION {
+        if version == 2 {
+            // Version 3 added what screen segments carry; nothing indexed is lost.
+            self.connection.execute_batch(
+                "ALTER TABLE doc ADD COLUMN app TEXT;
+                 ALTER TABLE doc ADD COLUMN step INTEGER;
+                 ALTER TABLE doc ADD COLUMN frames TEXT NOT NULL DEFAULT '[]';
+                 CREATE INDEX IF NOT EXISTS doc_end ON doc(source, end_ms);",
+            )?;
+        } else if version != SCHEMA_VERSION {
             self.connection.execute_batch(
                 "DROP TABLE IF EXISTS doc_fts; DROP TABLE IF EXISTS doc; DROP TABLE IF EXISTS mark;",
             )?;
@@ -148,8 +191,12 @@ impl RecallStore {
                  start_ms INTEGER NOT NULL,
                  end_ms INTEGER NOT NULL,
                  steps TEXT NOT NULL,
-                 summary TEXT NOT NULL);
+                 summary TEXT NOT NULL,
+                 app TEXT,
+                 step INTEGER,
+                 frames TEXT NOT NULL DEFAULT '[]');
              CREATE INDEX IF NOT EXISTS doc_task ON doc(task_id);
+             CREATE INDEX IF NOT EXISTS doc_end ON doc(source, end_ms);
              CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(
                  title, body, content='doc', content_rowid='id',
                  tokenize='unicode61 remove_diacritics 2', prefix='2 3 4');
@@ -191,13 +238,15 @@ impl RecallStore {
                     .collect::<Vec<_>>(),
             )
             .expect("steps serialise");
+            let frames = encode_frames(&document.frames);
             transaction
                 .execute("DELETE FROM doc WHERE key = ?1", params![document.key])
                 .map_err(fail)?;
             transaction
                 .execute(
-                    "INSERT INTO doc(key, source, task_id, title, body, start_ms, end_ms, steps, summary)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    "INSERT INTO doc(key, source, task_id, title, body, start_ms, end_ms, steps,
+                                     summary, app, step, frames)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                     params![
                         document.key,
                         document.source.as_str(),
@@ -208,6 +257,9 @@ impl RecallStore {
                         document.end_ms as i64,
                         steps,
                         document.summary,
+                        document.app,
+                        document.step,
+                        frames,
                     ],
                 )
                 .map_err(fail)?;
@@ -235,6 +287,61 @@ impl RecallStore {
             )
             .map(|_| ())
             .map_err(|e| self.fail(e))
+    }
+
+    /// Removes the screen segments and terminal sessions the filter names (the records only
+    /// this index holds; tasks and waits come back from the task database), returning the
+    /// keyframe files they listed, for the caller to delete.
+    pub fn forget(&mut self, filter: &Forget) -> Result<Forgotten, RecallError> {
+        let path = self.path.clone();
+        let fail = |source| RecallError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let transaction = self.connection.transaction().map_err(fail)?;
+        let (documents, frames) = {
+            let mut statement = transaction
+                .prepare(
+                    "SELECT id, frames FROM doc
+                     WHERE source IN ('screen', 'terminal')
+                       AND (?1 IS NULL OR end_ms >= ?1)
+                       AND (?2 IS NULL OR end_ms < ?2)
+                       AND (?3 IS NULL OR (source = 'screen' AND lower(app) = lower(?3)))
+                       AND (?4 IS NULL OR task_id = ?4)",
+                )
+                .map_err(fail)?;
+            let rows = statement
+                .query_map(
+                    params![
+                        filter.since_ms.map(|ms| ms as i64),
+                        filter.before_ms.map(|ms| ms as i64),
+                        filter.app,
+                        filter.task_id
+                    ],
+                    |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
+                )
+                .map_err(fail)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(fail)?;
+            let frames: Vec<Frame> = rows
+                .iter()
+                .flat_map(|(_, frames)| decode_frames(frames))
+                .collect();
+            (
+                rows.into_iter().map(|(id, _)| id).collect::<Vec<_>>(),
+                frames,
+            )
+        };
+        for id in &documents {
+            transaction
+                .execute("DELETE FROM doc WHERE id = ?1", [id])
+                .map_err(fail)?;
+        }
+        transaction.commit().map_err(fail)?;
+        Ok(Forgotten {
+            documents: documents.len() as u64,
+            frames,
+        })
     }
 
     /// How many documents of each source are indexed.
@@ -326,7 +433,8 @@ impl RecallStore {
         let mut statement = self
             .connection
             .prepare_cached(
-                "SELECT key, source, task_id, title, body, start_ms, end_ms, steps, summary
+                "SELECT key, source, task_id, title, body, start_ms, end_ms, steps, summary,
+                        app, step, frames
                  FROM doc WHERE id = ?1",
             )
             .map_err(|e| self.fail(e))?;
@@ -343,6 +451,9 @@ impl RecallStore {
                     end_ms: row.get::<_, i64>(6)? as u64,
                     steps: decode_steps(&steps),
                     summary: row.get(8)?,
+                    app: row.get(9)?,
+                    step: row.get(10)?,
+                    frames: decode_frames(&row.get::<_, String>(11)?),
                 })
             })
             .map_err(|e| self.fail(e))
@@ -364,6 +475,35 @@ impl RecallStore {
             })
             .collect()
     }
+}
+
+fn encode_frames(frames: &[Frame]) -> String {
+    serde_json::to_string(
+        &frames
+            .iter()
+            .map(|frame| serde_json::json!([frame.offset_ms, frame.path, frame.bytes]))
+            .collect::<Vec<_>>(),
+    )
+    .expect("frames serialise")
+}
+
+fn decode_frames(text: &str) -> Vec<Frame> {
+    let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    value
+        .as_array()
+        .map(|frames| {
+            frames
+                .iter()
+                .filter_map(|frame| {
+                    Some(Frame {
+                        offset_ms: frame[0].as_u64()?,
+                        path: frame[1].as_str()?.to_owned(),
+                        bytes: frame[2].as_u64()?,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn decode_steps(text: &str) -> Vec<Step> {

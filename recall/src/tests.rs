@@ -20,6 +20,9 @@ fn document(key: &str, title: &str, body: &str, end_ms: u64) -> Document {
             text: format!("{title}: step"),
         }],
         summary: format!("summary of {title}"),
+        app: None,
+        step: None,
+        frames: Vec::new(),
     }
 }
 
@@ -160,4 +163,131 @@ fn a_document_holding_every_word_comes_before_those_holding_one() {
     let found = store.search(&search("deploy coursefolio", 0.0)).unwrap();
     assert_eq!(found.len(), 3);
     assert_eq!(found[0].document.key, "t-both");
+}
+
+fn screen(key: &str, app: &str, task: Option<&str>, end_ms: u64) -> Document {
+    Document {
+        source: Source::Screen,
+        task_id: task.map(str::to_owned),
+        app: Some(app.to_owned()),
+        step: Some(2),
+        frames: vec![Frame {
+            offset_ms: 0,
+            path: format!("/frames/{key}/000000000.jpg"),
+            bytes: 100,
+        }],
+        ..document(key, &format!("{app} window"), "release notes", end_ms)
+    }
+}
+
+#[test]
+fn forget_removes_screen_and_terminal_history_by_time_app_or_task_and_leaves_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
+    let terminal = Document {
+        source: Source::Terminal,
+        task_id: None,
+        ..document(
+            "term:s-1",
+            "make release",
+            "release notes",
+            NOW - 3 * DAY_MS,
+        )
+    };
+    store
+        .put(&[
+            document(
+                "t-1",
+                "Write the release notes",
+                "release notes",
+                NOW - 5 * DAY_MS,
+            ),
+            screen("screen:a", "Firefox", Some("t-1"), NOW - 2 * DAY_MS),
+            screen("screen:b", "XTerm", Some("t-2"), NOW - DAY_MS),
+            screen("screen:c", "XTerm", None, NOW),
+            terminal,
+        ])
+        .unwrap();
+    let all = Search {
+        limit: 10,
+        ..search("release notes", 0.0)
+    };
+    let found = store.search(&all).unwrap();
+    assert_eq!(found.len(), 5);
+    let firefox = found.iter().find(|r| r.document.key == "screen:a").unwrap();
+    assert_eq!(firefox.document.app.as_deref(), Some("Firefox"));
+    assert_eq!(firefox.document.step, Some(2));
+    assert_eq!(firefox.document.frames.len(), 1);
+
+    let by_app = Forget {
+        app: Some("xterm".into()),
+        ..Forget::default()
+    };
+    let gone = store.forget(&by_app).unwrap();
+    assert_eq!(gone.documents, 2, "both XTerm segments, any case");
+    assert_eq!(gone.frames.len(), 2);
+    let by_task = Forget {
+        task_id: Some("t-1".into()),
+        ..Forget::default()
+    };
+    assert_eq!(
+        store.forget(&by_task).unwrap().documents,
+        1,
+        "the Firefox segment, not the task"
+    );
+    let expired = Forget {
+        before_ms: Some(NOW - 2 * DAY_MS),
+        ..Forget::default()
+    };
+    assert_eq!(
+        store.forget(&expired).unwrap().documents,
+        1,
+        "the old terminal session"
+    );
+    let counts = store.counts().unwrap();
+    assert_eq!(
+        counts,
+        vec![
+            (Source::Task, 1),
+            (Source::Wait, 0),
+            (Source::Terminal, 0),
+            (Source::Screen, 0)
+        ]
+    );
+}
+
+#[test]
+fn a_version_2_index_gains_the_screen_columns_and_keeps_its_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("recall.sqlite");
+    {
+        let connection = Connection::open(&path).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE doc(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE,
+                     source TEXT NOT NULL, task_id TEXT, title TEXT NOT NULL, body TEXT NOT NULL,
+                     start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, steps TEXT NOT NULL,
+                     summary TEXT NOT NULL);
+                 CREATE VIRTUAL TABLE doc_fts USING fts5(title, body, content='doc',
+                     content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3 4');
+                 CREATE TRIGGER doc_added AFTER INSERT ON doc BEGIN
+                     INSERT INTO doc_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+                 END;
+                 CREATE TABLE mark(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+                 INSERT INTO doc(key, source, task_id, title, body, start_ms, end_ms, steps, summary)
+                     VALUES ('term:s-9', 'terminal', NULL, 'make deploy', 'deployed coursefolio',
+                             1, 2, '[]', 'a session');
+                 PRAGMA user_version = 2;",
+            )
+            .unwrap();
+    }
+    let store = RecallStore::open(&path).unwrap();
+    let found = store.search(&search("coursefolio", 0.0)).unwrap();
+    assert_eq!(
+        keys(&found),
+        ["term:s-9"],
+        "a terminal session has no other record"
+    );
+    assert_eq!(found[0].document.app, None);
+    assert!(found[0].document.frames.is_empty());
 }

@@ -59,15 +59,20 @@ enum Command {
     /// Register, update and inspect tasks
     #[command(subcommand)]
     Task(TaskCommand),
-    /// Have I done this before? Search past and current tasks by keywords
+    /// Have I done this before? Search past tasks, waits, terminal sessions and screen
+    /// history by keywords; `recall pause|resume|forget` control the screen history
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Recall {
-        query: String,
+        #[arg(required = true)]
+        query: Option<String>,
         /// Results to show (1-20, default 3)
         #[arg(long)]
         limit: Option<u32>,
         /// Only this task
         #[arg(long, value_name = "ID")]
         task: Option<String>,
+        #[command(subcommand)]
+        control: Option<RecallCommand>,
     },
     /// Call any method with JSON params, e.g. `lookout call task_list '{"status":"all"}'`,
     /// or run a model's tool call with --function-call
@@ -129,6 +134,32 @@ enum Command {
     /// Hooks for agent runtimes
     #[command(subcommand)]
     Hook(HookCommand),
+}
+
+#[derive(Subcommand)]
+enum RecallCommand {
+    /// Stop recording the screen, for a while (`--for 30m`, `2h`, `1d`) or until `resume`
+    Pause {
+        #[arg(long = "for", value_name = "DURATION")]
+        duration: Option<String>,
+    },
+    /// Record the screen again (as `[recall] mode` says)
+    Resume,
+    /// Remove screen segments and terminal sessions, with their keyframes, from recall
+    Forget {
+        /// Those of the last DURATION (`2h`, `7d`) or since a time (`2026-11-24T09:00:00Z`)
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// Those of one application (its WM_CLASS, as `lookout status` shows it)
+        #[arg(long, value_name = "NAME")]
+        app: Option<String>,
+        /// Those recorded for one task
+        #[arg(long, value_name = "ID")]
+        task: Option<String>,
+        /// Everything recorded
+        #[arg(long, conflicts_with_all = ["since", "app", "task"])]
+        all: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -396,8 +427,47 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             ..
         } => unreachable!("handled before: not a plain method call"),
         Command::Status => ("daemon.status".into(), json!({}), render::status),
-        Command::Recall { query, limit, task } => {
-            let mut params = json!({"query": query});
+        Command::Recall {
+            control: Some(control),
+            ..
+        } => match control {
+            RecallCommand::Pause { duration } => {
+                let params = match duration {
+                    Some(duration) => json!({"for": duration}),
+                    None => json!({}),
+                };
+                ("recall.pause".into(), params, message_only)
+            }
+            RecallCommand::Resume => ("recall.resume".into(), json!({}), message_only),
+            RecallCommand::Forget {
+                since,
+                app,
+                task,
+                all,
+            } => {
+                let mut params = json!({});
+                if let Some(since) = since {
+                    params["since"] = json!(since);
+                }
+                if let Some(app) = app {
+                    params["app"] = json!(app);
+                }
+                if let Some(task) = task {
+                    params["task_id"] = json!(task);
+                }
+                if all {
+                    params["all"] = json!(true);
+                }
+                ("recall.forget".into(), params, message_only)
+            }
+        },
+        Command::Recall {
+            query,
+            limit,
+            task,
+            control: None,
+        } => {
+            let mut params = json!({"query": query.unwrap_or_default()});
             if let Some(limit) = limit {
                 params["limit"] = json!(limit);
             }

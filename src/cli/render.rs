@@ -167,6 +167,12 @@ pub fn recalled(result: &Value) -> String {
         for step in found["steps"].as_array().into_iter().flatten() {
             lines.push(format!("   - {}", step.as_str().unwrap_or("")));
         }
+        if let Some(url) = found["video_url"].as_str() {
+            lines.push(format!(
+                "   keyframes: {url} ({} pictures)",
+                found["frames"].as_array().map_or(0, Vec::len)
+            ));
+        }
     }
     lines.push(text(result, "message").to_owned());
     lines.join("\n")
@@ -286,6 +292,7 @@ pub fn status(result: &Value) -> String {
             storage["group_commit"]
         ),
         stuck_line(&result["stuck"]),
+        recall_line(&result["recall"]),
         format!(
             "wakes:    {} pending, {} dead, {} refused; sinks: {}",
             result["wake"]["pending"],
@@ -312,6 +319,27 @@ pub fn status(result: &Value) -> String {
     )
     .collect::<Vec<_>>()
     .join("\n")
+}
+
+fn recall_line(recall: &Value) -> String {
+    let mode = text(recall, "mode");
+    if mode == "off" || mode.is_empty() {
+        return "screen:   recording off ([recall] mode)".to_owned();
+    }
+    let mut line = format!(
+        "screen:   {} (mode {}): {}; {} segments, {} OCR runs, {} redactions, {} keyframe bytes",
+        text(recall, "state"),
+        mode,
+        text(recall, "reason"),
+        recall["segments"],
+        recall["ocr_runs"],
+        recall["redactions"],
+        recall["keyframe_bytes"]
+    );
+    if let Some(error) = recall["last_error"].as_str() {
+        line.push_str(&format!("; last error: {error}"));
+    }
+    line
 }
 
 fn stuck_line(stuck: &Value) -> String {

@@ -249,6 +249,7 @@ async fn systemctl_run(systemctl: &Path, args: &[&str]) -> std::io::Result<RunOu
             stdin: Vec::new(),
             timeout: SYSTEMCTL_TIMEOUT,
             max_stdout_bytes: SYSTEMCTL_OUTPUT_BYTES,
+            env: Vec::new(),
         })
         .await
 }

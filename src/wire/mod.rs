@@ -9,7 +9,7 @@
 pub mod recall;
 pub mod tasks;
 
-pub use recall::recalled;
+pub use recall::{recalled, recorder_changed, recorder_status};
 pub use tasks::{plan_updated, registered, task_detail, task_list, thread, updated};
 
 use actors::tasks::plan::PlanProgress;

@@ -1,8 +1,10 @@
 //! The `memory_recall` result: the seed's fields for each result (`timestamp`,
 //! `duration_seconds`, `confidence`, `summary`, `steps`, `video_url`, `video_start_ms`,
-//! `video_end_ms`), what lookout adds (`source`, `task_id`), and a `message` saying what was
-//! searched and how to see more.
+//! `video_end_ms`), what lookout adds (`source`, `task_id`; for screen history `app`, `step`
+//! and `frames`), and a `message` saying what was searched and how to see more. Also the
+//! screen recorder's status, for `daemon.status` and `recall.pause`/`resume`.
 
+use actors::recall::recorder::{RecordMode, RecorderState, RecorderStatus};
 use actors::recall::{RecallAnswer, RecallRequest};
 use actors::words::count;
 use recall::Source;
@@ -11,16 +13,21 @@ use storage::Timestamp;
 
 use crate::params::MAX_RECALL_LIMIT;
 
-pub fn recalled(answer: &RecallAnswer, request: &RecallRequest) -> Value {
+pub fn recalled(
+    answer: &RecallAnswer,
+    request: &RecallRequest,
+    recorder: Option<&RecorderStatus>,
+) -> Value {
     let results: Vec<Value> = answer
         .results
         .iter()
         .map(|ranked| {
             let document = &ranked.document;
             let at = |ms: u64| Timestamp::from_millis(ms).to_rfc3339();
-            json!({
+            let duration_ms = document.end_ms.saturating_sub(document.start_ms);
+            let mut result = json!({
                 "timestamp": at(document.start_ms),
-                "duration_seconds": document.end_ms.saturating_sub(document.start_ms) / 1000,
+                "duration_seconds": duration_ms / 1000,
                 "confidence": ranked.confidence,
                 "summary": document.summary,
                 "steps": document.steps.iter().map(|step| format!("{} {}", at(step.at_ms), step.text)).collect::<Vec<_>>(),
@@ -30,7 +37,32 @@ pub fn recalled(answer: &RecallAnswer, request: &RecallRequest) -> Value {
                 "video_end_ms": Value::Null,
                 "source": document.source.as_str(),
                 "task_id": document.task_id,
-            })
+            });
+            if document.source == Source::Screen {
+                result["app"] = json!(document.app);
+                result["step"] = json!(document.step);
+                result["frames"] = document
+                    .frames
+                    .iter()
+                    .map(|frame| json!({"offset_ms": frame.offset_ms, "path": frame.path}))
+                    .collect();
+                if let Some(folder) = document
+                    .frames
+                    .first()
+                    .and_then(|frame| std::path::Path::new(&frame.path).parent())
+                {
+                    result["video_url"] = json!(format!("file://{}", folder.display()));
+                    let first_match = document.steps.iter().find(|step| {
+                        let text = step.text.to_lowercase();
+                        answer.words.iter().any(|word| text.contains(word.as_str()))
+                    });
+                    result["video_start_ms"] = json!(
+                        first_match.map_or(0, |step| step.at_ms.saturating_sub(document.start_ms))
+                    );
+                    result["video_end_ms"] = json!(duration_ms);
+                }
+            }
+            result
         })
         .collect();
     let indexed = |source: Source| {
@@ -40,9 +72,20 @@ pub fn recalled(answer: &RecallAnswer, request: &RecallRequest) -> Value {
             .find(|(of, _)| *of == source)
             .map_or(0, |(_, n)| *n)
     };
+    let screen = match recorder.map(|status| status.mode) {
+        None => "the screen recorder is restarting".to_owned(),
+        Some(RecordMode::Off) if indexed(Source::Screen) == 0 => {
+            "screen recording is off ([recall] mode in the config)".to_owned()
+        }
+        Some(mode) => format!(
+            "{} of screen history (recording: {})",
+            count(indexed(Source::Screen), "segment", None),
+            mode.as_str()
+        ),
+    };
     let searched = format!(
-        "Searched {} (names, plans, notes, outcomes), {} (observations, wake texts) and {} \
-         (commands, output, exit); screen recording is off",
+        "Searched {} (names, plans, notes, outcomes), {} (observations, wake texts), {} \
+         (commands, output, exit) and {screen}",
         count(indexed(Source::Task), "task", None),
         count(indexed(Source::Wait), "wait", None),
         count(indexed(Source::Terminal), "ended terminal session", None)
@@ -72,4 +115,53 @@ pub fn recalled(answer: &RecallAnswer, request: &RecallRequest) -> Value {
         )
     };
     json!({"results": results, "message": message})
+}
+
+/// The screen recorder's status: its mode, what it is doing and why, and what it did.
+pub fn recorder_status(status: &RecorderStatus) -> Value {
+    let paused_until = (status.state == RecorderState::PausedUser)
+        .then(|| status.paused_until.map(Timestamp::to_rfc3339));
+    json!({
+        "mode": status.mode.as_str(),
+        "state": status.state.as_str(),
+        "reason": status.reason,
+        "paused_until": paused_until.flatten(),
+        "app": status.app,
+        "captures": status.captures,
+        "segments": status.segments,
+        "open_segments": status.open_segments,
+        "ocr_runs": status.ocr_runs,
+        "ocr_failures": status.ocr_failures,
+        "ocr_seconds": status.ocr_ms as f64 / 1000.0,
+        "redactions": status.redactions,
+        "keyframes": status.keyframes,
+        "keyframe_bytes": status.keyframe_bytes,
+        "last_error": status.last_error,
+    })
+}
+
+/// The answer to `recall.pause` and `recall.resume`.
+pub fn recorder_changed(status: &RecorderStatus) -> Value {
+    let message = match (status.mode, status.state) {
+        (RecordMode::Off, RecorderState::PausedUser) => {
+            "Paused; screen recording is off anyway ([recall] mode in the config).".to_owned()
+        }
+        (_, RecorderState::PausedUser) => match status.paused_until {
+            Some(until) => format!(
+                "Screen recording paused until {}; `lookout recall resume` ends the pause sooner.",
+                until.to_rfc3339()
+            ),
+            None => "Screen recording paused until `lookout recall resume`.".to_owned(),
+        },
+        (RecordMode::Off, _) => {
+            "Not paused; screen recording is off ([recall] mode in the config).".to_owned()
+        }
+        (mode, _) => format!(
+            "Not paused: screen recording (mode {}) goes on at the next capture.",
+            mode.as_str()
+        ),
+    };
+    let mut value = recorder_status(status);
+    value["message"] = json!(message);
+    value
 }

@@ -22,6 +22,7 @@ mod process;
 mod protocol;
 mod recall;
 mod scenarios;
+mod screen;
 mod support;
 mod systemd;
 mod tasks;

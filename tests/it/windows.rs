@@ -5,7 +5,7 @@
 //! cannot be opened is refused at once with a hint.
 
 #[path = "../../actors/src/waits/capture/x11/test_display.rs"]
-mod test_display;
+pub mod test_display;
 
 use std::time::Duration;
 
@@ -290,31 +290,84 @@ async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing
     daemon.stop().await;
 }
 
-/// An xterm showing `lines`, titled `title`, drawn with an Xft font in the given colours.
-struct Xterm(std::process::Child);
+/// An X client of a test (an xterm, an xmessage dialog), killed when dropped.
+pub struct XClient(std::process::Child);
 
-impl Xterm {
-    fn show(display: &str, title: &str, font: &str, colours: (&str, &str), lines: &str) -> Xterm {
-        let child = std::process::Command::new("xterm")
+impl XClient {
+    /// Starts `program` with `args` on `display`.
+    pub fn start(display: &str, program: &str, args: &[&str]) -> XClient {
+        let child = std::process::Command::new(program)
             .env("DISPLAY", display)
-            .args(["-T", title, "-geometry", "70x6+0+0", "-fa", font, "-fs", "12"])
-            .args(["-bg", colours.0, "-fg", colours.1, "-e", "sh", "-c"])
-            .arg(format!("printf '%s\\n' '{lines}'; sleep 120"))
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap_or_else(|error| {
-                panic!("cannot start xterm ({error}); install it: apt-get install xterm fonts-dejavu-core fonts-liberation")
+                panic!("cannot start {program} ({error}); install it: apt-get install xterm x11-utils fonts-dejavu-core fonts-liberation")
             });
-        Xterm(child)
+        XClient(child)
+    }
+
+    /// An xterm titled `title` running the shell `script`, in a DejaVu font.
+    pub fn xterm(display: &str, title: &str, geometry: &str, script: &str) -> XClient {
+        let font = "DejaVu Sans Mono";
+        XClient::start(
+            display,
+            "xterm",
+            &[
+                "-T",
+                title,
+                "-geometry",
+                geometry,
+                "-fa",
+                font,
+                "-fs",
+                "12",
+                "-e",
+                "sh",
+                "-c",
+                script,
+            ],
+        )
     }
 }
 
-impl Drop for Xterm {
+impl Drop for XClient {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+/// An xterm showing `lines`, titled `title`, drawn with an Xft font in the given colours.
+struct Xterm;
+
+impl Xterm {
+    fn show(display: &str, title: &str, font: &str, colours: (&str, &str), lines: &str) -> XClient {
+        let script = format!("printf '%s\\n' '{lines}'; sleep 120");
+        XClient::start(
+            display,
+            "xterm",
+            &[
+                "-T",
+                title,
+                "-geometry",
+                "70x6+0+0",
+                "-fa",
+                font,
+                "-fs",
+                "12",
+                "-bg",
+                colours.0,
+                "-fg",
+                colours.1,
+                "-e",
+                "sh",
+                "-c",
+                &script,
+            ],
+        )
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use recall::{Document, Ranked, RecallError, RecallStore, Search, Source};
+use recall::{Document, Forget, Forgotten, Ranked, RecallError, RecallStore, Search, Source};
 use storage::{EventRecord, ListCursor, Store, WaitId};
 
 use crate::directory::Directory;
@@ -31,6 +31,9 @@ const TASKS_MARK: &str = "tasks_updated_at_ms";
 const EVENTS_MARK: &str = "events_seq";
 /// Wake events read per step of a catch-up.
 const EVENTS_BATCH: usize = 500;
+/// How often screen and terminal history past the retention age is removed.
+const EXPIRY_PERIOD: Duration = Duration::from_secs(6 * 3600);
+const EXPIRY_TIMER: &str = "recall:expiry";
 
 /// A `memory_recall`, validated.
 #[derive(Clone, Debug)]
@@ -55,8 +58,14 @@ pub enum RecallMsg {
     Search(RecallRequest, RpcReplyPort<Result<RecallAnswer, CallError>>),
     /// Index what changed since the mark (sent to itself after it starts).
     CatchUp,
-    /// Index documents whose only record is this index (a terminal session that ended).
+    /// Index documents whose only record is this index (a terminal session that ended, a
+    /// screen segment).
     Put(Vec<Document>),
+    /// `lookout recall forget`: remove the screen segments and terminal sessions the filter
+    /// names, and their keyframes; replies how many documents went.
+    Forget(Forget, RpcReplyPort<Result<u64, CallError>>),
+    /// Remove what is older than the retention age (a timer sends it).
+    Expire,
 }
 
 pub struct RecallActor;
@@ -64,10 +73,13 @@ pub struct RecallActor;
 pub struct RecallArgs {
     pub directory: Directory,
     pub path: PathBuf,
+    /// Screen segments and terminal sessions older than this are removed (`None`: kept).
+    pub retention: Option<Duration>,
 }
 
 pub struct RecallState {
     directory: Directory,
+    retention: Option<Duration>,
     /// `None` when the index could not be opened: searches say why.
     index: Result<Arc<Mutex<RecallStore>>, String>,
 }
@@ -92,8 +104,19 @@ impl Actor for RecallActor {
             }
         };
         let _ = myself.cast(RecallMsg::CatchUp);
+        if args.retention.is_some() {
+            let expire = myself.clone();
+            let first = args.directory.now();
+            args.directory
+                .timers()
+                .every(EXPIRY_TIMER, first, EXPIRY_PERIOD, move || {
+                    let _ = expire.cast(RecallMsg::Expire);
+                    async {}
+                });
+        }
         Ok(RecallState {
             directory: args.directory,
+            retention: args.retention,
             index,
         })
     }
@@ -122,6 +145,29 @@ impl Actor for RecallActor {
                     );
                 }
             }
+            RecallMsg::Forget(filter, reply) => {
+                let _ = reply.send(forget(state, filter).await);
+            }
+            RecallMsg::Expire => {
+                if let Some(retention) = state.retention {
+                    let before = state
+                        .directory
+                        .now()
+                        .as_millis()
+                        .saturating_sub(retention.as_millis() as u64);
+                    let filter = Forget {
+                        before_ms: Some(before),
+                        ..Forget::default()
+                    };
+                    match forget(state, filter).await {
+                        Ok(0) => {}
+                        Ok(removed) => tracing::info!(
+                            "recall removed {removed} screen segments and terminal sessions past the retention age"
+                        ),
+                        Err(error) => tracing::warn!("recall expiry failed: {}", error.message),
+                    }
+                }
+            }
             RecallMsg::Search(request, reply) => {
                 let outcome = match catch_up(state).await {
                     Ok(()) => search(state, request).await,
@@ -132,6 +178,26 @@ impl Actor for RecallActor {
         }
         Ok(())
     }
+}
+
+/// Removes what `filter` names from the index, then their keyframe files (and the folders
+/// that held them).
+async fn forget(state: &RecallState, filter: Forget) -> Result<u64, CallError> {
+    let index = index_of(state)?;
+    let Forgotten { documents, frames } =
+        with_index(index, move |store| store.forget(&filter)).await?;
+    tokio::task::spawn_blocking(move || {
+        for frame in &frames {
+            let path = std::path::Path::new(&frame.path);
+            let _ = std::fs::remove_file(path);
+            if let Some(folder) = path.parent() {
+                let _ = std::fs::remove_dir(folder); // only once empty
+            }
+        }
+    })
+    .await
+    .map_err(|_| CallError::internal("deleting keyframes panicked", "try again"))?;
+    Ok(documents)
 }
 
 /// Opens the index with the same privacy as the database: only its user reads it.
@@ -276,8 +342,16 @@ async fn search(state: &RecallState, request: RecallRequest) -> Result<RecallAns
     };
     let words = recall::query_words(&request.query);
     with_index(index, move |store| {
+        let mut results = store.search(&search)?;
+        // Keyframes past the byte budget were deleted: list only those still there.
+        for ranked in &mut results {
+            ranked
+                .document
+                .frames
+                .retain(|frame| std::path::Path::new(&frame.path).exists());
+        }
         Ok(RecallAnswer {
-            results: store.search(&search)?,
+            results,
             indexed: store.counts()?,
             words,
         })

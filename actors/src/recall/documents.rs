@@ -71,6 +71,9 @@ pub fn task_document(
         end_ms: task.updated_at.as_millis(),
         steps,
         summary: summary(task, thread),
+        app: None,
+        step: None,
+        frames: Vec::new(),
     }
 }
 
@@ -152,6 +155,9 @@ pub fn session_document(snapshot: &SessionSnapshot, status: ExitStatus, ended_ms
             ended_ms.saturating_sub(start_ms) / 1000,
             count(output.len() as u64, "line", None)
         ),
+        app: None,
+        step: None,
+        frames: Vec::new(),
     }
 }
 
@@ -202,5 +208,8 @@ pub fn wait_document(wait: &WaitRecord, wakes: &[EventRecord]) -> Document {
                 .map(|seen| format!("; last observation: \"{}\"", shorten(seen, 160)))
                 .unwrap_or_default()
         ),
+        app: None,
+        step: None,
+        frames: Vec::new(),
     }
 }

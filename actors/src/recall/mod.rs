@@ -4,10 +4,15 @@
 //!   `recall` crate); it catches up with the tasks that changed in redb before each search
 //!   and in the background after it starts, so a lost index is rebuilt from the record;
 //! - [`documents`] turns a task (its plan, thread, revisions and outcome) into the document
-//!   the index holds, with the steps and the summary a result shows. Pure.
+//!   the index holds, with the steps and the summary a result shows. Pure;
+//! - `calls` the tree's calls to them (search, the recorder's status and pause, forget);
+//! - [`recorder`] the opt-in screen history: the Recorder actor and its segments, privacy
+//!   rules and keyframes.
 
 pub mod actor;
+mod calls;
 pub mod documents;
+pub mod recorder;
 
 pub use actor::{
     RECALL_CALL_TIMEOUT, RecallActor, RecallAnswer, RecallArgs, RecallMsg, RecallRequest,

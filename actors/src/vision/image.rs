@@ -11,6 +11,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::vision::backend::EncodedImage;
 use crate::waits::content::{Content, Frame};
+use crate::waits::gate::tiles::TileRect;
 
 /// How frames are sent to a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +99,53 @@ pub fn encode_grey(frame: &Frame) -> Result<EncodedImage, String> {
     })
 }
 
+/// A region no larger than this many pixels is read at twice its size: the small crops of a
+/// change and small windows, where UI fonts of 8–10 px lose words at their own size (an
+/// xmessage dialog's button label was read only so).
+pub const ENLARGE_BELOW_PIXELS: u32 = 300_000;
+
+/// A region of the frame in 8-bit grey, PNG-encoded, as dark text on a light ground: a
+/// mostly dark region (a dark theme, a terminal) is inverted, which tesseract reads faster
+/// and better. Shrinking would lose words, so it never shrinks; a small region is enlarged
+/// twice (see [`ENLARGE_BELOW_PIXELS`]).
+pub fn encode_grey_region(frame: &Frame, region: TileRect) -> Result<EncodedImage, String> {
+    let right = (region.x + region.width).min(frame.width);
+    let bottom = (region.y + region.height).min(frame.height);
+    if region.x >= right || region.y >= bottom {
+        return Err("the region to read is empty".into());
+    }
+    let (width, height) = (right - region.x, bottom - region.y);
+    let mut grey = Vec::with_capacity(width as usize * height as usize);
+    for y in region.y..bottom {
+        let row = frame.row(y);
+        let start = region.x as usize * 4;
+        let end = right as usize * 4;
+        grey.extend(row[start..end].chunks_exact(4).map(|p| {
+            ((u32::from(p[2]) * 299 + u32::from(p[1]) * 587 + u32::from(p[0]) * 114) / 1000) as u8
+        }));
+    }
+    let mean = grey.iter().map(|&v| u64::from(v)).sum::<u64>() / grey.len() as u64;
+    if mean < 128 {
+        grey.iter_mut().for_each(|value| *value = 255 - *value);
+    }
+    let (grey, width, height) = if width * height <= ENLARGE_BELOW_PIXELS {
+        (
+            enlarge_grey(&grey, width, height, 2)?,
+            width * 2,
+            height * 2,
+        )
+    } else {
+        (grey, width, height)
+    };
+    let bytes = encode_png(&grey, width, height, png::ColorType::Grayscale)?;
+    Ok(EncodedImage {
+        bytes,
+        media_type: "image/png",
+        width,
+        height,
+    })
+}
+
 /// The size that fits `max_px` on the long side, keeping the aspect ratio (at least 1x1).
 pub fn fit(width: u32, height: u32, max_px: u32) -> (u32, u32) {
     let long = width.max(height);
@@ -122,6 +170,18 @@ fn shrink(frame: &Frame, width: u32, height: u32) -> Result<Vec<u8>, String> {
     Resizer::new()
         .resize(&source, &mut target, &options)
         .map_err(|error| format!("cannot shrink the frame: {error}"))?;
+    Ok(target.into_vec())
+}
+
+/// An 8-bit grey image `times` as wide and tall (Lanczos, which keeps glyph edges sharp).
+fn enlarge_grey(grey: &[u8], width: u32, height: u32, times: u32) -> Result<Vec<u8>, String> {
+    let source = ImageRef::new(width, height, grey, PixelType::U8)
+        .map_err(|error| format!("cannot read the region for enlarging: {error}"))?;
+    let mut target = Image::new(width * times, height * times, PixelType::U8);
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
+    Resizer::new()
+        .resize(&source, &mut target, &options)
+        .map_err(|error| format!("cannot enlarge the region: {error}"))?;
     Ok(target.into_vec())
 }
 

@@ -107,28 +107,16 @@ impl Backend for OcrJudge {
                     });
                 }
                 Material::Image(image) => {
-                    let request = RunRequest {
-                        program: program.clone(),
-                        args: OcrJudge::args(),
-                        stdin: image.bytes.clone(),
+                    let read = read_text(
+                        &*spawner,
+                        &program,
+                        image.bytes.clone(),
+                        &OcrJudge::args(),
                         timeout,
-                        max_stdout_bytes: MAX_OCR_TEXT_BYTES,
-                    };
-                    let outcome = spawner.run(request).await.map_err(|error| {
-                        let fix = if error.kind() == std::io::ErrorKind::NotFound {
-                            "; install it (apt-get install tesseract-ocr) or choose another [vision] backend"
-                        } else {
-                            ""
-                        };
-                        AttemptError::permanent(format!("cannot run {program}: {error}{fix}"), false)
-                    })?;
-                    if !outcome.succeeded() {
-                        return Err(AttemptError::permanent(
-                            format!("{program} failed: {}", outcome.failure(timeout)),
-                            true,
-                        ));
-                    }
-                    Arc::from(String::from_utf8_lossy(&outcome.stdout))
+                    )
+                    .await
+                    .map_err(|failure| AttemptError::permanent(failure.message, failure.retry))?;
+                    Arc::from(read)
                 }
             };
             let (met, observation) = wanted.look_in(&text, &question.target);
@@ -139,6 +127,53 @@ impl Backend for OcrJudge {
             })
         })
     }
+}
+
+/// Why tesseract read nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OcrFailure {
+    /// What failed and how to fix it.
+    pub message: String,
+    /// Running it again may work (it failed or timed out; it was not missing).
+    pub retry: bool,
+}
+
+/// The text tesseract reads in a PNG (`args` after the program: `stdin stdout --psm N`).
+/// One thread: `OMP_THREAD_LIMIT=1`, since a second OpenMP thread makes it 3–5× slower on
+/// the crops lookout reads (`../shared/research/recall.md` §2.3).
+pub async fn read_text(
+    spawner: &dyn Spawner,
+    program: &str,
+    png: Vec<u8>,
+    args: &[String],
+    timeout: Duration,
+) -> Result<String, OcrFailure> {
+    let request = RunRequest {
+        program: program.to_owned(),
+        args: args.to_vec(),
+        stdin: png,
+        timeout,
+        max_stdout_bytes: MAX_OCR_TEXT_BYTES,
+        env: vec![("OMP_THREAD_LIMIT".into(), "1".into())],
+    };
+    let outcome = spawner.run(request).await.map_err(|error| {
+        let fix = if error.kind() == std::io::ErrorKind::NotFound {
+            "; install it (apt-get install tesseract-ocr)"
+        } else {
+            ""
+        };
+        OcrFailure {
+            message: format!("cannot run {program}: {error}{fix}"),
+            retry: false,
+        }
+    })?;
+    if !outcome.succeeded() {
+        return Err(OcrFailure {
+            message: format!("{program} failed: {}", outcome.failure(timeout)),
+            retry: true,
+        });
+    }
+    Ok(String::from_utf8_lossy(&outcome.stdout).into_owned())
 }
 
 /// What the OCR backend can judge of a condition: its alternatives made only of quoted

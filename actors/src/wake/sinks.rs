@@ -211,6 +211,7 @@ impl Sink for CommandSink {
             stdin: format!("{}\n", event.to_json()).into_bytes(),
             timeout: self.timeout,
             max_stdout_bytes: 0,
+            env: Vec::new(),
         };
         let spawner = self.spawner.clone();
         let program = self.program.clone();

@@ -50,6 +50,7 @@ impl Source for TmuxPane {
             stdin: Vec::new(),
             timeout: TMUX_TIMEOUT,
             max_stdout_bytes: TMUX_OUTPUT_BYTES,
+            env: Vec::new(),
         };
         Box::pin(async move {
             let outcome = self.spawner.run(request).await.map_err(|error| {

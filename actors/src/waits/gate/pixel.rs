@@ -43,7 +43,7 @@ use std::time::Duration;
 use storage::Timestamp;
 
 use crate::waits::content::{Content, Frame};
-use crate::waits::gate::tiles::{self, TileGrid};
+use crate::waits::gate::tiles::{self, TileGrid, TileRect};
 use crate::waits::gate::{Gate, GateDecision, Readiness};
 
 /// A pixel whose channels all moved by at most this much has not changed (dithering, video
@@ -123,6 +123,8 @@ pub struct PixelGate {
     /// The last capture in which a busy region differed from what the judge saw.
     last_busy_at: Option<Timestamp>,
     last_reason: Option<JudgeReason>,
+    /// Where the last frame considered differs meaningfully from the baseline.
+    changed_region: Option<TileRect>,
 }
 
 impl std::fmt::Debug for PixelGate {
@@ -338,7 +340,16 @@ impl PixelGate {
             noise_interval: NOISE_FIRST_INTERVAL.min(floor),
             last_busy_at: None,
             last_reason: None,
+            changed_region: None,
         }
+    }
+
+    /// The rectangle (in pixels, tile-aligned) bounding what changed meaningfully in the
+    /// last frame considered, busy regions left out; the whole frame at first sight. `None`
+    /// when nothing did, or the content was not a frame. What the screen recorder reads text
+    /// from.
+    pub fn changed_region(&self) -> Option<TileRect> {
+        self.changed_region
     }
 
     /// Why the last `Judge` decision was made.
@@ -358,6 +369,12 @@ impl PixelGate {
 
     fn consider_frame(&mut self, frame: &Frame, now: Timestamp) -> GateDecision {
         self.previous_other = None;
+        self.changed_region = Some(TileRect {
+            x: 0,
+            y: 0,
+            width: frame.width,
+            height: frame.height,
+        });
         let grid = TileGrid::of(frame);
         // Reuse the oldest hash buffer: no allocation per capture.
         let mut hashes = (self.tracking.as_mut())
@@ -426,6 +443,7 @@ impl PixelGate {
         let mut changed_tiles = 0;
         let mut settled = true;
         let mut busy_changed = false;
+        let mut region: Option<TileRect> = None;
         for tile in &changed {
             if tile.busy {
                 busy_changed = true;
@@ -433,8 +451,11 @@ impl PixelGate {
                 changed_pixels += tile.pixels;
                 changed_tiles += 1;
                 settled &= tracking.holds_still(tile.index);
+                let rect = grid.rect(tile.index);
+                region = Some(region.map_or(rect, |bounds| bounds.union(rect)));
             }
         }
+        self.changed_region = region;
         if busy_changed {
             self.last_busy_at = Some(now);
         }
@@ -474,6 +495,7 @@ impl PixelGate {
 
     fn consider_other(&mut self, content: &Content, now: Timestamp) -> GateDecision {
         self.tracking = None;
+        self.changed_region = None;
         let current = fingerprint(content);
         let repeated = self.previous_other.replace(current) == Some(current);
         let seen =

@@ -35,6 +35,36 @@ pub struct TileRect {
     pub height: u32,
 }
 
+impl TileRect {
+    /// The smallest rectangle holding both.
+    pub fn union(self, other: TileRect) -> TileRect {
+        let x = self.x.min(other.x);
+        let y = self.y.min(other.y);
+        let right = (self.x + self.width).max(other.x + other.width);
+        let bottom = (self.y + self.height).max(other.y + other.height);
+        TileRect {
+            x,
+            y,
+            width: right - x,
+            height: bottom - y,
+        }
+    }
+
+    /// Grown by `margin` on every side, within a `width`x`height` frame.
+    pub fn padded(self, margin: u32, width: u32, height: u32) -> TileRect {
+        let x = self.x.saturating_sub(margin);
+        let y = self.y.saturating_sub(margin);
+        let right = (self.x + self.width + margin).min(width);
+        let bottom = (self.y + self.height + margin).min(height);
+        TileRect {
+            x,
+            y,
+            width: right.saturating_sub(x),
+            height: bottom.saturating_sub(y),
+        }
+    }
+}
+
 impl TileGrid {
     pub fn new(width: u32, height: u32) -> TileGrid {
         TileGrid {

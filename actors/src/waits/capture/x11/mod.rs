@@ -24,6 +24,7 @@
 //! `DISPLAY`, resolved in `src/`). x11rb reads `XAUTHORITY` (or `~/.Xauthority`) itself for
 //! the connection's cookie.
 
+mod focus;
 mod grab;
 pub mod pixels;
 pub mod windows;
@@ -46,6 +47,7 @@ use x11rb::protocol::xproto::{
 use x11rb::reexports::x11rb_protocol::parse_display::parse_display;
 use x11rb::rust_connection::RustConnection;
 
+pub use focus::Focus;
 pub use grab::CaptureMethod;
 
 use crate::waits::capture::{CaptureError, Source};
@@ -141,6 +143,8 @@ pub struct X11Capture {
     redirected: Option<Window>,
     /// The connection broke: this capture is useless and must be replaced.
     broken: bool,
+    /// `_NET_ACTIVE_WINDOW`, interned at the first [`X11Capture::focus`].
+    active_window_atom: Option<u32>,
 }
 
 impl fmt::Debug for X11Capture {
@@ -202,6 +206,7 @@ impl X11Capture {
             found_before: false,
             redirected: None,
             broken: false,
+            active_window_atom: None,
         })
     }
 
@@ -228,6 +233,30 @@ impl X11Capture {
     /// The id of the window being followed, once one was found.
     pub fn window_id(&self) -> Option<u32> {
         self.followed.as_ref().map(|f| f.id)
+    }
+
+    /// The window that has the user's focus, or why none can be named, or that the screen
+    /// is locked; blocking.
+    pub fn focus(&mut self) -> Result<Focus, CaptureError> {
+        let atom = match self.active_window_atom {
+            Some(atom) => atom,
+            None => {
+                let interned = reply_of(self.connection.intern_atom(false, b"_NET_ACTIVE_WINDOW"))
+                    .map_err(|e| self.failed(e))?;
+                *self.active_window_atom.insert(interned.atom)
+            }
+        };
+        focus::focus(&self.connection, &self.atoms, atom, self.root)
+            .map_err(|error| self.failed(error.into()))
+    }
+
+    /// Watches window `id` from the next capture on (the recorder follows the focus).
+    pub fn follow(&mut self, id: u32) {
+        if self.watched != Watched::Window(WindowSelector::Id(id)) {
+            self.watched = Watched::Window(WindowSelector::Id(id));
+            self.followed = None;
+            self.found_before = false;
+        }
     }
 
     /// One capture; blocking.

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, ChangeWindowAttributesAux, ConfigureWindowAux, ConnectionExt as _, CreateGCAux,
-    CreateWindowAux, PropMode, Rectangle, StackMode, Window, WindowClass,
+    CreateWindowAux, InputFocus, PropMode, Rectangle, ScreenSaver, StackMode, Window, WindowClass,
 };
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
@@ -240,6 +240,57 @@ impl TestWindows {
             .reply()
             .unwrap()
             .atom
+    }
+
+    /// Gives `window` the input focus, as a click would (there is no window manager).
+    pub fn focus(&self, window: Window) {
+        self.connection
+            .set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
+            .unwrap();
+        self.sync();
+    }
+
+    /// The first top-level window whose title contains `needle`, once it exists.
+    pub fn find(&self, needle: &str, patience: std::time::Duration) -> Window {
+        let net_wm_name = self.atom("_NET_WM_NAME");
+        let pause = std::time::Duration::from_millis(100);
+        for _ in 0..=patience.as_millis() / pause.as_millis() {
+            let children = self
+                .connection
+                .query_tree(self.root())
+                .unwrap()
+                .reply()
+                .unwrap()
+                .children;
+            for window in children {
+                for property in [net_wm_name, u32::from(AtomEnum::WM_NAME)] {
+                    let Ok(reply) = self
+                        .connection
+                        .get_property(false, window, property, AtomEnum::ANY, 0, 256)
+                        .unwrap()
+                        .reply()
+                    else {
+                        continue;
+                    };
+                    if String::from_utf8_lossy(&reply.value).contains(needle) {
+                        return window;
+                    }
+                }
+            }
+            std::thread::sleep(pause);
+        }
+        panic!("no window titled like '{needle}' appeared");
+    }
+
+    /// Turns the screen saver on (`true`) or off, as a lock screen started with it does.
+    pub fn screen_saver(&self, on: bool) {
+        let mode = if on {
+            ScreenSaver::ACTIVE
+        } else {
+            ScreenSaver::RESET
+        };
+        self.connection.force_screen_saver(mode).unwrap();
+        self.sync();
     }
 
     /// Waits until the server has handled every request sent so far.

@@ -397,3 +397,37 @@ fn a_change_where_a_ticker_stopped_is_judged_within_two_captures_of_settling() {
         }
     }
 }
+
+#[test]
+fn the_changed_region_bounds_the_new_text() {
+    let mut watch = Watch::new();
+    let mut terminal = Terminal::new();
+    let first = terminal.draw();
+    watch.capture(&first);
+    assert_eq!(
+        watch.gate.changed_region(),
+        Some(TileRect {
+            x: 0,
+            y: 0,
+            width: 1280,
+            height: 720
+        }),
+        "at first sight the whole frame is new"
+    );
+    watch.hold(&first, 3);
+    assert_eq!(watch.gate.changed_region(), None, "nothing changed");
+    terminal.lines.push("BUILD SUCCESSFUL".into());
+    let with_line = terminal.draw();
+    watch.capture(&with_line);
+    let region = watch.gate.changed_region().expect("the new line changed");
+    // The new line is drawn at y = 200..216, the prompt and cursor move down a line.
+    assert!(
+        region.y <= 200 && region.y + region.height >= 216,
+        "{region:?}"
+    );
+    assert!(
+        region.height <= 3 * 32,
+        "only the lines around the change: {region:?}"
+    );
+    assert!(region.width < 1280, "not the whole width: {region:?}");
+}

@@ -1,0 +1,348 @@
+//! Screen history end to end, on a private Xvfb with real xterm and xmessage windows and real
+//! tesseract: the recorder follows the focused window, reads what changed, and
+//! `memory_recall` finds the segments with their steps and keyframes; `tasks` mode records
+//! nothing without an active task; excluded windows, a pause and a locked screen leave
+//! nothing on disk (the files are read, not just the API); a secret on screen is never
+//! stored; `recall.forget` removes segments and their pictures; a SIGKILL loses nothing
+//! already read.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use lookout::client::Client;
+
+use crate::support::{DaemonProcess, TestDaemon, ok, wait_until};
+use crate::windows::XClient;
+use crate::windows::test_display::{TestWindows, Xvfb};
+
+/// OCR of a whole window takes about a second here; the first capture waits a tick.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+async fn start(display: &str, mode: &str) -> TestDaemon {
+    let display = display.to_owned();
+    let mode = mode.to_owned();
+    TestDaemon::start_with(
+        move |config| {
+            config.x11.display = Some(display);
+            config.recall.mode = mode;
+            config.recall.interval_ms = 300;
+            config.recall.idle_gap_s = 2;
+        },
+        None,
+    )
+    .await
+}
+
+async fn recorder(daemon: &TestDaemon) -> Value {
+    daemon.ok("daemon.status", json!({})).await["recall"].clone()
+}
+
+async fn screen_results(daemon: &TestDaemon, query: &str) -> Vec<Value> {
+    let answer = daemon
+        .ok(
+            "memory_recall",
+            json!({"query": query, "source": "screen", "limit": 5}),
+        )
+        .await;
+    answer["results"].as_array().unwrap().clone()
+}
+
+/// Waits until a screen segment matching `query` has a step containing `step`.
+async fn found_with_step(daemon: &TestDaemon, query: &str, step: &str) -> Value {
+    let mut found = Value::Null;
+    wait_until(
+        &format!("a screen segment for '{query}' with a step '{step}'"),
+        PATIENCE,
+        async || {
+            found = screen_results(daemon, query)
+                .await
+                .into_iter()
+                .find(|result| steps(result).iter().any(|s| s.contains(step)))
+                .unwrap_or(Value::Null);
+            !found.is_null()
+        },
+    )
+    .await;
+    found
+}
+
+fn steps(result: &Value) -> Vec<String> {
+    result["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every byte the daemon keeps of recall: the index (with its write-ahead log) and the
+/// keyframes.
+fn recall_bytes(data: &Path) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut folders = vec![data.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                folders.push(path);
+            } else if name.starts_with("recall") || path.starts_with(data.join("recall-frames")) {
+                bytes.extend(std::fs::read(&path).unwrap_or_default());
+            }
+        }
+    }
+    bytes
+}
+
+fn holds(haystack: &[u8], needle: &str) -> bool {
+    let needle = needle.to_lowercase();
+    let haystack = String::from_utf8_lossy(haystack).to_lowercase();
+    haystack.contains(&needle)
+}
+
+/// Waits until the recorder has captured `ticks` more times, so it had every chance.
+async fn let_it_look(daemon: &TestDaemon, ticks: u64) {
+    let before = recorder(daemon).await;
+    let state = before["state"].clone();
+    tokio::time::sleep(Duration::from_millis(300 * ticks + 500)).await;
+    let after = recorder(daemon).await;
+    assert_eq!(after["state"], state, "{after}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_recorded_for_a_task_is_found_with_its_steps_and_keyframes() {
+    let xvfb = Xvfb::start_with(1280, 720, 24);
+    let display = xvfb.display().to_owned();
+    let windows = TestWindows::connect(&display);
+    let daemon = start(&display, "tasks").await;
+    let go = daemon.dir.path().join("go");
+    let script = format!(
+        "printf 'user@host:~/coursefolio$ make deploy\\nDeploying coursefolio to staging\\n'; \
+         while [ ! -e {go} ]; do sleep 0.1; done; \
+         printf '\\033]0;deploy: done\\007'; \
+         printf 'Release v1.2.3 of coursefolio is live\\n'; sleep 300",
+        go = go.display()
+    );
+    let _shell = XClient::xterm(&display, "deploy shell", "90x20+0+0", &script);
+    let shell = windows.find("deploy shell", PATIENCE);
+    windows.focus(shell);
+
+    // tasks mode: no task is active, so nothing is captured.
+    wait_until("the recorder is idle", PATIENCE, async || {
+        recorder(&daemon).await["state"] == "idle"
+    })
+    .await;
+    let_it_look(&daemon, 4).await;
+    assert_eq!(recorder(&daemon).await["captures"], 0);
+    assert!(screen_results(&daemon, "coursefolio").await.is_empty());
+
+    let task_id = daemon
+        .register(
+            json!({"name": "Deploy coursefolio", "plan": ["Deploy to staging", "Check the site"]}),
+        )
+        .await;
+    let first = found_with_step(&daemon, "coursefolio staging", "Ran: make deploy").await;
+    assert_eq!(first["task_id"], task_id.as_str(), "{first}");
+    assert_eq!(first["step"], 1, "{first}");
+    assert_eq!(first["app"], "XTerm", "{first}");
+    assert_eq!(recorder(&daemon).await["state"], "capturing");
+
+    // What changes later is read from the changed region and becomes steps of the segment.
+    std::fs::write(&go, "").unwrap();
+    let found = found_with_step(&daemon, "coursefolio release", "Release v1.2.3").await;
+    let steps = steps(&found);
+    assert!(
+        steps.iter().any(|s| s.ends_with("Title: deploy: done")),
+        "{steps:?}"
+    );
+    assert!(
+        steps[0].contains("Opened XTerm — deploy shell"),
+        "{steps:?}"
+    );
+    let frames = found["frames"].as_array().unwrap();
+    assert!(!frames.is_empty(), "{found}");
+    for frame in frames {
+        let path = PathBuf::from(frame["path"].as_str().unwrap());
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..2], [0xff, 0xd8], "a JPEG: {}", path.display());
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", path.display());
+    }
+    let folder = Path::new(frames[0]["path"].as_str().unwrap())
+        .parent()
+        .unwrap();
+    assert_eq!(found["video_url"], format!("file://{}", folder.display()));
+    assert!(found["video_end_ms"].as_u64().unwrap() >= found["video_start_ms"].as_u64().unwrap());
+
+    // A dialog: its title and button labels are found.
+    let _dialog = XClient::start(
+        &display,
+        "xmessage",
+        &[
+            "-title",
+            "Confirm removal",
+            "-buttons",
+            "Delete forever,Keep",
+            "Remove 3 old releases?",
+        ],
+    );
+    let dialog = windows.find("Confirm removal", PATIENCE);
+    windows.focus(dialog);
+    let found = found_with_step(&daemon, "delete forever", "Opened").await;
+    assert_eq!(found["app"], "Xmessage", "{found}");
+    assert!(
+        found["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Confirm removal"),
+        "{found}"
+    );
+
+    // Scoped to the task, both windows; the message says screen history was searched.
+    let scoped = daemon
+        .ok(
+            "memory_recall",
+            json!({"query": "coursefolio", "task_id": task_id, "source": "screen"}),
+        )
+        .await;
+    assert!(
+        !scoped["results"].as_array().unwrap().is_empty(),
+        "{scoped}"
+    );
+    assert!(
+        scoped["message"]
+            .as_str()
+            .unwrap()
+            .contains("of screen history (recording: tasks)"),
+        "{scoped}"
+    );
+
+    // Forgetting an application removes its segments and their pictures.
+    let forgotten = daemon.ok("recall.forget", json!({"app": "xterm"})).await;
+    assert!(forgotten["forgotten"].as_u64().unwrap() >= 1, "{forgotten}");
+    assert!(!folder.exists(), "the keyframes went with the segment");
+    assert!(screen_results(&daemon, "coursefolio").await.is_empty());
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn excluded_windows_a_pause_a_locked_screen_and_secrets_leave_nothing_on_disk() {
+    let xvfb = Xvfb::start_with(1280, 720, 24);
+    let display = xvfb.display().to_owned();
+    let windows = TestWindows::connect(&display);
+    let daemon = start(&display, "always").await;
+    let data = daemon.dir.path().join("data");
+    let show = |title: &str, text: &str| {
+        XClient::xterm(
+            &display,
+            title,
+            "80x10+0+0",
+            &format!("printf '%s\\n' '{text}'; sleep 300"),
+        )
+    };
+
+    // A password manager is excluded by default.
+    let _vault = show("KeePassXC - Passwords", "zebra vault entry for the bank");
+    windows.focus(windows.find("KeePassXC", PATIENCE));
+    wait_until("the recorder pauses for privacy", PATIENCE, async || {
+        let status = recorder(&daemon).await;
+        status["state"] == "paused_privacy"
+            && status["reason"].as_str().unwrap().contains("keepass")
+    })
+    .await;
+    let_it_look(&daemon, 4).await;
+
+    // A pause: nothing is captured while it lasts.
+    let paused = daemon.ok("recall.pause", json!({"for": "1h"})).await;
+    assert_eq!(paused["state"], "paused_user", "{paused}");
+    assert!(
+        paused["message"].as_str().unwrap().contains("paused until"),
+        "{paused}"
+    );
+    let _paused_window = show("notes while paused", "walrus words written while paused");
+    windows.focus(windows.find("notes while paused", PATIENCE));
+    let_it_look(&daemon, 4).await;
+
+    // A locked screen: nothing is captured either.
+    daemon.ok("recall.resume", json!({})).await;
+    windows.screen_saver(true);
+    wait_until("the recorder pauses while locked", PATIENCE, async || {
+        recorder(&daemon).await["state"] == "paused_locked"
+    })
+    .await;
+    let_it_look(&daemon, 4).await;
+
+    let kept = recall_bytes(&data);
+    for private in ["zebra", "keepass", "walrus"] {
+        assert!(!holds(&kept, private), "'{private}' reached the disk");
+    }
+
+    // Unlocked: the window is recorded after all, so the checks above could fail.
+    windows.screen_saver(false);
+    found_with_step(&daemon, "walrus", "Opened").await;
+    assert!(holds(&recall_bytes(&data), "walrus"));
+
+    // A secret on screen is redacted before it is stored, and no picture of it is kept.
+    let _secret = show(
+        "api setup",
+        "narwhal setup: export OPENAI_API_KEY=sk-proj-Zq4abcdefghijklmnopqrstuvwx1234",
+    );
+    windows.focus(windows.find("api setup", PATIENCE));
+    let found = found_with_step(&daemon, "narwhal", "Opened").await;
+    wait_until("the secret was redacted", PATIENCE, async || {
+        recorder(&daemon).await["redactions"].as_u64().unwrap() >= 1
+    })
+    .await;
+    let found = screen_results(&daemon, "narwhal")
+        .await
+        .into_iter()
+        .next()
+        .unwrap_or(found);
+    assert_eq!(found["frames"], json!([]), "{found}");
+    assert!(found["video_url"].is_null(), "{found}");
+    let kept = recall_bytes(&data);
+    assert!(holds(&kept, "narwhal"));
+    assert!(
+        !holds(&kept, "abcdefghijklmnopqrstuvwx"),
+        "the key reached the disk"
+    );
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screen_history_read_before_a_kill_is_found_after_it() {
+    let xvfb = Xvfb::start_with(1280, 720, 24);
+    let display = xvfb.display().to_owned();
+    let windows = TestWindows::connect(&display);
+    let dir = tempfile::tempdir().unwrap();
+    let extra =
+        format!("[x11]\ndisplay = \"{display}\"\n[recall]\nmode = \"always\"\ninterval_ms = 300\n");
+    let _window = XClient::xterm(
+        &display,
+        "release notes",
+        "80x10+0+0",
+        "printf '%s\\n' 'pelican release checklist signed'; sleep 300",
+    );
+    windows.focus(windows.find("release notes", PATIENCE));
+    let daemon = DaemonProcess::start_with(dir.path(), &extra, &[]);
+    let socket = daemon.socket.clone();
+    let query = || async {
+        let mut client = Client::connect(&socket).await.unwrap();
+        let answer = ok(
+            &mut client,
+            "memory_recall",
+            json!({"query": "pelican checklist", "source": "screen"}),
+        )
+        .await;
+        answer["results"].as_array().unwrap().len()
+    };
+    wait_until("the window was read", PATIENCE, async || query().await == 1).await;
+    daemon.kill();
+    let daemon = DaemonProcess::start_with(dir.path(), "[recall]\nmode = \"off\"\n", &[]);
+    assert_eq!(query().await, 1, "read before the kill, found after it");
+    drop(daemon);
+}
