@@ -191,7 +191,7 @@ fn word_recall(display: &str, windows: &TestWindows, runtime: &tokio::runtime::R
             xterm(
                 display,
                 "bench terminal light",
-                "100x20+0+0",
+                "100x20+960+0",
                 ("white", "black"),
                 &show("t2", TERMINAL),
             ),
@@ -202,7 +202,7 @@ fn word_recall(display: &str, windows: &TestWindows, runtime: &tokio::runtime::R
             xterm(
                 display,
                 "bench settings",
-                "90x14+0+0",
+                "90x14+0+540",
                 ("white", "grey20"),
                 &show("s", SETTINGS),
             ),
@@ -214,6 +214,8 @@ fn word_recall(display: &str, windows: &TestWindows, runtime: &tokio::runtime::R
                 display,
                 "xmessage",
                 &[
+                    "-geometry",
+                    "+960+540",
                     "-title",
                     "bench dialog",
                     "-buttons",
@@ -223,6 +225,10 @@ fn word_recall(display: &str, windows: &TestWindows, runtime: &tokio::runtime::R
             ),
         ),
     ];
+    // Side by side, none covering another: the recorder reads the focused window, which is
+    // drawn; a covered window redirected for the first time has not repainted its pixmap.
+    // Side by side, none covering another: the recorder reads the focused window, which is
+    // drawn; a covered window redirected for the first time has not repainted its pixmap.
     println!("word recall of the OCR path (whole window, tesseract --psm 6):");
     let (mut shown_all, mut found_all) = (0usize, 0usize);
     for (name, text, _client) in &cases {
@@ -354,8 +360,28 @@ fn recorder_cpu(display: &str, windows: &TestWindows) {
         after.1["segments"],
         after.1["keyframes"]
     );
-    let _ = daemon.kill();
+    // A clean stop checkpoints the write-ahead log into the index file: its size is then
+    // what the recording keeps.
+    let _ = Command::new("kill").arg(pid.to_string()).status();
     let _ = daemon.wait();
+    let kept =
+        |name: &str| std::fs::metadata(dir.path().join("data").join(name)).map_or(0, |m| m.len());
+    // An index with nothing in it is not nothing: its schema's pages.
+    let empty = tempfile::tempdir().unwrap();
+    drop(recall::RecallStore::open(&empty.path().join("recall.sqlite")).unwrap());
+    let empty_bytes = std::fs::metadata(empty.path().join("recall.sqlite")).map_or(0, |m| m.len());
+    let index = (kept("recall.sqlite") + kept("recall.sqlite-wal")).saturating_sub(empty_bytes);
+    let recorded_s = (still_s + 10) as f64 + wall;
+    println!(
+        "  recall.sqlite after a clean stop: {:.0} KB beyond an empty index's {:.0} KB for \
+         {recorded_s:.0} s recorded, {:.2} MB per 8-hour day at this rate; keyframes {} bytes \
+         ({:.1} MB per day)",
+        index as f64 / 1e3,
+        empty_bytes as f64 / 1e3,
+        index as f64 / recorded_s * 8.0 * 3600.0 / 1e6,
+        after.1["keyframe_bytes"],
+        after.1["keyframe_bytes"].as_f64().unwrap_or(0.0) / wall * 8.0 * 3600.0 / 1e6
+    );
 }
 
 fn main() {

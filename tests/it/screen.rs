@@ -178,6 +178,15 @@ async fn a_session_recorded_for_a_task_is_found_with_its_steps_and_keyframes() {
     assert_eq!(found["video_url"], format!("file://{}", folder.display()));
     assert!(found["video_end_ms"].as_u64().unwrap() >= found["video_start_ms"].as_u64().unwrap());
 
+    // A note the agent posts while the window is in view becomes a step when it closes.
+    daemon
+        .ok(
+            "task_update",
+            json!({"task_id": task_id, "message": "Step 1 done — v1.2.3 is on staging"}),
+        )
+        .await;
+    let_it_look(&daemon, 3).await; // the window is still in view after the note
+
     // A dialog: its title and button labels are found.
     let _dialog = XClient::start(
         &display,
@@ -201,6 +210,14 @@ async fn a_session_recorded_for_a_task_is_found_with_its_steps_and_keyframes() {
             .contains("Confirm removal"),
         "{found}"
     );
+
+    // The shell's segment closed after the idle gap, with the note among its steps.
+    found_with_step(
+        &daemon,
+        "coursefolio release",
+        "Note: Step 1 done — v1.2.3 is on staging",
+    )
+    .await;
 
     // Scoped to the task, both windows; the message says screen history was searched.
     let scoped = daemon

@@ -3,10 +3,11 @@
 //! a blocking thread asks X11 for the focused window and, when the screen is not locked and
 //! the window can be named and is not excluded, captures it. The pixel gate says whether
 //! anything changed and where; a settled change queues an OCR job for that region only
-//! (tesseract, one job at a time, the latest per window). What tesseract reads is redacted,
-//! added to the window's open segment, and the segment is put in the recall index at once,
-//! so a crash loses nothing already read. A segment with nothing new for the idle gap closes;
-//! the notes the agent posted to its task meanwhile become steps.
+//! (tesseract, one job at a time, the latest per segment). What tesseract reads is redacted
+//! and added to the window's open segment, which goes to the recall index when it opens, then
+//! at most every 10 s while it changes (each put re-indexes it whole), at its close and when
+//! the daemon stops: a crash loses at most the last 10 s read. A segment with nothing new for
+//! the idle gap closes; the notes the agent posted to its task meanwhile become steps.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -39,8 +40,10 @@ const TICK_TIMER: &str = "recall:recorder";
 const OCR_TIMEOUT: Duration = Duration::from_secs(60);
 /// tesseract's arguments: the PNG on stdin, the text on stdout, one block of text.
 const OCR_ARGS: [&str; 4] = ["stdin", "stdout", "--psm", "6"];
-/// A still window is never read again for the gate's floor: only changes are news.
-const GATE_FLOOR: Duration = Duration::from_secs(24 * 3600);
+/// The gate's floor: a busy region (a scrolling log, a ticking clock) is read at most every
+/// 30 s, then at doubling intervals up to this. A still window asked again at the floor has
+/// no changed rectangle, so it costs no OCR.
+const GATE_FLOOR: Duration = Duration::from_secs(60);
 /// Keyframes per segment at most, and the least time between two.
 const MAX_KEYFRAMES: usize = 12;
 const KEYFRAME_SPACING_MS: u64 = 10_000;
@@ -48,6 +51,9 @@ const KEYFRAME_SPACING_MS: u64 = 10_000;
 const MAX_OPEN_SEGMENTS: usize = 8;
 /// Thread messages read for the notes of a closing segment.
 const NOTES_DEPTH: usize = 500;
+/// An open segment that changed goes to the index at most this often (the first time and at
+/// its close at once): each put re-indexes it whole.
+const PUT_EVERY_MS: u64 = 10_000;
 
 pub enum RecorderMsg {
     Tick,
@@ -164,6 +170,10 @@ impl Actor for RecorderActor {
         state: &mut RecorderActorState,
     ) -> Result<(), ActorProcessingErr> {
         state.directory.timers().cancel(TICK_TIMER);
+        // What changed since the last put goes to the index before the daemon stops.
+        for segment in state.open.iter().filter(|segment| segment.dirty) {
+            put(&state.directory, segment);
+        }
         Ok(())
     }
 
@@ -174,7 +184,10 @@ impl Actor for RecorderActor {
         state: &mut RecorderActorState,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            RecorderMsg::Tick => tick(&myself, state).await,
+            RecorderMsg::Tick => {
+                tick(&myself, state).await;
+                put_due(state, state.directory.now());
+            }
             RecorderMsg::Read(outcome) => {
                 state.ocr_busy = false;
                 took_in(state, *outcome).await;
@@ -395,6 +408,20 @@ async fn tick(myself: &ActorRef<RecorderMsg>, state: &mut RecorderActorState) {
     close_segments(state, now, false).await;
 }
 
+/// Puts the open segments that changed, each at most every [`PUT_EVERY_MS`].
+fn put_due(state: &mut RecorderActorState, now: Timestamp) {
+    for segment in &mut state.open {
+        let due = segment
+            .put_at_ms
+            .is_none_or(|at| now.as_millis().saturating_sub(at) >= PUT_EVERY_MS);
+        if segment.dirty && due {
+            put(&state.directory, segment);
+            segment.put_at_ms = Some(now.as_millis());
+            segment.dirty = false;
+        }
+    }
+}
+
 /// The newest active task and its current step.
 async fn active_task(directory: &Directory) -> Result<Option<Stamp>, CallError> {
     registry::read(&directory.registry()?, |store: &Store| {
@@ -443,6 +470,7 @@ async fn record(
             state.open.last_mut().expect("just pushed")
         }
     };
+    segment.seen(at_ms);
     let segment_id = segment.id.clone();
     if let GateDecision::Judge(readiness) = decision {
         state.gate.judged(&content, readiness, now);
@@ -461,8 +489,8 @@ async fn record(
             state.pending.push(job);
         }
     }
-    if news && let Some(segment) = state.open.iter().find(|s| s.id == segment_id) {
-        put(&state.directory, segment);
+    if news && let Some(segment) = state.open.iter_mut().find(|s| s.id == segment_id) {
+        segment.dirty = true;
     }
 }
 
@@ -563,7 +591,7 @@ async fn took_in(state: &mut RecorderActorState, outcome: OcrOutcome) {
         }
     }
     if news || secrets > 0 {
-        put(&state.directory, &state.open[at]);
+        state.open[at].dirty = true;
     }
 }
 
@@ -621,7 +649,7 @@ async fn notes_during(
     segment: &Segment,
 ) -> Result<Vec<(u64, String)>, CallError> {
     let id = TaskId::new(task_id);
-    let (start, end) = (segment.start_ms, segment.end_ms.max(segment.last_news_ms));
+    let (start, end) = (segment.start_ms, segment.end_ms);
     registry::read(&directory.registry()?, move |store: &Store| {
         Ok(store
             .thread(&id, None, NOTES_DEPTH)?

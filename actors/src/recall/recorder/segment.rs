@@ -50,6 +50,9 @@ pub struct Segment {
     pub frames: Vec<Frame>,
     /// A secret was read in it: no picture of it may be kept.
     pub secret_seen: bool,
+    /// When the index last got it, and whether it changed since.
+    pub put_at_ms: Option<u64>,
+    pub dirty: bool,
 }
 
 impl Segment {
@@ -69,6 +72,8 @@ impl Segment {
             steps: Vec::new(),
             frames: Vec::new(),
             secret_seen: false,
+            put_at_ms: None,
+            dirty: true,
         };
         segment.step(at_ms, &format!("Opened {} — {title}", app_name(app)));
         segment
@@ -131,6 +136,11 @@ impl Segment {
         let count = novel.len();
         self.lines.extend(novel.into_iter().take(room));
         count
+    }
+
+    /// The window was captured at `at_ms` (with or without news): the segment lasts so far.
+    pub fn seen(&mut self, at_ms: u64) {
+        self.end_ms = self.end_ms.max(at_ms);
     }
 
     /// A note the agent posted to the stamped task while this segment was open.

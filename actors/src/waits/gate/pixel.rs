@@ -344,9 +344,10 @@ impl PixelGate {
         }
     }
 
-    /// The rectangle (in pixels, tile-aligned) bounding what changed meaningfully in the
-    /// last frame considered, busy regions left out; the whole frame at first sight. `None`
-    /// when nothing did, or the content was not a frame. What the screen recorder reads text
+    /// The rectangle (in pixels, tile-aligned) bounding what differs meaningfully from what
+    /// the judge saw in the last frame considered, busy regions included (a scrolling log is
+    /// read when its rate limit allows a look); the whole frame at first sight. `None` when
+    /// nothing does, or the content was not a frame. What the screen recorder reads text
     /// from.
     pub fn changed_region(&self) -> Option<TileRect> {
         self.changed_region
@@ -445,14 +446,14 @@ impl PixelGate {
         let mut busy_changed = false;
         let mut region: Option<TileRect> = None;
         for tile in &changed {
+            let rect = grid.rect(tile.index);
+            region = Some(region.map_or(rect, |bounds| bounds.union(rect)));
             if tile.busy {
                 busy_changed = true;
             } else {
                 changed_pixels += tile.pixels;
                 changed_tiles += 1;
                 settled &= tracking.holds_still(tile.index);
-                let rect = grid.rect(tile.index);
-                region = Some(region.map_or(rect, |bounds| bounds.union(rect)));
             }
         }
         self.changed_region = region;
