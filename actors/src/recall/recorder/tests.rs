@@ -156,3 +156,49 @@ fn prompts_are_told_from_other_lines() {
     assert_eq!(command_at_prompt("error: expected `;` # see docs"), None);
     assert_eq!(command_at_prompt("user@host:~$ "), None);
 }
+
+#[test]
+fn keyframes_stay_within_their_budget_oldest_segment_first_and_private() {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::keyframes::Keyframes;
+    use crate::waits::content::Frame;
+
+    let dir = tempfile::tempdir().unwrap();
+    let frames = dir.path().join("recall-frames");
+    // A noisy frame, so the JPEG has some size.
+    let pixels: Vec<u8> = (0..320 * 200 * 4)
+        .map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
+    let frame = Frame::new(320, 200, pixels);
+    let mut keyframes = Keyframes::open(&frames, u64::MAX).unwrap();
+    let one = keyframes.write("scr-0000000001000-1", 0, &frame).unwrap();
+    assert!(one.bytes > 1_000, "{} bytes", one.bytes);
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(std::path::Path::new(&one.path)), 0o600);
+    assert_eq!(mode(&frames), 0o700);
+    assert_eq!(mode(&frames.join("scr-0000000001000-1")), 0o700);
+
+    // Reopened with room for about two pictures: the third evicts the oldest segment's.
+    drop(keyframes);
+    let mut keyframes = Keyframes::open(&frames, one.bytes * 5 / 2).unwrap();
+    assert_eq!(
+        keyframes.used_bytes(),
+        one.bytes,
+        "what is there is counted"
+    );
+    keyframes.write("scr-0000000002000-2", 0, &frame).unwrap();
+    keyframes.write("scr-0000000003000-3", 0, &frame).unwrap();
+    assert!(
+        !frames.join("scr-0000000001000-1").exists(),
+        "the oldest went"
+    );
+    assert!(frames.join("scr-0000000002000-2").exists());
+    assert!(frames.join("scr-0000000003000-3").exists());
+    assert!(keyframes.used_bytes() <= one.bytes * 5 / 2);
+
+    // A segment where a secret was read loses its pictures.
+    keyframes.remove_segment("scr-0000000003000-3");
+    assert!(!frames.join("scr-0000000003000-3").exists());
+}
