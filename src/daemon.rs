@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actors::openclaw::exec::ExecLedger;
 use actors::recall::recorder::RecorderSettings;
 use actors::tasks::stuck::StuckPolicy;
 use actors::vision::backend::{Backend, BackendSpec};
@@ -148,7 +149,7 @@ impl Daemon {
             // gateway that starts later is connected at the first wake.
             let gateway = gateway.clone();
             tokio::spawn(async move {
-                match gateway.probe().await {
+                match gateway.client().probe().await {
                     Ok(connected) => tracing::info!("wake sink openclaw: {connected}"),
                     Err(error) => tracing::warn!("wake sink openclaw: {error}"),
                 }
@@ -184,6 +185,7 @@ impl Daemon {
             ..tree_args.recorder
         };
         tree_args.pixel_floor = config.wait.floor();
+        tree_args.openclaw = sinks.exec_gateway.clone().map(ExecLedger::new);
         tree_args.window_gone_grace = config.wait.window_gone_grace();
         tree_args.sinks = sinks.specs;
         tree_args.vision = vision.spec;

@@ -653,8 +653,14 @@ impl SmartWaitParams {
                 ),
             ));
         }
+        let target = Target::parse(&self.target)?;
+        // A background command's output file is new when the command starts: what it holds
+        // is the command's output, all of it news.
+        let match_existing = self
+            .match_existing
+            .unwrap_or_else(|| target.is_background_output());
         Ok(NewWait {
-            target: Target::parse(&self.target)?,
+            target,
             condition: required_text(
                 "wake_when",
                 self.wake_when.trim(),
@@ -665,7 +671,7 @@ impl SmartWaitParams {
             poll_interval: Duration::from_secs_f64(poll_interval),
             task_id: self.task_id.as_deref().map(task_id).transpose()?,
             session_key: optional_key("session_key", self.session_key)?,
-            match_existing: self.match_existing.unwrap_or(false),
+            match_existing,
         })
     }
 }

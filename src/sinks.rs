@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actors::wake::gateway::{GatewaySink, GatewaySpec};
+use actors::openclaw::client::{GatewayClient, GatewaySpec};
+use actors::wake::gateway::GatewaySink;
 use actors::wake::sinks::{Secret, SinkSpec};
 use anyhow::bail;
 
@@ -25,6 +26,10 @@ pub struct ResolvedSinks {
     /// The gateway sinks among them, to connect at start-up so the log says whether the
     /// gateway takes wakes (and what to run when it does not).
     pub gateways: Vec<Arc<GatewaySink>>,
+    /// The OpenClaw gateway whose task ledger `pty:` waits on the agent's own exec sessions
+    /// read: the first gateway sink's, else the gateway found on this machine (none when
+    /// only in-process sinks are attached).
+    pub exec_gateway: Option<Arc<GatewayClient>>,
 }
 
 /// Resolves the configured sinks. `env` reads an environment variable; `which` finds a
@@ -36,15 +41,40 @@ pub fn resolve(
     env: impl Fn(&str) -> Option<String>,
     which: impl Fn(&str) -> Option<PathBuf>,
 ) -> anyhow::Result<ResolvedSinks> {
+    let mut resolved = resolve_sinks(config, others_attached, &env, which)?;
+    // In-process sinks stand for the runtime (tests, the harness): the machine's own
+    // OpenClaw is left alone there too.
+    let attached_only = others_attached && config.sinks.is_empty();
+    resolved.exec_gateway = match resolved.gateways.first() {
+        Some(sink) => Some(sink.client().clone()),
+        None if attached_only => None,
+        None => openclaw::find(&env).ok().flatten().map(|gateway| {
+            GatewayClient::new(GatewaySpec {
+                url: gateway.url,
+                token: gateway.token.map(Secret::new),
+                timeout: GATEWAY_TIMEOUT,
+            })
+        }),
+    };
+    Ok(resolved)
+}
+
+fn resolve_sinks(
+    config: &WakeConfig,
+    others_attached: bool,
+    env: &impl Fn(&str) -> Option<String>,
+    which: impl Fn(&str) -> Option<PathBuf>,
+) -> anyhow::Result<ResolvedSinks> {
     if config.sinks.is_empty() && others_attached {
         return Ok(ResolvedSinks {
             specs: Vec::new(),
             summary: "wake sinks: attached in-process".into(),
             gateways: Vec::new(),
+            exec_gateway: None,
         });
     }
     if config.sinks.is_empty() {
-        let found = openclaw::find(&env);
+        let found = openclaw::find(env);
         if let Ok(Some(gateway)) = &found {
             let sink = gateway_sink(
                 "openclaw".into(),
@@ -59,6 +89,7 @@ pub fn resolve(
                 ),
                 specs: vec![SinkSpec::Custom(Arc::new(sink.clone()))],
                 gateways: vec![sink],
+                exec_gateway: None,
             });
         }
         let unreadable = match &found {
@@ -78,6 +109,7 @@ pub fn resolve(
                     timeout: Duration::from_secs(OPENCLAW_CLI_TIMEOUT_S),
                 }],
                 gateways: Vec::new(),
+                exec_gateway: None,
             },
             None => ResolvedSinks {
                 summary: format!(
@@ -86,6 +118,7 @@ pub fn resolve(
                 ),
                 specs: Vec::new(),
                 gateways: Vec::new(),
+                exec_gateway: None,
             },
         });
     }
@@ -122,7 +155,7 @@ pub fn resolve(
                     timeout: Duration::from_secs(gateway.timeout_s.max(OPENCLAW_CLI_TIMEOUT_S)),
                 },
                 None => {
-                    let found = openclaw::find(&env).ok().flatten();
+                    let found = openclaw::find(env).ok().flatten();
                     let token = match &gateway.token_env {
                         Some(variable) => Some(token_from(&env, "openclaw", &name, variable)?),
                         None => found.as_ref().and_then(|found| found.token.clone()),
@@ -168,6 +201,7 @@ pub fn resolve(
         summary: format!("wake sinks: {}", names.join(", ")),
         specs,
         gateways,
+        exec_gateway: None,
     })
 }
 
@@ -195,12 +229,12 @@ fn gateway_sink(
     token: Option<String>,
     timeout: Duration,
 ) -> Arc<GatewaySink> {
-    GatewaySink::new(GatewaySpec {
-        name,
+    let client = GatewayClient::new(GatewaySpec {
         url,
         token: token.map(Secret::new),
         timeout,
-    })
+    });
+    GatewaySink::new(name, client)
 }
 
 #[cfg(test)]

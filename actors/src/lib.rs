@@ -26,6 +26,7 @@ pub mod keyed;
 pub mod lanes;
 pub mod linkage;
 pub mod locks;
+pub mod openclaw;
 pub mod policy;
 pub mod process;
 pub mod recall;

@@ -18,6 +18,7 @@ use crate::clock::{Clock, ClockMsg, TICK_ACTIONS_TIMEOUT};
 use crate::directory::{Directory, Health};
 use crate::error::{CallError, from_call};
 use crate::faults::Faults;
+use crate::openclaw::exec::ExecLedger;
 use crate::policy::RestartPolicy;
 use crate::process::pty::Signal;
 use crate::process::{ProcessSpawner, Spawner};
@@ -100,6 +101,9 @@ pub struct TreeArgs {
     pub x11_display: Option<String>,
     /// The pixel gate's floor: a still window is judged again after this long.
     pub pixel_floor: Duration,
+    /// The task ledger of the user's OpenClaw gateway, for `pty:` waits on the agent's own
+    /// exec sessions (`None`: no gateway set up; `pty:` means this daemon's sessions only).
+    pub openclaw: Option<ExecLedger>,
     /// How long a watched window may stay closed before its wait ends in `error`.
     pub window_gone_grace: Duration,
     /// How many terminal sessions may run, and how many ended ones stay readable.
@@ -140,6 +144,7 @@ impl TreeArgs {
             max_consecutive_failures: 5,
             x11_display: None,
             pixel_floor: Duration::from_secs(120),
+            openclaw: None,
             window_gone_grace: Duration::from_secs(30),
             terminal_limits: TerminalLimits::default(),
             recall_path,
@@ -210,6 +215,7 @@ impl Tree {
                 spawner: args.spawner.clone(),
                 display: args.x11_display,
                 pixel_floor: args.pixel_floor,
+                openclaw: args.openclaw,
             })
         });
         let waits = Arc::new(WaitSettings {

@@ -2,14 +2,16 @@
 //! (the `connect.challenge` event, `connect` with the token, `wake` and its `res`), taken
 //! from a real OpenClaw 2026.9.6 gateway: acknowledgements, a dropped connection, a slow
 //! acknowledgement, a wrong token and a refused session key; then the real daemon finding the
-//! gateway from an OpenClaw config with no sink configured.
+//! gateway from an OpenClaw config with no sink configured. The stand-in also answers the
+//! task ledger's `tasks.list` and `tasks.get`, for the exec-session waits (`exec_sessions`).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use actors::openclaw::client::{GatewayClient, GatewaySpec};
 use actors::wake::event::WakeEvent;
-use actors::wake::gateway::{GatewaySink, GatewaySpec};
+use actors::wake::gateway::GatewaySink;
 use actors::wake::sinks::{Delivery, Secret, Sink};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -22,7 +24,7 @@ use crate::support::{DaemonProcess, deploy_task, ok, wait_until};
 
 /// How the stand-in answers a `wake`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Behaviour {
+pub enum Behaviour {
     Ack,
     /// Closes the connection on the first wake, without answering.
     DropFirstWake,
@@ -32,24 +34,36 @@ enum Behaviour {
     RefuseSessionKeys,
 }
 
-struct StandIn {
-    url: String,
-    wakes: Arc<Mutex<Vec<Value>>>,
-    connections: Arc<AtomicUsize>,
+pub struct StandIn {
+    pub url: String,
+    pub wakes: Arc<Mutex<Vec<Value>>>,
+    pub connections: Arc<AtomicUsize>,
+    /// The task ledger `tasks.list` and `tasks.get` answer from (entries as OpenClaw
+    /// 2026.9.6 writes them); a test edits it as commands run and end.
+    pub ledger: Arc<Mutex<Vec<Value>>>,
+    /// Every method called, in order.
+    pub methods: Arc<Mutex<Vec<String>>>,
+    /// Ledger reads are refused as for a token without `operator.read`.
+    pub refuse_ledger: Arc<AtomicBool>,
 }
 
 impl StandIn {
-    async fn start(token: &'static str, behaviour: Behaviour) -> StandIn {
+    pub async fn start(token: &'static str, behaviour: Behaviour) -> StandIn {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("ws://{}", listener.local_addr().unwrap());
         let wakes = Arc::new(Mutex::new(Vec::new()));
         let connections = Arc::new(AtomicUsize::new(0));
+        let ledger: Arc<Mutex<Vec<Value>>> = Arc::new(Mutex::new(Vec::new()));
+        let methods: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+        let refuse_ledger = Arc::new(AtomicBool::new(false));
         let dropped = Arc::new(AtomicUsize::new(0));
         let (seen, count) = (wakes.clone(), connections.clone());
+        let (tasks, called, refusing) = (ledger.clone(), methods.clone(), refuse_ledger.clone());
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 count.fetch_add(1, Ordering::SeqCst);
                 let (seen, dropped) = (seen.clone(), dropped.clone());
+                let (tasks, called, refusing) = (tasks.clone(), called.clone(), refusing.clone());
                 tokio::spawn(async move {
                     let Ok(mut socket) = tokio_tungstenite::accept_async(stream).await else {
                         return;
@@ -63,7 +77,37 @@ impl StandIn {
                         };
                         let frame: Value = serde_json::from_str(text.as_str()).unwrap();
                         let id = frame["id"].clone();
+                        let method = frame["method"].as_str().unwrap_or("").to_owned();
+                        called.lock().unwrap().push(method.clone());
+                        let missing_read = json!({"type": "res", "id": id, "ok": false, "error": {
+                            "code": "FORBIDDEN", "message": "missing scope: operator.read",
+                            "details": {"code": "MISSING_SCOPE", "missingScope": "operator.read"}}});
                         let reply = match frame["method"].as_str() {
+                            Some("tasks.list" | "tasks.get") if refusing.load(Ordering::SeqCst) => {
+                                missing_read
+                            }
+                            Some("tasks.list") => {
+                                assert_eq!(frame["params"]["limit"], 500);
+                                let tasks = tasks.lock().unwrap().clone();
+                                json!({"type": "res", "id": id, "ok": true, "payload": {"tasks": tasks}})
+                            }
+                            Some("tasks.get") => {
+                                let wanted = frame["params"]["taskId"].clone();
+                                let task = tasks
+                                    .lock()
+                                    .unwrap()
+                                    .iter()
+                                    .find(|t| t["taskId"] == wanted)
+                                    .cloned();
+                                match task {
+                                    Some(task) => {
+                                        json!({"type": "res", "id": id, "ok": true, "payload": {"task": task}})
+                                    }
+                                    None => json!({"type": "res", "id": id, "ok": false, "error": {
+                                        "code": "INVALID_REQUEST",
+                                        "message": format!("task not found: {}", wanted.as_str().unwrap_or(""))}}),
+                                }
+                            }
                             Some("connect") if frame["params"]["auth"]["token"] != token => json!({
                                 "type": "res", "id": id, "ok": false,
                                 "error": {"code": "INVALID_REQUEST",
@@ -117,10 +161,29 @@ impl StandIn {
             url,
             wakes,
             connections,
+            ledger,
+            methods,
+            refuse_ledger,
         }
     }
 
-    fn texts(&self) -> Vec<String> {
+    /// An OpenClaw config (`openclaw.json` in a state folder under `dir`) that points at
+    /// this stand-in with `token`; the folder, for `OPENCLAW_STATE_DIR`.
+    pub fn config_in(&self, dir: &std::path::Path, token: &str) -> std::path::PathBuf {
+        let state = dir.join("openclaw-state");
+        std::fs::create_dir_all(&state).unwrap();
+        let port = self.url.rsplit(':').next().unwrap();
+        std::fs::write(
+            state.join("openclaw.json"),
+            format!(
+                "{{\n  // as `openclaw onboard` writes it\n  gateway: {{ mode: 'local', bind: 'loopback', port: {port},\n    auth: {{ mode: 'token', token: '{token}' }} }},\n}}\n"
+            ),
+        )
+        .unwrap();
+        state
+    }
+
+    pub fn texts(&self) -> Vec<String> {
         self.wakes
             .lock()
             .unwrap()
@@ -131,12 +194,12 @@ impl StandIn {
 }
 
 fn sink(url: &str, token: &str, timeout: Duration) -> Arc<GatewaySink> {
-    GatewaySink::new(GatewaySpec {
-        name: "openclaw".into(),
+    let client = GatewayClient::new(GatewaySpec {
         url: url.into(),
         token: Some(Secret::new(token)),
         timeout,
-    })
+    });
+    GatewaySink::new("openclaw".into(), client)
 }
 
 fn event(seq: u64, session_key: Option<&str>) -> WakeEvent {
@@ -156,7 +219,7 @@ async fn wakes_are_acknowledged_over_one_kept_connection() {
     let gateway = StandIn::start("gw-token", Behaviour::Ack).await;
     let sink = sink(&gateway.url, "gw-token", Duration::from_secs(10));
     assert_eq!(
-        sink.probe().await.unwrap(),
+        sink.client().probe().await.unwrap(),
         format!("connected to OpenClaw 2026.9.6 at {}", gateway.url)
     );
     for seq in 1..=3 {
@@ -198,7 +261,7 @@ async fn a_slow_acknowledgement_is_a_retry_not_a_delivery() {
     let sink = sink(&gateway.url, "gw-token", Duration::from_millis(500));
     let outcome = sink.deliver(event(7, None)).await;
     assert!(
-        matches!(&outcome, Delivery::Retry(why) if why.contains("did not acknowledge within")),
+        matches!(&outcome, Delivery::Retry(why) if why.contains("did not answer wake within")),
         "{outcome:?}"
     );
 }
@@ -207,7 +270,7 @@ async fn a_slow_acknowledgement_is_a_retry_not_a_delivery() {
 async fn a_wrong_token_or_no_gateway_says_what_to_fix() {
     let gateway = StandIn::start("gw-token", Behaviour::Ack).await;
     let wrong = sink(&gateway.url, "not-the-token", Duration::from_secs(10));
-    let error = wrong.probe().await.unwrap_err().message;
+    let error = wrong.client().probe().await.unwrap_err().message;
     assert!(
         error.contains("AUTH_TOKEN_MISMATCH") && error.contains("gateway.auth.token"),
         "{error}"
@@ -220,7 +283,7 @@ async fn a_wrong_token_or_no_gateway_says_what_to_fix() {
     assert_eq!(wrong.state().unwrap(), error);
 
     let nobody = sink("ws://127.0.0.1:9", "gw-token", Duration::from_secs(5));
-    let error = nobody.probe().await.unwrap_err().message;
+    let error = nobody.client().probe().await.unwrap_err().message;
     assert!(
         error.contains("cannot reach the OpenClaw gateway at ws://127.0.0.1:9"),
         "{error}"
@@ -247,16 +310,7 @@ async fn a_refused_session_key_wakes_the_main_session_instead() {
 async fn the_daemon_finds_the_gateway_in_the_openclaw_config_and_wakes_it_once() {
     let gateway = StandIn::start("from-config", Behaviour::Ack).await;
     let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("openclaw-state");
-    std::fs::create_dir_all(&state).unwrap();
-    let port = gateway.url.rsplit(':').next().unwrap();
-    std::fs::write(
-        state.join("openclaw.json"),
-        format!(
-            "{{\n  // as `openclaw onboard` writes it\n  gateway: {{ mode: 'local', bind: 'loopback', port: {port},\n    auth: {{ mode: 'token', token: 'from-config' }} }},\n}}\n"
-        ),
-    )
-    .unwrap();
+    let state = gateway.config_in(dir.path(), "from-config");
     let state_dir = state.to_str().unwrap();
     let daemon = DaemonProcess::start_with(
         dir.path(),

@@ -18,6 +18,7 @@ mod hints;
 mod hooks;
 mod limits;
 mod mcp;
+mod own_commands;
 mod process;
 mod protocol;
 mod recall;

@@ -393,6 +393,14 @@ impl SessionTable {
         found.map(|session| session.capture())
     }
 
+    /// The running sessions, as lists in messages show them: "s-4k9x2m (`make test`)".
+    pub fn running_described(&self) -> Vec<String> {
+        self.running()
+            .iter()
+            .map(|session| format!("{} (`{}`)", session.id, session.command))
+            .collect()
+    }
+
     pub fn stats(&self) -> TerminalsStats {
         let table = lock(&self.inner);
         TerminalsStats {

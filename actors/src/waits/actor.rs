@@ -22,8 +22,7 @@ use crate::waits::capture::CaptureError;
 use crate::waits::content::Content;
 use crate::waits::fresh;
 use crate::waits::gate::Readiness;
-use crate::waits::judge::reading::JudgedBy;
-use crate::waits::judge::reading::Reading;
+use crate::waits::judge::reading::{JudgedBy, Reading, Test};
 use crate::waits::judge::{JudgeFailure, Verdict};
 use crate::waits::persist;
 use crate::waits::target::Target;
@@ -317,6 +316,7 @@ async fn create(
     // Can it be watched at all? (A bad tmux pane fails later; no X display fails here.)
     let sources = &state.settings.sources;
     let target_notes = sources.check_new(&new.target, &state.directory).await?;
+    check_visible(state, &new.target, &new.condition)?;
     let start = first_capture(state, &new.target).await?;
     let baseline = start.as_ref().and_then(fresh::baseline_of);
     let record = transition::new_record(state.id.clone(), &new, baseline, now);
@@ -339,6 +339,28 @@ async fn create(
     arm_timers(myself, state);
     let message = monitoring_message(state, &new, start.as_ref(), target_notes);
     Ok(view(state, message))
+}
+
+/// Refuses a condition the target cannot show: on an OpenClaw exec session, whose output
+/// lookout does not see, only its end can be judged.
+fn check_visible(
+    state: &WaitActorState,
+    target: &Target,
+    condition: &str,
+) -> Result<(), CallError> {
+    if state.settings.sources.shows_output(target) {
+        return Ok(());
+    }
+    let unseen: Vec<String> = Reading::parse(condition)
+        .clauses()
+        .filter(|clause| !matches!(clause.test, Test::Finish { .. }))
+        .map(|clause| clause.text.clone())
+        .collect();
+    if unseen.is_empty() {
+        Ok(())
+    } else {
+        Err(texts::output_not_seen(&target.to_string(), &unseen))
+    }
 }
 
 /// What a text target shows as the wait starts (its baseline). `None` for pixels (their
@@ -466,6 +488,9 @@ async fn revive(
         return update_watching(myself, state, update).await;
     }
     let target = Target::parse(&record.target)?;
+    if let Some(condition) = &update.wake_when {
+        check_visible(state, &target, condition)?;
+    }
     let start = first_capture(state, &target).await?;
     let baseline = start.as_ref().and_then(fresh::baseline_of);
     let revived = transition::revive(&record, &update, baseline, state.directory.now())?;
@@ -492,6 +517,9 @@ async fn update_watching(
     update: WaitUpdate,
 ) -> Result<WaitView, CallError> {
     let now = state.directory.now();
+    if let (Some(condition), Some(target)) = (&update.wake_when, &state.target) {
+        check_visible(state, target, condition)?;
+    }
     let record = record_mut(state);
     let condition_changed = transition::update(record, &update, now);
     let (condition, timeout_s) = (record.condition.clone(), record.timeout_s);

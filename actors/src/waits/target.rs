@@ -92,6 +92,26 @@ impl Target {
     pub fn is_pixels(&self) -> bool {
         matches!(self, Target::Window(_) | Target::Screen)
     }
+
+    /// Whether this is the output file of a command a Claude Code agent backgrounded
+    /// (`…/claude-<uid>/<project>/tasks/<task id>.output`, named in the Bash tool's reply):
+    /// new when the command starts, written from its first byte, with no exit status in it.
+    pub fn is_background_output(&self) -> bool {
+        let Target::File(path) = self else {
+            return false;
+        };
+        let in_tasks = path
+            .parent()
+            .and_then(|folder| folder.file_name())
+            .is_some_and(|name| name == "tasks");
+        let claude_folder = path.ancestors().skip(2).any(|folder| {
+            folder
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name == "claude" || name.starts_with("claude-"))
+        });
+        path.extension().is_some_and(|ext| ext == "output") && in_tasks && claude_folder
+    }
 }
 
 impl fmt::Display for Target {
@@ -146,6 +166,21 @@ mod tests {
         }
         assert!(Target::parse("window:0x4200003").unwrap().is_pixels());
         assert!(!Target::parse("tmux:main").unwrap().is_pixels());
+    }
+
+    #[test]
+    fn claude_code_background_output_files_are_told_apart() {
+        for (path, expected) in [
+            ("/tmp/claude-1000/-home-ann-shop/tasks/b7x2k9.output", true),
+            ("/tmp/claude/-work-app/tasks/bash_3.output", true),
+            ("/tmp/claude-1000/-home-ann-shop/tasks/b7x2k9.log", false),
+            ("/tmp/claude-1000/-home-ann-shop/b7x2k9.output", false),
+            ("/home/ann/tasks/build.output", false),
+        ] {
+            let target = Target::File(path.into());
+            assert_eq!(target.is_background_output(), expected, "{path}");
+        }
+        assert!(!Target::Pty("crisp-ridge".into()).is_background_output());
     }
 
     #[test]

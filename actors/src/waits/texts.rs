@@ -6,6 +6,8 @@
 
 use storage::{EventKind, WaitId};
 
+use crate::error::CallError;
+use crate::openclaw::exec::ExecSession;
 use crate::waits::judge::reading::{JudgedBy, Judges, Reading};
 
 /// Observations are cut to this many characters inside texts.
@@ -97,6 +99,42 @@ fn quoted_list(clauses: &[String]) -> String {
 }
 
 /// A watched window that does not exist when the wait starts: it may open later.
+/// What a wait on one of the agent's OpenClaw exec sessions can see.
+pub fn exec_session_note(session: &ExecSession) -> String {
+    format!(
+        "pty:{} is your OpenClaw exec session {}, read from the gateway's task ledger: I see \
+         whether it runs and its exit status, not its output (OpenClaw gives no other program \
+         an exec session's output), and your own process poll/log still get all of it.",
+        session.session_id,
+        session.describe()
+    )
+}
+
+/// What a wait on a Claude Code background command's output file should know.
+pub fn background_output_note() -> String {
+    "This is the output file of a command you backgrounded: I read it from its first line \
+     (what it printed before this wait counts), and it holds no exit status, so \"it \
+     finishes\" is decided from its output (a summary line: test result, BUILD …, Finished, \
+     Done in …, exit code …), not from the command's exit; quote the line to be sure \
+     (wake_when \"'test result:' appears\")."
+        .to_owned()
+}
+
+/// Why a condition about output cannot be watched on a target whose output is not seen.
+pub fn output_not_seen(target: &str, clauses: &[String]) -> CallError {
+    CallError::invalid(
+        format!(
+            "{target} is an OpenClaw exec session: lookout sees whether it runs and its exit \
+             status, not what it prints, so {} cannot be judged there",
+            quoted_list(clauses)
+        ),
+        "wait for the end instead (wake_when \"the command finishes\", or \"it succeeds\" for \
+         exit status 0); to wait on its output, run the command with its output going to a \
+         file (`make test > /tmp/test.log 2>&1`) and wait on file:/tmp/test.log, or run it \
+         with term_start and wait on its pty: session",
+    )
+}
+
 pub fn window_missing_note(needle: &str, closest: &[String]) -> String {
     let what = if needle.is_empty() {
         "That window does not exist yet".to_owned()

@@ -1,292 +1,56 @@
-//! The `openclaw` sink: wakes an OpenClaw agent through its gateway's own WebSocket RPC, with
-//! no `openclaw` process per wake.
+//! The `openclaw` sink: wakes an OpenClaw agent through its gateway's own WebSocket RPC
+//! (`openclaw::client`), with no `openclaw` process per wake.
 //!
-//! The gateway speaks frames of JSON text: it opens with a `connect.challenge` event, the
-//! client's first request is `connect` (protocol 4, the shared gateway token, the
-//! `operator.write` scope that `wake` needs), and then `wake` with `{mode: "now", text,
-//! sessionKey?}` is answered by a `res` frame. An event counts as delivered only when the
-//! gateway acknowledges it with `ok: true`. One connection is kept open and shared by every
-//! delivery; a dropped one is opened again at the next delivery, and the Wake actor's retry
-//! backoff spaces the attempts. A refusal of the wake itself (its params) is not retried; a
-//! refused session key is retried at once without it, so the wake reaches the main session
-//! rather than nobody.
+//! `wake` with `{mode: "now", text, sessionKey?}` is answered by a `res` frame; an event
+//! counts as delivered only when the gateway acknowledges it with `ok: true`. The client's
+//! one connection is shared by every delivery; a dropped one is opened again at the next
+//! delivery, and the Wake actor's retry backoff spaces the attempts. A refusal of the wake
+//! itself (its params) is not retried; a refused session key is retried at once without it,
+//! so the wake reaches the main session rather than nobody.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
-use futures::{SinkExt, StreamExt};
-use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
-use tokio_tungstenite::tungstenite::Message;
+use serde_json::json;
 
 use crate::clock::BoxFuture;
-use crate::locks::lock;
+use crate::openclaw::client::GatewayClient;
 use crate::wake::event::WakeEvent;
-use crate::wake::sinks::{Delivery, Secret, Sink};
+use crate::wake::sinks::{Delivery, Sink};
 
-/// The gateway protocol lookout speaks.
-const PROTOCOL: u64 = 4;
-
-/// Where the gateway is and how to sign in.
-#[derive(Clone, Debug)]
-pub struct GatewaySpec {
-    pub name: String,
-    /// `ws://127.0.0.1:18789`
-    pub url: String,
-    pub token: Option<Secret>,
-    /// For connecting, and for each acknowledgement.
-    pub timeout: Duration,
-}
-
-/// Why the gateway could not be reached or refused a request.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GatewayError {
-    pub message: String,
-    /// Retrying cannot help (the gateway refused the request itself).
-    pub refused: bool,
-}
-
-impl fmt::Display for GatewayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-type Reply = Result<Value, GatewayError>;
-
-/// An open connection: requests go out through `outgoing`; the reader task answers each
-/// from `pending` by request id, and fails them all when the connection drops.
-struct Link {
-    outgoing: mpsc::UnboundedSender<String>,
-    pending: Arc<Mutex<HashMap<String, oneshot::Sender<Reply>>>>,
-    /// "OpenClaw 2026.9.6", from the hello.
-    server: String,
-}
-
-impl Link {
-    fn is_open(&self) -> bool {
-        !self.outgoing.is_closed()
-    }
-}
-
+/// The `openclaw` sink: a name and the gateway client it wakes through.
 pub struct GatewaySink {
-    spec: GatewaySpec,
-    link: tokio::sync::Mutex<Option<Arc<Link>>>,
-    next_request: AtomicU64,
-    /// The last thing learned about the connection, for `daemon.status`.
-    state: Mutex<String>,
+    name: String,
+    client: Arc<GatewayClient>,
 }
 
 impl fmt::Debug for GatewaySink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GatewaySink")
-            .field("name", &self.spec.name)
-            .field("url", &self.spec.url)
+            .field("name", &self.name)
+            .field("url", &self.client.url())
             .finish_non_exhaustive()
     }
 }
 
 impl GatewaySink {
-    pub fn new(spec: GatewaySpec) -> Arc<Self> {
-        let state = format!("not connected yet ({})", spec.url);
-        Arc::new(Self {
-            spec,
-            link: tokio::sync::Mutex::new(None),
-            next_request: AtomicU64::new(1),
-            state: Mutex::new(state),
-        })
+    pub fn new(name: String, client: Arc<GatewayClient>) -> Arc<Self> {
+        Arc::new(Self { name, client })
     }
 
-    /// Connects now (or reuses the open connection) and says to whom: what the start-up log
-    /// prints, so a one-time step the gateway needs is named before the first wake.
-    pub async fn probe(&self) -> Result<String, GatewayError> {
-        let link = self.link().await?;
-        Ok(format!("connected to {} at {}", link.server, self.spec.url))
-    }
-
-    /// The open connection, or a new one.
-    async fn link(&self) -> Result<Arc<Link>, GatewayError> {
-        let mut slot = self.link.lock().await;
-        if let Some(link) = slot.as_ref().filter(|link| link.is_open()) {
-            return Ok(link.clone());
-        }
-        *slot = None;
-        let opened = tokio::time::timeout(self.spec.timeout, self.open()).await;
-        let outcome = match opened {
-            Ok(outcome) => outcome,
-            Err(_) => Err(GatewayError {
-                message: format!(
-                    "the OpenClaw gateway at {} did not complete its handshake within {}s",
-                    self.spec.url,
-                    self.spec.timeout.as_secs()
-                ),
-                refused: false,
-            }),
-        };
-        match outcome {
-            Ok(link) => {
-                self.set_state(format!("connected to {} at {}", link.server, self.spec.url));
-                *slot = Some(link.clone());
-                Ok(link)
-            }
-            Err(error) => {
-                self.set_state(error.message.clone());
-                Err(error)
-            }
-        }
-    }
-
-    async fn open(&self) -> Result<Arc<Link>, GatewayError> {
-        let unreachable = |error: &dyn fmt::Display| GatewayError {
-            message: format!(
-                "cannot reach the OpenClaw gateway at {}: {error}; is it running (openclaw gateway \
-                 status)?",
-                self.spec.url
-            ),
-            refused: false,
-        };
-        let (mut socket, _) = tokio_tungstenite::connect_async(self.spec.url.as_str())
-            .await
-            .map_err(|error| unreachable(&error))?;
-        // The gateway speaks first: a challenge (its nonce signs device identities, which a
-        // token on loopback does not need).
-        loop {
-            let frame = next_json(&mut socket)
-                .await
-                .map_err(|error| unreachable(&error))?;
-            if frame["type"] == "event" && frame["event"] == "connect.challenge" {
-                break;
-            }
-        }
-        let mut params = json!({
-            "minProtocol": PROTOCOL,
-            "maxProtocol": PROTOCOL,
-            "client": {
-                "id": "gateway-client",
-                "displayName": "lookout",
-                "version": env!("CARGO_PKG_VERSION"),
-                "platform": std::env::consts::OS,
-                "mode": "backend",
-            },
-            "role": "operator",
-            "scopes": ["operator.write"],
-            "caps": [],
-        });
-        if let Some(token) = &self.spec.token {
-            params["auth"] = json!({"token": token.expose()});
-        }
-        let connect =
-            json!({"type": "req", "id": "connect", "method": "connect", "params": params});
-        socket
-            .send(Message::text(connect.to_string()))
-            .await
-            .map_err(|error| unreachable(&error))?;
-        let hello = loop {
-            let frame = next_json(&mut socket)
-                .await
-                .map_err(|error| unreachable(&error))?;
-            if frame["type"] == "res" && frame["id"] == "connect" {
-                break frame;
-            }
-        };
-        if hello["ok"] != true {
-            return Err(self.refused_connect(&hello["error"]));
-        }
-        let server = match hello["payload"]["server"]["version"].as_str() {
-            Some(version) => format!("OpenClaw {version}"),
-            None => "an OpenClaw gateway".to_owned(),
-        };
-        let (outgoing, requests) = mpsc::unbounded_channel();
-        let pending = Arc::new(Mutex::new(HashMap::new()));
-        tokio::spawn(carry(socket, requests, pending.clone()));
-        Ok(Arc::new(Link {
-            outgoing,
-            pending,
-            server,
-        }))
-    }
-
-    /// What a refused `connect` means, and the command that fixes it.
-    fn refused_connect(&self, error: &Value) -> GatewayError {
-        let code = error["details"]["code"]
-            .as_str()
-            .or_else(|| error["code"].as_str())
-            .unwrap_or("");
-        let said = error["message"].as_str().unwrap_or("no reason given");
-        let fix = match code {
-            "AUTH_TOKEN_MISMATCH" | "AUTH_TOKEN_MISSING" | "AUTH_REQUIRED" | "UNAUTHORIZED" => {
-                "lookout signs in with the gateway token from the OpenClaw config \
-                 (gateway.auth.token) or $OPENCLAW_GATEWAY_TOKEN; check `openclaw config get \
-                 gateway.auth.token` and restart lookout"
-            }
-            "PAIRING_REQUIRED" | "NOT_PAIRED" | "DEVICE_IDENTITY_REQUIRED" => {
-                "this gateway accepts token-only clients on loopback only; for a remote gateway \
-                 use the CLI sink ([[wake.sinks]] kind = \"openclaw-cli\") or enable hooks and \
-                 use a webhook sink to /hooks/wake"
-            }
-            _ => "see the gateway's log (openclaw logs)",
-        };
-        GatewayError {
-            message: format!(
-                "the OpenClaw gateway at {} refused lookout's connection ({code}: {said}); {fix}",
-                self.spec.url
-            ),
-            refused: false,
-        }
-    }
-
-    /// Sends one request and waits for its answer.
-    async fn request(&self, method: &str, params: Value) -> Reply {
-        let link = self.link().await?;
-        let id = format!(
-            "lookout-{}",
-            self.next_request.fetch_add(1, Ordering::Relaxed)
-        );
-        let (reply, answer) = oneshot::channel();
-        lock(&link.pending).insert(id.clone(), reply);
-        let frame = json!({"type": "req", "id": id, "method": method, "params": params});
-        let lost = || GatewayError {
-            message: format!(
-                "the connection to the OpenClaw gateway at {} dropped before it answered",
-                self.spec.url
-            ),
-            refused: false,
-        };
-        if link.outgoing.send(frame.to_string()).is_err() {
-            return Err(lost());
-        }
-        match tokio::time::timeout(self.spec.timeout, answer).await {
-            Ok(Ok(reply)) => reply,
-            Ok(Err(_)) => Err(lost()),
-            Err(_) => {
-                lock(&link.pending).remove(&id);
-                Err(GatewayError {
-                    message: format!(
-                        "the OpenClaw gateway at {} did not acknowledge within {}s",
-                        self.spec.url,
-                        self.spec.timeout.as_secs()
-                    ),
-                    refused: false,
-                })
-            }
-        }
-    }
-
-    fn set_state(&self, state: String) {
-        *lock(&self.state) = state;
+    /// The client it wakes through (also what reads the gateway's exec sessions).
+    pub fn client(&self) -> &Arc<GatewayClient> {
+        &self.client
     }
 }
 
 impl Sink for Arc<GatewaySink> {
     fn name(&self) -> &str {
-        &self.spec.name
+        &self.name
     }
 
     fn state(&self) -> Option<String> {
-        Some(lock(&self.state).clone())
+        Some(self.client.state())
     }
 
     fn deliver(&self, event: WakeEvent) -> BoxFuture<Delivery> {
@@ -296,18 +60,18 @@ impl Sink for Arc<GatewaySink> {
             if let Some(key) = &event.session_key {
                 params["sessionKey"] = json!(key);
             }
-            let mut outcome = sink.request("wake", params.clone()).await;
+            let mut outcome = sink.client.request("wake", params.clone()).await;
             if let Err(error) = &outcome
                 && error.refused
                 && event.session_key.is_some()
             {
                 // A key the gateway does not route (another agent's, a subagent's): the main
                 // session hears it rather than nobody.
-                tracing::warn!(sink = %sink.spec.name, %error, "the gateway refused the session key; waking its main session");
+                tracing::warn!(sink = %sink.name, %error, "the gateway refused the session key; waking its main session");
                 if let Some(params) = params.as_object_mut() {
                     params.remove("sessionKey");
                 }
-                outcome = sink.request("wake", params).await;
+                outcome = sink.client.request("wake", params).await;
             }
             match outcome {
                 Ok(_) => Delivery::Delivered,
@@ -315,87 +79,5 @@ impl Sink for Arc<GatewaySink> {
                 Err(error) => Delivery::Retry(error.message),
             }
         })
-    }
-}
-
-/// Carries one connection: writes the requests, answers each `res` frame's waiting request,
-/// and when the connection ends (or every sender is gone) fails what is still waiting.
-async fn carry<S>(
-    socket: S,
-    mut requests: mpsc::UnboundedReceiver<String>,
-    pending: Arc<Mutex<HashMap<String, oneshot::Sender<Reply>>>>,
-) where
-    S: futures::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>>
-        + futures::Sink<Message>
-        + Unpin,
-{
-    let (mut write, mut read) = socket.split();
-    loop {
-        tokio::select! {
-            request = requests.recv() => {
-                let Some(request) = request else { break };
-                if write.send(Message::text(request)).await.is_err() {
-                    break;
-                }
-            }
-            frame = read.next() => {
-                let text = match frame {
-                    Some(Ok(Message::Text(text))) => text,
-                    Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break,
-                    Some(Ok(_)) => continue,
-                };
-                let Ok(frame) = serde_json::from_str::<Value>(text.as_str()) else {
-                    continue;
-                };
-                if frame["type"] != "res" {
-                    continue; // events: health, presence, ticks
-                }
-                let Some(id) = frame["id"].as_str() else { continue };
-                let waiting = lock(&pending)
-                    .remove(id);
-                if let Some(waiting) = waiting {
-                    let _ = waiting.send(answer_of(&frame));
-                }
-            }
-        }
-    }
-    // Closing the receiver marks the link closed; dropping the senders fails the waiters.
-    requests.close();
-    lock(&pending).clear();
-}
-
-/// A `res` frame as a reply: its payload, or why the request was refused.
-fn answer_of(frame: &Value) -> Reply {
-    if frame["ok"] == true {
-        return Ok(frame["payload"].clone());
-    }
-    let error = &frame["error"];
-    let code = error["code"].as_str().unwrap_or("ERROR");
-    let message = error["message"].as_str().unwrap_or("no reason given");
-    Err(GatewayError {
-        message: format!("the OpenClaw gateway refused the wake ({code}: {message})"),
-        // The request itself is wrong: sending it again cannot help. Anything else (the
-        // gateway busy, shutting down, unavailable) may pass later.
-        refused: code == "INVALID_REQUEST",
-    })
-}
-
-/// The next text frame, as JSON.
-async fn next_json<S>(socket: &mut S) -> Result<Value, String>
-where
-    S: futures::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
-{
-    loop {
-        match socket.next().await {
-            Some(Ok(Message::Text(text))) => {
-                return serde_json::from_str(text.as_str())
-                    .map_err(|error| format!("a frame that is not JSON ({error})"));
-            }
-            Some(Ok(Message::Close(_))) | None => {
-                return Err("the gateway closed the connection".to_owned());
-            }
-            Some(Ok(_)) => continue,
-            Some(Err(error)) => return Err(error.to_string()),
-        }
     }
 }

@@ -1,10 +1,12 @@
 //! Capturing targets. The `Source` seam is one capture of a target; a Watcher calls it every
 //! poll interval. The production implementations are named for their mechanism: a file tail
 //! ([`file`]), `tmux capture-pane` ([`tmux`]), a daemon-owned terminal
-//! (`terminals::source`), an X11 window or screen ([`x11`]); [`sources`] picks one per
-//! target, and tests and the harness script them (`waits::scripted`).
+//! (`terminals::source`), the agent's own OpenClaw exec session ([`openclaw`]), an X11 window
+//! or screen ([`x11`]); [`sources`] picks one per target, and tests and the harness script
+//! them (`waits::scripted`).
 
 pub mod file;
+pub mod openclaw;
 pub mod sources;
 pub mod tmux;
 pub mod x11;

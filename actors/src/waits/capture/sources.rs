@@ -3,7 +3,9 @@
 //!
 //! - `file:` — [`super::file::FileTail`], the tail of a log;
 //! - `tmux:` — [`super::tmux::TmuxPane`], `tmux capture-pane`;
-//! - `pty:` — terminal sessions the daemon owns (`terminals::source`);
+//! - `pty:` — terminal sessions the daemon owns (`terminals::source`), or the agent's own
+//!   OpenClaw exec sessions ([`super::openclaw::ExecSource`]) when the id is not the daemon's
+//!   and an OpenClaw gateway is set up;
 //! - `window:`/`screen` — pixels, through the X11 capture and the pixel gate.
 
 use std::fmt::Debug;
@@ -16,11 +18,13 @@ use futures::future::BoxFuture;
 use crate::directory::Directory;
 use crate::error::CallError;
 use crate::lanes::Lane;
+use crate::openclaw::exec::{ExecLedger, ExecSession, ExecState};
 use crate::process::Spawner;
 use crate::terminals::source::TerminalSource;
 use crate::terminals::types::SessionId;
 use crate::waits::capture::Source;
 use crate::waits::capture::file::{FileTail, not_a_regular_file};
+use crate::waits::capture::openclaw::ExecSource;
 use crate::waits::capture::tmux::TmuxPane;
 use crate::waits::capture::x11::windows::closest_titles;
 use crate::waits::capture::x11::{CaptureOptions, Watched, WindowStatus, X11Capture, X11Source};
@@ -59,6 +63,19 @@ pub trait SourceFactory: Debug + Send + Sync + 'static {
     fn has_prompt(&self, target: &Target) -> bool {
         matches!(target, Target::Pty(_) | Target::Tmux(_))
     }
+
+    /// Whether what the target prints can be seen; not so for an OpenClaw exec session,
+    /// whose state and exit status alone are visible, so only "it finishes" can be judged.
+    fn shows_output(&self, _target: &Target) -> bool {
+        true
+    }
+}
+
+/// Whether a `pty:` id names one of the agent's OpenClaw exec sessions (`crisp-ridge`)
+/// rather than a session this daemon runs (`s-4k9x2m`).
+fn names_exec_session(session: &str, directory: &Directory) -> bool {
+    let session = session.trim();
+    !session.starts_with(SessionId::PREFIX) && !directory.terminal_sessions().contains(session)
 }
 
 /// A `file:` target that exists must be a regular file (a FIFO or a device would block
@@ -85,6 +102,9 @@ pub struct ProductionSources {
     pub display: Option<String>,
     /// The pixel gate's floor: a still window is judged again after this long.
     pub pixel_floor: Duration,
+    /// The task ledger of the user's OpenClaw gateway, for `pty:` ids of the agent's own
+    /// exec sessions; `None` when no gateway is set up on this machine.
+    pub openclaw: Option<ExecLedger>,
 }
 
 impl SourceFactory for ProductionSources {
@@ -95,7 +115,12 @@ impl SourceFactory for ProductionSources {
                 directory.lanes().targets.clone(),
             ))),
             Target::Tmux(pane) => Ok(Box::new(TmuxPane::new(pane.clone(), self.spawner.clone()))),
-            Target::Pty(session) => Ok(Box::new(TerminalSource::new(directory, session))),
+            Target::Pty(session) => match &self.openclaw {
+                Some(ledger) if names_exec_session(session, directory) => {
+                    Ok(Box::new(ExecSource::new(ledger.clone(), session)))
+                }
+                _ => Ok(Box::new(TerminalSource::new(directory, session))),
+            },
             Target::Window(_) | Target::Screen => {
                 let source =
                     X11Source::deferred(self.display.clone(), target).map_err(|error| {
@@ -114,26 +139,39 @@ impl SourceFactory for ProductionSources {
         }
     }
 
+    fn has_prompt(&self, target: &Target) -> bool {
+        match target {
+            Target::Pty(session) => !self.is_exec_session(session),
+            Target::Tmux(_) => true,
+            _ => false,
+        }
+    }
+
+    fn shows_output(&self, target: &Target) -> bool {
+        !matches!(target, Target::Pty(session) if self.is_exec_session(session))
+    }
+
     fn check_new(
         &self,
         target: &Target,
         directory: &Directory,
     ) -> BoxFuture<'static, Result<Vec<String>, CallError>> {
-        let checked = match target {
-            Target::Pty(session) => SessionId::parse(session)
-                .and_then(|id| directory.terminal_sessions().get(&id).map(drop)),
-            _ => Ok(()),
-        };
+        if let Target::Pty(session) = target {
+            return check_pty(session.trim().to_owned(), directory, self.openclaw.clone());
+        }
         let file = match target {
             Target::File(path) => Some((path.clone(), directory.lanes().targets.clone())),
             _ => None,
         };
         let watched = Watched::of(target);
         let display = self.display.clone();
+        let background_output = target.is_background_output();
         Box::pin(async move {
-            checked?;
             if let Some((path, lane)) = file {
                 check_file(path, &lane).await?;
+                if background_output {
+                    return Ok(vec![texts::background_output_note()]);
+                }
             }
             let Some(watched) = watched else {
                 return Ok(Vec::new());
@@ -173,4 +211,104 @@ impl SourceFactory for ProductionSources {
             })
         })
     }
+}
+
+impl ProductionSources {
+    /// Whether `session` (a `pty:` id) is watched in the OpenClaw ledger: a gateway is set
+    /// up and the id is not shaped like this daemon's (`s-…`). Unlike [`names_exec_session`],
+    /// this needs no directory, so it holds for a wait's whole life.
+    fn is_exec_session(&self, session: &str) -> bool {
+        self.openclaw.is_some() && !session.trim().starts_with(SessionId::PREFIX)
+    }
+}
+
+/// A new wait's `pty:` target: a session this daemon runs, else one of the agent's OpenClaw
+/// exec sessions; an id that is neither is refused with the live sessions of both kinds.
+fn check_pty(
+    session: String,
+    directory: &Directory,
+    ledger: Option<ExecLedger>,
+) -> BoxFuture<'static, Result<Vec<String>, CallError>> {
+    let table = directory.terminal_sessions().clone();
+    Box::pin(async move {
+        let id = SessionId::parse(&session)?;
+        let ours = table.get(&id);
+        let ledger = match (ours, ledger) {
+            (Ok(_), _) => return Ok(Vec::new()),
+            // A lookout id that is gone: its own reason, with what is running now.
+            (Err(error), None) => {
+                return Err(with_live_sessions(error, &table.running_described(), None));
+            }
+            (Err(error), Some(_)) if session.starts_with(SessionId::PREFIX) => {
+                return Err(with_live_sessions(error, &table.running_described(), None));
+            }
+            (Err(_), Some(ledger)) => ledger,
+        };
+        let sessions = ledger.sessions().await.map_err(|error| {
+            CallError::unavailable(
+                format!(
+                    "pty:{session} is not a terminal session of this daemon, and the OpenClaw \
+                     gateway could not be asked about its exec sessions: {}",
+                    error.message
+                ),
+                "start the gateway (openclaw gateway status), or watch a session lookout runs \
+                 (term_start)",
+            )
+        })?;
+        let newest = sessions
+            .iter()
+            .filter(|known| known.session_id == session)
+            .min_by_key(|known| known.state != ExecState::Running);
+        match newest {
+            Some(found) => Ok(vec![texts::exec_session_note(found)]),
+            None => {
+                let live: Vec<ExecSession> = sessions
+                    .into_iter()
+                    .filter(|known| known.state == ExecState::Running)
+                    .collect();
+                let error = CallError::not_found(
+                    format!(
+                        "pty:{session} is neither a terminal session of this daemon nor an exec \
+                         session of the OpenClaw gateway at {}",
+                        ledger.url()
+                    ),
+                    "use the session_id term_start returned, or the sessionId your exec tool \
+                     returned when it backgrounded the command",
+                );
+                Err(with_live_sessions(
+                    error,
+                    &table.running_described(),
+                    Some(&live),
+                ))
+            }
+        }
+    })
+}
+
+/// A not-found error, with the sessions that could be meant listed in its fix.
+fn with_live_sessions(
+    error: CallError,
+    ours: &[String],
+    exec: Option<&[ExecSession]>,
+) -> CallError {
+    let mut hint = error.hint.clone();
+    let listed = |items: &[String]| {
+        if items.is_empty() {
+            "none".to_owned()
+        } else {
+            items.join(", ")
+        }
+    };
+    hint.push_str(&format!(
+        "; running terminal sessions of this daemon: {}",
+        listed(ours)
+    ));
+    if let Some(exec) = exec {
+        let exec: Vec<String> = exec.iter().map(ExecSession::describe).collect();
+        hint.push_str(&format!(
+            "; running OpenClaw exec sessions: {}",
+            listed(&exec)
+        ));
+    }
+    CallError { hint, ..error }
 }
