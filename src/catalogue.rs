@@ -239,18 +239,19 @@ static TOOLS: &[Tool] = &[
             SUCCESSFUL'). Judged without a model: quoted text, the command finishing, an error, the \
             prompt returning, no change for N seconds, a number reaching a value; anything else needs a \
             [vision] model, else a wait_changed wake (not resolved) comes at the first change. Only \
-            output after the wait starts counts. The reply's reading says who judges what.",
+            output after the wait starts counts, except in a background command's .output file. \
+            The reply's reading says who judges what.",
         input_schema: || {
             json!({
                 "type": "object",
                 "properties": {
-                    "target": {"type": "string", "description": "pty:<term_start id>, tmux:<pane>, file:<absolute path> (a log, a background command's .output), window:<title or 0xID>, or screen"},
+                    "target": {"type": "string", "description": "pty:<term_start id, or your OpenClaw exec sessionId: its end only>, tmux:<pane>, file:<absolute path> (a log, or the .output file of a command Claude Code backgrounded), window:<title or 0xID>, or screen"},
                     "wake_when": {"type": "string", "description": "e.g. \"'ALL DONE' is printed or an error appears\""},
                     "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds. Default: 300"},
                     "task_id": {"type": "string", "description": "The task it belongs to"},
                     "poll_interval": {"type": "number", "minimum": 0.2, "maximum": 60, "description": "Seconds between looks. Default: 2"},
                     "session_key": {"type": "string", "description": "Session to wake (default: the task's)"},
-                    "match_existing": {"type": "boolean", "description": "Count text already there. Default: false"}
+                    "match_existing": {"type": "boolean", "description": "Count text already there. Default: false (true for a background .output file)"}
                 },
                 "required": ["target", "wake_when"],
                 "additionalProperties": false

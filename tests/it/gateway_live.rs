@@ -1,7 +1,9 @@
 //! Opt-in: wakes into a real, running OpenClaw gateway while two busy loops load the CPU,
 //! through the native `openclaw` sink and through the `openclaw-cli` preset. Each path
 //! delivers 100 wakes; each must be queued exactly once with its text intact; the delivery
-//! latencies (deciding line written → text in the gateway's queue) are printed.
+//! latencies (deciding line written → text in the gateway's queue) are printed. And a
+//! command backgrounded as an agent's exec is watched as `pty:<its id>` to its exit, after
+//! which the agent's own poll still gets all of its output.
 //!
 //! Run it against a gateway started as BENCHMARKS.md "Wakes into a real OpenClaw gateway"
 //! describes (heartbeats disabled, so the queue keeps what arrives), with `openclaw` on PATH:
@@ -12,7 +14,15 @@
 //! ```
 //!
 //! `LOOKOUT_GATEWAY_WAKES` changes the count (default 100), `LOOKOUT_GATEWAY_PATHS` the
-//! paths (default `native,cli`).
+//! paths (default `native,cli`). The exec-session test starts its command with the chat
+//! command `/bash`, which the gateway runs through its `exec` tool as an agent's call; it
+//! needs (for the test only; lookout itself needs nothing allowed):
+//!
+//! ```sh
+//! openclaw config set commands.bash true
+//! openclaw config set tools.elevated.enabled true
+//! openclaw config set tools.elevated.allowFrom.webchat '["*"]'
+//! ```
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -73,6 +83,18 @@ struct Observer {
 
 impl Observer {
     async fn connect(url: &str, token: &str) -> Observer {
+        let client =
+            json!({"id": "gateway-client", "version": "0", "platform": "linux", "mode": "backend"});
+        Self::connect_as(url, token, client, &["operator.read"]).await
+    }
+
+    /// Connected as the `openclaw` CLI is, able to send chat messages.
+    async fn connect_as_cli(url: &str, token: &str) -> Observer {
+        let client = json!({"id": "cli", "version": "0", "platform": "linux", "mode": "cli"});
+        Self::connect_as(url, token, client, &["operator.read", "operator.write"]).await
+    }
+
+    async fn connect_as(url: &str, token: &str, client: Value, scopes: &[&str]) -> Observer {
         let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
         let mut observer = Observer { socket, next_id: 0 };
         let challenge = observer.frame().await;
@@ -80,9 +102,8 @@ impl Observer {
         let hello = observer
             .request(
                 "connect",
-                json!({"minProtocol": 4, "maxProtocol": 4,
-                   "client": {"id": "gateway-client", "version": "0", "platform": "linux", "mode": "backend"},
-                   "role": "operator", "scopes": ["operator.read"], "caps": [],
+                json!({"minProtocol": 4, "maxProtocol": 4, "client": client,
+                   "role": "operator", "scopes": scopes, "caps": [],
                    "auth": {"token": token}}),
             )
             .await;
@@ -272,4 +293,149 @@ async fn wakes_reach_a_real_gateway_once_under_load() {
             from_event.last().unwrap(),
         );
     }
+}
+
+/// Sends `message` to the main session as its owner would, and returns the gateway's
+/// replies that arrive in the session's history within `patience` and contain `needle`.
+async fn chat(operator: &mut Observer, message: &str, needle: &str, patience: Duration) -> String {
+    let newest = |history: &Value| {
+        history["payload"]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|message| message["timestamp"].as_u64())
+            .max()
+            .unwrap_or(0)
+    };
+    let before = operator
+        .request(
+            "chat.history",
+            json!({"sessionKey": "agent:main:main", "limit": 20}),
+        )
+        .await;
+    let since = newest(&before);
+    let key = format!("lookout-live-{}-{since}", std::process::id());
+    let sent = operator
+        .request(
+            "chat.send",
+            json!({"sessionKey": "agent:main:main", "message": message, "idempotencyKey": key}),
+        )
+        .await;
+    assert_eq!(sent["ok"], true, "{sent}");
+    let started = Instant::now();
+    loop {
+        let history = operator
+            .request(
+                "chat.history",
+                json!({"sessionKey": "agent:main:main", "limit": 20}),
+            )
+            .await;
+        let replies: Vec<String> = history["payload"]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|message| message["role"] == "assistant")
+            .filter(|message| message["timestamp"].as_u64().unwrap_or(0) > since)
+            .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
+            .filter_map(|part| part["text"].as_str().map(str::to_owned))
+            .collect();
+        if let Some(reply) = replies.iter().rev().find(|reply| reply.contains(needle)) {
+            return reply.clone();
+        }
+        assert!(
+            started.elapsed() < patience,
+            "no reply containing {needle:?} to {message:?}; the gateway needs commands.bash and \
+             tools.elevated set as this file's header says: {replies:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a running OpenClaw gateway: set LOOKOUT_OPENCLAW_CONFIG and run with --ignored"]
+async fn an_exec_session_of_a_real_gateway_is_watched_to_its_exit_and_nothing_is_drained() {
+    let config = PathBuf::from(
+        lookout::environment::non_empty("LOOKOUT_OPENCLAW_CONFIG")
+            .expect("LOOKOUT_OPENCLAW_CONFIG names the running gateway's openclaw.json"),
+    );
+    let (url, token) = gateway_from(&config);
+    let mut operator = Observer::connect_as_cli(&url, &token).await;
+    let mark = format!("m{}", std::process::id());
+    let command = format!(
+        "bash -c 'for i in 1 2 3 4 5 6; do echo line-$i-{mark}; sleep 1; done; echo DONE-{mark}; exit 3'"
+    );
+    let started = chat(
+        &mut operator,
+        &format!("/bash {command}"),
+        "bash started (session ",
+        Duration::from_secs(30),
+    )
+    .await;
+    let session = started
+        .split("bash started (session ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap()
+        .to_owned();
+
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = DaemonProcess::start_with(
+        dir.path(),
+        "",
+        &[("OPENCLAW_CONFIG_PATH", config.to_str().unwrap())],
+    );
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let wait = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": format!("pty:{session}"), "wake_when": "the command finishes",
+               "poll_interval": 0.5, "timeout": 120}),
+    )
+    .await;
+    let message = wait["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("your OpenClaw exec session {session}")),
+        "{message}"
+    );
+    let refused = crate::support::err(
+        &mut client,
+        "smart_wait",
+        json!({"target": format!("pty:{session}"), "wake_when": format!("'DONE-{mark}' is printed")}),
+    )
+    .await;
+    assert!(
+        refused.message.contains("not what it prints"),
+        "{}",
+        refused.message
+    );
+    let wait_id = wait["wait_id"].as_str().unwrap().to_owned();
+    let resolved = Instant::now();
+    let state = loop {
+        let state = ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await;
+        if state["status"] != "watching" {
+            break state;
+        }
+        assert!(resolved.elapsed() < Duration::from_secs(60), "{state}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(state["status"], "resolved", "{state}");
+    let observation = state["last_observation"].as_str().unwrap();
+    assert!(
+        observation.starts_with("the process exited with status 3"),
+        "{observation}"
+    );
+    println!("exec session {session}: {observation}");
+
+    // The agent's own poll still gets every line: lookout consumed nothing.
+    let polled = chat(
+        &mut operator,
+        &format!("/bash poll {session}"),
+        &format!("DONE-{mark}"),
+        Duration::from_secs(30),
+    )
+    .await;
+    for line in 1..=6 {
+        assert!(polled.contains(&format!("line-{line}-{mark}")), "{polled}");
+    }
+    assert!(polled.contains("Exit: code 3"), "{polled}");
 }
