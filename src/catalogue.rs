@@ -466,7 +466,8 @@ mod tests {
     /// What a model reads before it calls anything: the whole catalogue as OpenAI function
     /// tools, compact JSON, in tokens (about four characters each).
     pub fn catalogue_tokens() -> usize {
-        let definitions = crate::export::tool_definitions(crate::export::ToolFormat::OpenAi);
+        let definitions =
+            crate::export::tool_definitions(crate::export::ToolFormat::OpenAi, false).unwrap();
         serde_json::to_string(&definitions).unwrap().chars().count() / 4
     }
 

@@ -2,9 +2,10 @@
 //! and tool outputs out, so a runtime that drives its own model loop can wire lookout in.
 //!
 //! Shapes (all generated from `catalogue.rs`, nothing maintained by hand):
-//! - OpenAI Chat Completions: `{"type":"function","function":{"name","description","parameters"}}`;
+//! - OpenAI Chat Completions: `{"type":"function","function":{"name","description","parameters","strict"}}`;
 //!   a call is a `tool_calls[]` entry, answered by a `{"role":"tool","tool_call_id","content"}` message.
-//! - OpenAI Responses / OpenResponses: `{"type":"function","name","description","parameters"}`;
+//! - OpenAI Responses / OpenResponses: `{"type":"function","name","description","parameters","strict"}`
+//!   (`--strict`: the strict form of every schema, from `strict_schema.rs`);
 //!   a call is a `function_call` item, answered by a `function_call_output` item.
 //! - Anthropic Messages: `{"name","description","input_schema"}`; a call is a `tool_use`
 //!   block, answered by a `tool_result` block.
@@ -16,6 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::catalogue::{self, Tool};
 use crate::jsonrpc::RpcError;
+use crate::strict_schema::strict_parameters;
 
 /// An API whose tool definitions `lookout tools --format` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -34,15 +36,33 @@ pub enum ToolFormat {
     Mcp,
 }
 
-/// Every catalogue tool as `format`'s tool definitions.
-pub fn tool_definitions(format: ToolFormat) -> Value {
+/// Every catalogue tool as `format`'s tool definitions. `strict` (OpenAI formats only) gives
+/// each its strict form (`strict_schema`) and `"strict": true`; OpenAI definitions always
+/// say which they are, since the SDKs' types require the field.
+pub fn tool_definitions(format: ToolFormat, strict: bool) -> Result<Value, String> {
     let tools = catalogue::tools().iter();
-    match format {
+    let parameters = |tool: &Tool| {
+        let schema = (tool.input_schema)();
+        if strict {
+            strict_parameters(&schema)
+        } else {
+            schema
+        }
+    };
+    if strict && matches!(format, ToolFormat::Anthropic | ToolFormat::Mcp) {
+        return Err(
+            "--strict is OpenAI's strict function calling: use it with --format openai or \
+             --format openresponses"
+                .to_owned(),
+        );
+    }
+    Ok(match format {
         ToolFormat::OpenAi => Value::Array(
             tools
                 .map(|tool| {
                     json!({"type": "function", "function": {
-                        "name": tool.name, "description": tool.description, "parameters": (tool.input_schema)()
+                        "name": tool.name, "description": tool.description,
+                        "parameters": parameters(tool), "strict": strict
                     }})
                 })
                 .collect(),
@@ -51,7 +71,7 @@ pub fn tool_definitions(format: ToolFormat) -> Value {
             tools
                 .map(|tool| {
                     json!({"type": "function", "name": tool.name, "description": tool.description,
-                           "parameters": (tool.input_schema)()})
+                           "parameters": parameters(tool), "strict": strict})
                 })
                 .collect(),
         ),
@@ -59,12 +79,12 @@ pub fn tool_definitions(format: ToolFormat) -> Value {
             tools
                 .map(|tool| {
                     json!({"name": tool.name, "description": tool.description,
-                           "input_schema": (tool.input_schema)()})
+                           "input_schema": parameters(tool)})
                 })
                 .collect(),
         ),
         ToolFormat::Mcp => json!({"tools": tools.map(Tool::to_json).collect::<Vec<_>>()}),
-    }
+    })
 }
 
 /// Which API a tool call came from, with the id its answer must carry.
@@ -102,10 +122,51 @@ pub enum FunctionCallError {
         shape: &'static str,
         field: &'static str,
     },
+    /// The call's envelope was read (so it can still be answered), its arguments not.
     #[error(
         "the arguments of {name} are not a JSON object ({reason}); they must encode the tool's parameters, e.g. {{\"task_id\":\"t-7k2m9q\"}}"
     )]
-    BadArguments { name: String, reason: String },
+    BadArguments {
+        origin: CallOrigin,
+        name: String,
+        reason: String,
+    },
+}
+
+impl FunctionCallError {
+    /// The answer a model gets for a call whose arguments could not be read: the error, what
+    /// was wrong, and the signature it should have used. `None` when there is no call id to
+    /// answer.
+    pub fn answer(&self) -> Option<Value> {
+        let FunctionCallError::BadArguments {
+            origin,
+            name,
+            reason,
+        } = self
+        else {
+            return None;
+        };
+        let hint = match catalogue::find(name) {
+            Some(tool) => format!(
+                "send the arguments as one JSON object with the tool's parameters: {}",
+                tool.signature()
+            ),
+            None => format!(
+                "'{name}' is not a lookout tool; call one of {}",
+                catalogue::tools()
+                    .iter()
+                    .map(|tool| tool.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let error = RpcError::new(
+            crate::jsonrpc::codes::INVALID_PARAMS,
+            format!("the arguments of {name} are not a JSON object ({reason})"),
+            hint,
+        );
+        Some(origin.output(&Err(error)))
+    }
 }
 
 impl FunctionCall {
@@ -116,50 +177,58 @@ impl FunctionCall {
                 .map(str::to_owned)
                 .ok_or(FunctionCallError::MissingField { shape, field })
         };
-        if item["type"] == "function_call" {
+        let (origin, name, raw) = if item["type"] == "function_call" {
             let shape = "function_call item";
-            let name = text(item, shape, "name")?;
-            let arguments = arguments_of(&name, &item["arguments"])?;
             let call_id = text(item, shape, "call_id")?;
-            return Ok(FunctionCall {
-                origin: CallOrigin::Responses { call_id },
-                name,
-                arguments,
-            });
-        }
-        if item["type"] == "tool_use" {
-            let shape = "tool_use block";
             let name = text(item, shape, "name")?;
-            let arguments = arguments_of(&name, &item["input"])?;
+            (CallOrigin::Responses { call_id }, name, &item["arguments"])
+        } else if item["type"] == "tool_use" {
+            let shape = "tool_use block";
             let id = text(item, shape, "id")?;
-            return Ok(FunctionCall {
-                origin: CallOrigin::AnthropicToolUse { id },
-                name,
-                arguments,
-            });
-        }
-        if item["function"].is_object() && matches!(item["type"].as_str(), None | Some("function"))
+            let name = text(item, shape, "name")?;
+            (CallOrigin::AnthropicToolUse { id }, name, &item["input"])
+        } else if item["function"].is_object()
+            && matches!(item["type"].as_str(), None | Some("function"))
         {
             let shape = "tool_calls[] entry";
-            let name = text(&item["function"], shape, "name")?;
-            let arguments = arguments_of(&name, &item["function"]["arguments"])?;
             let id = text(item, shape, "id")?;
-            return Ok(FunctionCall {
-                origin: CallOrigin::ChatCompletions { id },
+            let name = text(&item["function"], shape, "name")?;
+            (
+                CallOrigin::ChatCompletions { id },
+                name,
+                &item["function"]["arguments"],
+            )
+        } else {
+            return Err(FunctionCallError::UnknownShape);
+        };
+        match arguments_of(raw) {
+            Ok(arguments) => Ok(FunctionCall {
+                origin,
                 name,
                 arguments,
-            });
+            }),
+            Err(reason) => Err(FunctionCallError::BadArguments {
+                origin,
+                name,
+                reason,
+            }),
         }
-        Err(FunctionCallError::UnknownShape)
     }
 
     /// The item that answers this call in its own API, carrying `outcome`.
+    pub fn output(&self, outcome: &Result<Value, RpcError>) -> Value {
+        self.origin.output(outcome)
+    }
+}
+
+impl CallOrigin {
+    /// The item that answers a call from here, carrying `outcome`.
     pub fn output(&self, outcome: &Result<Value, RpcError>) -> Value {
         let content = match outcome {
             Ok(result) => result.to_string(),
             Err(error) => error_payload(error).to_string(),
         };
-        match &self.origin {
+        match self {
             CallOrigin::Responses { call_id } => {
                 json!({"type": "function_call_output", "call_id": call_id, "output": content})
             }
@@ -183,21 +252,21 @@ pub fn error_payload(error: &RpcError) -> Value {
     json!({"error": {"code": error.code, "message": error.message, "hint": error.hint}})
 }
 
-/// Arguments arrive as a JSON string (OpenAI) or an object (Anthropic; tolerated for both).
-fn arguments_of(name: &str, raw: &Value) -> Result<Map<String, Value>, FunctionCallError> {
-    let bad = |reason: String| FunctionCallError::BadArguments {
-        name: name.to_owned(),
-        reason,
-    };
+/// Arguments arrive as a JSON string (OpenAI) or an object (Anthropic; tolerated for both);
+/// what was wrong with them otherwise.
+fn arguments_of(raw: &Value) -> Result<Map<String, Value>, String> {
     let parsed = match raw {
         Value::Null => return Ok(Map::new()),
         Value::String(text) if text.trim().is_empty() => return Ok(Map::new()),
-        Value::String(text) => serde_json::from_str(text).map_err(|e| bad(e.to_string()))?,
+        Value::String(text) => serde_json::from_str(text).map_err(|e| e.to_string())?,
         other => other.clone(),
     };
     match parsed {
         Value::Object(map) => Ok(map),
-        other => Err(bad(format!("got {other}"))),
+        other => Err(format!(
+            "got {}",
+            actors::words::shorten(&other.to_string(), 80)
+        )),
     }
 }
 
@@ -223,7 +292,7 @@ mod tests {
 
     #[test]
     fn chat_completions_tools_nest_the_function() {
-        let tools = tool_definitions(ToolFormat::OpenAi);
+        let tools = tool_definitions(ToolFormat::OpenAi, false).unwrap();
         assert_eq!(names(&tools, "/function/name"), catalogue_names());
         let first = &tools[0];
         assert_eq!(first["type"], "function");
@@ -235,7 +304,7 @@ mod tests {
 
     #[test]
     fn responses_tools_are_flat() {
-        let tools = tool_definitions(ToolFormat::OpenResponses);
+        let tools = tool_definitions(ToolFormat::OpenResponses, false).unwrap();
         assert_eq!(names(&tools, "/name"), catalogue_names());
         for tool in tools.as_array().unwrap() {
             let keys: Vec<&str> = tool
@@ -244,7 +313,10 @@ mod tests {
                 .keys()
                 .map(String::as_str)
                 .collect();
-            assert_eq!(keys, ["type", "name", "description", "parameters"]);
+            assert_eq!(
+                keys,
+                ["type", "name", "description", "parameters", "strict"]
+            );
             assert_eq!(tool["type"], "function");
             assert_eq!(tool["parameters"]["type"], "object");
         }
@@ -252,7 +324,7 @@ mod tests {
 
     #[test]
     fn anthropic_tools_use_input_schema() {
-        let tools = tool_definitions(ToolFormat::Anthropic);
+        let tools = tool_definitions(ToolFormat::Anthropic, false).unwrap();
         assert_eq!(names(&tools, "/name"), catalogue_names());
         for tool in tools.as_array().unwrap() {
             let keys: Vec<&str> = tool
@@ -267,7 +339,7 @@ mod tests {
 
     #[test]
     fn mcp_tools_are_a_tools_list_result() {
-        let listed = tool_definitions(ToolFormat::Mcp);
+        let listed = tool_definitions(ToolFormat::Mcp, false).unwrap();
         let tools = &listed["tools"];
         assert_eq!(names(tools, "/name"), catalogue_names());
         assert_eq!(

@@ -207,6 +207,18 @@ impl TaskRegisterParams {
             plan: Plan::new(&self.plan)?,
             metadata: match &self.metadata {
                 None => Metadata::empty(),
+                // The strict function-tool form: the object written as a string of JSON.
+                Some(Value::String(text)) if text.trim().is_empty() => Metadata::empty(),
+                Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+                    Ok(value) if value.is_object() => Metadata::new(&value)?,
+                    _ => {
+                        return Err(CallError::invalid(
+                            "metadata is a string that does not hold a JSON object",
+                            "pass an object, {\"repo\": \"coursefolio\"}, or (strict function \
+                             tools) that object written as a string, \"{\\\"repo\\\": \\\"coursefolio\\\"}\"",
+                        ));
+                    }
+                },
                 Some(value) => Metadata::new(value)?,
             },
             session_key: optional_key("session_key", self.session_key)?,
@@ -778,8 +790,9 @@ pub struct TermStartParams {
     command: Value,
     #[serde(default)]
     cwd: Option<String>,
+    /// An object of strings, or (strict function tools) `[{name, value}]` pairs.
     #[serde(default)]
-    env: Option<BTreeMap<String, String>>,
+    env: Option<Value>,
     #[serde(default)]
     cols: Option<u32>,
     #[serde(default)]
@@ -813,9 +826,44 @@ impl TermStartParams {
         StartSession::new(
             command,
             self.cwd,
-            self.env.unwrap_or_default(),
+            environment_of(self.env)?,
             TermSize::new(self.cols, self.rows)?,
         )
+    }
+}
+
+const ENV_HINT: &str = "pass env as an object of strings, {\"RUST_LOG\": \"debug\"}, or as \
+     [{\"name\": \"RUST_LOG\", \"value\": \"debug\"}] pairs";
+
+/// `term_start.env` in either form.
+fn environment_of(env: Option<Value>) -> Result<BTreeMap<String, String>, CallError> {
+    let text = |value: &Value, what: &str| {
+        value.as_str().map(str::to_owned).ok_or_else(|| {
+            CallError::invalid(format!("env {what} {value} is not a string"), ENV_HINT)
+        })
+    };
+    match env {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(variables)) => variables
+            .into_iter()
+            .map(|(name, value)| Ok((name, text(&value, "value")?)))
+            .collect(),
+        Some(Value::Array(pairs)) => pairs
+            .iter()
+            .map(|pair| match pair.as_object() {
+                Some(fields) if fields.len() == 2 => {
+                    Ok((text(&pair["name"], "name")?, text(&pair["value"], "value")?))
+                }
+                _ => Err(CallError::invalid(
+                    format!("env entry {pair} is not a {{\"name\", \"value\"}} pair"),
+                    ENV_HINT,
+                )),
+            })
+            .collect(),
+        Some(other) => Err(CallError::invalid(
+            format!("env must be an object or a list of pairs, not {other}"),
+            ENV_HINT,
+        )),
     }
 }
 

@@ -114,6 +114,10 @@ enum Command {
     Tools {
         #[arg(long, value_enum)]
         format: ToolFormat,
+        /// OpenAI strict function calling: every parameter required, optional ones nullable
+        /// (openai and openresponses formats)
+        #[arg(long)]
+        strict: bool,
     },
     /// Serve the tools over MCP on stdin/stdout, forwarding each call to the daemon; also a
     /// Claude Code channel that pushes this session's wakes
@@ -328,9 +332,14 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
         .clone()
         .unwrap_or_else(|| paths::socket_path(&config));
     let command = match cli.command {
-        Command::Tools { format } => {
-            println!("{}", pretty(&export::tool_definitions(format)));
-            return ExitCode::SUCCESS;
+        Command::Tools { format, strict } => {
+            return match export::tool_definitions(format, strict) {
+                Ok(definitions) => {
+                    println!("{}", pretty(&definitions));
+                    ExitCode::SUCCESS
+                }
+                Err(error) => fail(&error, EXIT_USAGE),
+            };
         }
         Command::Mcp { session_key } => {
             return match mcp::serve_stdio(socket, mcp_identity(session_key)).await {
@@ -618,12 +627,26 @@ async fn function_call(socket: &Path, item: &str) -> ExitCode {
     } else {
         item.to_owned()
     };
-    let call = match serde_json::from_str(&text)
-        .map_err(|error| format!("--function-call is not valid JSON: {error}"))
-        .and_then(|value| FunctionCall::parse(&value).map_err(|error| error.to_string()))
-    {
+    let item: Value = match serde_json::from_str(&text) {
+        Ok(item) => item,
+        Err(error) => {
+            return fail(
+                &format!("--function-call is not valid JSON: {error}"),
+                EXIT_USAGE,
+            );
+        }
+    };
+    let call = match FunctionCall::parse(&item) {
         Ok(call) => call,
-        Err(message) => return fail(&message, EXIT_USAGE),
+        // The call has an id: it is answered, with what was wrong, as any failed call is.
+        Err(error) => match error.answer() {
+            Some(answer) => {
+                println!("{}", answer);
+                eprintln!("error: {error}");
+                return ExitCode::from(EXIT_CALL_FAILED);
+            }
+            None => return fail(&error.to_string(), EXIT_USAGE),
+        },
     };
     let (outcome, exit) = if catalogue::find(&call.name).is_none() {
         let known: Vec<&str> = catalogue::tools().iter().map(|tool| tool.name).collect();

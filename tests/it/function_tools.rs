@@ -205,3 +205,157 @@ async fn tools_prints_the_catalogue_in_each_format() {
     assert_eq!(code, 2);
     assert!(err.contains("openresponses"), "{err}");
 }
+
+/// A tool call whose arguments cannot be read is still answered in its own API: the model
+/// gets what was wrong and the signature to use; stdout is never empty when the id is known.
+#[test]
+fn malformed_arguments_are_answered_with_the_expected_signature() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("unused.sock");
+    let socket = socket.to_str().unwrap();
+    for arguments in [r#"{"task_id": "t-1", "mess"#, "not json at all", "[1, 2]"] {
+        let calls = [
+            json!({"type": "function_call", "call_id": "call_1", "name": "task_update", "arguments": arguments}),
+            json!({"id": "call_1", "type": "function",
+                   "function": {"name": "task_update", "arguments": arguments}}),
+            json!({"type": "tool_use", "id": "call_1", "name": "task_update",
+                   "input": serde_json::from_str::<Value>(arguments).unwrap_or(json!(arguments))}),
+        ];
+        for call in calls {
+            let (code, output, err) = call_item(socket, &call);
+            assert_eq!(code, 1, "{call}: {err}");
+            let content = output["output"]
+                .as_str()
+                .or(output["content"].as_str())
+                .unwrap_or_else(|| panic!("no output in {output}"));
+            let error: Value = serde_json::from_str(content).unwrap();
+            assert_eq!(error["error"]["code"], -32602, "{error}");
+            let message = error["error"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("the arguments of task_update are not a JSON object"),
+                "{message}"
+            );
+            let hint = error["error"]["hint"].as_str().unwrap();
+            assert!(hint.contains("task_update(task_id: string"), "{hint}");
+            let id = output["call_id"]
+                .as_str()
+                .or(output["tool_call_id"].as_str())
+                .or(output["tool_use_id"].as_str());
+            assert_eq!(id, Some("call_1"), "{output}");
+            if call["type"] == "tool_use" {
+                assert_eq!(output["is_error"], true);
+            }
+        }
+    }
+}
+
+/// Calls shaped by the strict schemas (every parameter present, `null` for the ones not
+/// meant, `metadata` as a string of JSON, `env` as pairs) work as the plain ones do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_in_the_strict_form_are_taken() {
+    let daemon = TestDaemon::start().await;
+    let socket = daemon.socket();
+    let socket = socket.to_str().unwrap();
+    let register = json!({
+        "type": "function_call", "call_id": "c_reg", "name": "task_register",
+        "arguments": json!({"name": "Deploy", "plan": ["Build", "Ship"],
+                            "metadata": "{\"repo\": \"coursefolio\"}",
+                            "session_key": null, "agent_id": null, "origin": null}).to_string()
+    });
+    let (code, output, err) = call_item(socket, &register);
+    assert_eq!(code, 0, "{err}: {output}");
+    let task: Value = serde_json::from_str(output["output"].as_str().unwrap()).unwrap();
+    let task_id = task["task_id"].as_str().unwrap();
+    let stored = daemon.ok("task_get", json!({"task_id": task_id})).await;
+    assert_eq!(stored["metadata"]["repo"], "coursefolio", "{stored}");
+
+    let update = json!({
+        "id": "c_up", "type": "function",
+        "function": {"name": "task_update", "arguments": json!({
+            "task_id": task_id, "message": "Built", "query": null, "status": null, "plan": null,
+            "plan_reason": null, "completed_steps": [1], "current_step": null, "max_bytes": null
+        }).to_string()}
+    });
+    let (code, output, err) = call_item(socket, &update);
+    assert_eq!(code, 0, "{err}: {output}");
+
+    let start = json!({
+        "type": "function_call", "call_id": "c_term", "name": "term_start",
+        "arguments": json!({"command": "echo \"$GREETING\"", "cwd": null,
+                            "env": [{"name": "GREETING", "value": "hello from a pair"}],
+                            "cols": null, "rows": null}).to_string()
+    });
+    let (code, output, err) = call_item(socket, &start);
+    assert_eq!(code, 0, "{err}: {output}");
+    let session: Value = serde_json::from_str(output["output"].as_str().unwrap()).unwrap();
+    let session_id = session["session_id"].as_str().unwrap().to_owned();
+    crate::support::wait_until(
+        "the greeting is printed",
+        std::time::Duration::from_secs(20),
+        async || {
+            daemon
+                .ok("term_read", json!({"session_id": session_id}))
+                .await["screen"]
+                .as_str()
+                .unwrap_or("")
+                .contains("hello from a pair")
+        },
+    )
+    .await;
+
+    // A metadata string that holds no object, and a malformed pair, say how to write them.
+    let wrong = daemon
+        .err(
+            "task_register",
+            json!({"name": "X", "plan": ["a"], "metadata": "repo=coursefolio"}),
+        )
+        .await;
+    assert!(wrong.hint.contains("written as a string"), "{}", wrong.hint);
+    let wrong = daemon
+        .err(
+            "term_start",
+            json!({"command": "true", "env": [{"key": "A", "value": "1"}]}),
+        )
+        .await;
+    assert!(
+        wrong.hint.contains("\"name\": \"RUST_LOG\""),
+        "{}",
+        wrong.hint
+    );
+}
+
+#[test]
+fn strict_exports_mark_every_tool_and_refuse_other_formats() {
+    for format in ["openai", "openresponses"] {
+        for strict in [false, true] {
+            let mut args = vec!["tools", "--format", format];
+            if strict {
+                args.push("--strict");
+            }
+            let (code, out, err) = cli(&args);
+            assert_eq!(code, 0, "{err}");
+            let tools: Value = serde_json::from_str(&out).unwrap();
+            for tool in tools.as_array().unwrap() {
+                let tool = if format == "openai" {
+                    &tool["function"]
+                } else {
+                    tool
+                };
+                assert_eq!(tool["strict"], strict, "{tool}");
+                if strict {
+                    let parameters = &tool["parameters"];
+                    let properties = parameters["properties"].as_object().unwrap();
+                    assert_eq!(
+                        parameters["required"].as_array().unwrap().len(),
+                        properties.len(),
+                        "{tool}"
+                    );
+                    assert!(!parameters.to_string().contains("oneOf"), "{tool}");
+                }
+            }
+        }
+    }
+    let (code, out, err) = cli(&["tools", "--format", "anthropic", "--strict"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("--format openai"), "{err}");
+}

@@ -24,6 +24,7 @@ mod protocol;
 mod recall;
 mod scenarios;
 mod screen;
+mod sdks;
 mod support;
 mod systemd;
 mod tasks;

@@ -1,0 +1,127 @@
+//! Checked with the clients users have: the official Python SDKs (`openai`, `anthropic`, the
+//! OpenAI Agents SDK, `mcp`), pinned in `tests/python/requirements.txt` and installed into a
+//! venv under the target folder on first use (from the Python package registry). A machine
+//! without `python3 -m venv` fails here, saying what to install; it never passes silently.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+
+use crate::support::cli;
+
+const REQUIREMENTS: &str = include_str!("../python/requirements.txt");
+
+/// One venv per requirements file, made once per test process.
+static MADE: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// The venv's python, with the SDKs installed.
+pub fn python() -> PathBuf {
+    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(python) = made.as_ref() {
+        return python.clone();
+    }
+    // Named by the requirements, so a changed pin makes a new venv.
+    let stamp = REQUIREMENTS.bytes().fold(0u32, |hash, byte| {
+        hash.wrapping_mul(31).wrapping_add(byte as u32)
+    });
+    let folder =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("python-sdks-{stamp:08x}"));
+    let python = folder.join("bin/python");
+    if !python.exists() {
+        // Made aside and moved into place, so a run that stops half-way leaves nothing used.
+        let building = folder.with_extension(format!("building-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&building);
+        let venv = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&building)
+            .output()
+            .unwrap_or_else(|error| {
+                panic!(
+                    "cannot run python3 ({error}); install it: apt-get install python3 python3-venv"
+                )
+            });
+        assert!(
+            venv.status.success(),
+            "python3 -m venv failed; install python3-venv: {}",
+            String::from_utf8_lossy(&venv.stderr)
+        );
+        let requirements = building.join("requirements.txt");
+        std::fs::write(&requirements, REQUIREMENTS).unwrap();
+        let pip = Command::new(building.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+            .arg(&requirements)
+            .output()
+            .unwrap();
+        assert!(
+            pip.status.success(),
+            "pip could not install the SDKs from the Python package registry: {}",
+            String::from_utf8_lossy(&pip.stderr)
+        );
+        if std::fs::rename(&building, &folder).is_err() {
+            // Another test process made it first.
+            let _ = std::fs::remove_dir_all(&building);
+        }
+    }
+    *made = Some(python.clone());
+    python
+}
+
+/// Runs `script` (under tests/python) with `input` on stdin; its stdout as JSON.
+pub fn run_python(script: &str, input: &Value) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(script);
+    let mut child = Command::new(python())
+        .arg(&path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        input.to_string().as_bytes(),
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{script} found problems:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{script} printed {stdout}"))
+}
+
+fn exported(format: &str, strict: bool) -> Value {
+    let mut args = vec!["tools", "--format", format];
+    if strict {
+        args.push("--strict");
+    }
+    let (code, out, err) = cli(&args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// Every export passes the SDKs' own types (the Responses `FunctionToolParam` requires
+/// `strict`), and the strict form goes through the Agents SDK's strict conversion unchanged.
+#[test]
+fn the_function_tool_exports_pass_the_sdks_own_types() {
+    let findings = run_python(
+        "check_function_tools.py",
+        &json!({
+            "openai": exported("openai", false),
+            "openai_strict": exported("openai", true),
+            "openresponses": exported("openresponses", false),
+            "openresponses_strict": exported("openresponses", true),
+            "anthropic": exported("anthropic", false),
+        }),
+    );
+    println!("{findings}");
+    assert_eq!(
+        findings["tools"],
+        exported("openai", false).as_array().unwrap().len()
+    );
+}
