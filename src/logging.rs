@@ -15,9 +15,10 @@ pub fn parse_level(text: &str) -> Option<LevelFilter> {
     }
 }
 
-/// Installs the stderr logger at `configured`, unless `LOOKOUT_LOG` names a level.
+/// Installs the stderr logger at `configured`, unless `LOOKOUT_LOG` names a level, in colour
+/// when `colour` (the CLI decides: `--color`, `NO_COLOR`, whether stderr is a terminal).
 /// Safe to call more than once (later calls are ignored).
-pub fn init(configured: &str) {
+pub fn init(configured: &str, colour: bool) {
     let level = crate::environment::var("LOOKOUT_LOG")
         .and_then(|value| parse_level(&value))
         .or_else(|| parse_level(configured))
@@ -26,6 +27,6 @@ pub fn init(configured: &str) {
         .with_writer(std::io::stderr)
         .with_max_level(level)
         .with_target(false)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_ansi(colour)
         .try_init();
 }

@@ -2,6 +2,7 @@
 //! `service` installs it as a systemd user service, `tools` prints the catalogue for other
 //! APIs; everything else is a client of its socket.
 
+mod conventions;
 mod doctor;
 mod follow;
 mod render;
@@ -14,6 +15,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use serde_json::{Map, Value, json};
 
+use crate::cli::conventions::ColorChoice;
 use crate::client::{Client, ClientError};
 use crate::config::{Config, ConfigSource};
 use crate::daemon::{self, DaemonOptions};
@@ -48,6 +50,9 @@ struct Cli {
     /// Print the raw JSON result instead of text
     #[arg(long, global = true)]
     json: bool,
+    /// Colour the logs: auto (on a terminal, unless NO_COLOR is set), always or never
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    color: ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -138,6 +143,16 @@ enum Command {
     /// Hooks for agent runtimes
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Print the shell completion script: `lookout completions bash > /etc/bash_completion.d/lookout`
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page lookout(1), or write it and one page per command into --out
+    Man {
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -283,6 +298,44 @@ const RUNTIME_RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_s
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve) {
+        conventions::quiet_on_closed_pipe();
+    }
+    match &cli.command {
+        Command::Completions { shell } => {
+            return match conventions::completions(*shell) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => fail(
+                    &format!("cannot write the completions: {error}"),
+                    EXIT_CALL_FAILED,
+                ),
+            };
+        }
+        Command::Man { out } => {
+            return match conventions::man(out.as_deref()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => fail(
+                    &format!("cannot write the man page: {error}"),
+                    EXIT_CALL_FAILED,
+                ),
+            };
+        }
+        _ => {}
+    }
+    // A config named on the command line must be there: a typo would otherwise leave every
+    // client command on the defaults without a word.
+    if let Some(config) = &cli.config
+        && !config.exists()
+    {
+        return fail(
+            &format!(
+                "--config {}: no such file; give the path of an existing config file, or leave \
+                 --config out to use $LOOKOUT_CONFIG or ~/.config/lookout/config.toml",
+                config.display()
+            ),
+            EXIT_USAGE,
+        );
+    }
     // A socket passed by systemd is taken now, while the process has one thread: taking it
     // edits the environment.
     let inherited_listener = match cli.command {
@@ -311,13 +364,20 @@ pub fn main() -> ExitCode {
 
 async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListener>) -> ExitCode {
     let loaded = Config::discover(cli.config.as_deref());
+    let colour = cli.color.colours(
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        environment::non_empty("NO_COLOR").is_some(),
+    );
     if let Command::Serve = cli.command {
         return match loaded {
-            Ok((config, source)) => serve(config, source, cli.socket, inherited_listener).await,
+            Ok((config, source)) => {
+                logging::init(&config.log_level, colour);
+                serve(config, source, cli.socket, inherited_listener).await
+            }
             Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
         };
     }
-    logging::init("warn");
+    logging::init("warn", colour);
     if let Command::Doctor { out } = cli.command {
         return match loaded {
             Ok((config, _)) => doctor::run(&paths::data_file(&config), out, cli.json),
@@ -347,13 +407,20 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
                 Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
             };
         }
-        Command::Service(command) => return service::run(command, &socket).await,
+        Command::Service(command) => {
+            return service::run(command, &socket, cli.config.as_deref(), cli.json).await;
+        }
         Command::Hook(HookCommand::SessionStart { max_bytes }) => {
             let input = hooks::SessionStartInput::from_stdin().await;
-            print!(
-                "{}",
-                hooks::session_start(&socket, max_bytes as usize, input.as_ref()).await
-            );
+            let context = hooks::session_start(&socket, max_bytes as usize, input.as_ref()).await;
+            if cli.json {
+                // Claude Code's JSON hook output: the same text as additional context.
+                let output = json!({"hookSpecificOutput": {
+                    "hookEventName": "SessionStart", "additionalContext": context}});
+                println!("{output}");
+            } else {
+                print!("{context}");
+            }
             return ExitCode::SUCCESS;
         }
         Command::Call {
@@ -402,7 +469,6 @@ async fn serve(
     socket: Option<PathBuf>,
     inherited_listener: Option<std::os::unix::net::UnixListener>,
 ) -> ExitCode {
-    logging::init(&config.log_level);
     if socket.is_some() {
         config.socket_path = socket;
     }
@@ -426,6 +492,8 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
         Command::Serve
         | Command::Doctor { .. }
         | Command::Tools { .. }
+        | Command::Completions { .. }
+        | Command::Man { .. }
         | Command::Mcp { .. }
         | Command::Service(_)
         | Command::Hook(_)

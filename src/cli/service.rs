@@ -19,14 +19,21 @@ use crate::client::Client;
 use crate::paths;
 use crate::systemd::unit::{self, SERVICE_FILE_NAME, SOCKET_FILE_NAME, Written};
 
-pub(super) async fn run(command: ServiceCommand, socket: &Path) -> ExitCode {
+/// Runs a `service` command. `config` is the `--config` the command was given: an install
+/// writes it into the unit, so the service reads the same file.
+pub(super) async fn run(
+    command: ServiceCommand,
+    socket: &Path,
+    config: Option<&Path>,
+    json: bool,
+) -> ExitCode {
     let outcome = match command {
         ServiceCommand::Install {
             now,
             socket_activation,
-        } => install(now, socket_activation).await,
+        } => install(now, socket_activation, config).await,
         ServiceCommand::Uninstall { now } => uninstall(now).await,
-        ServiceCommand::Status => return status(socket).await,
+        ServiceCommand::Status => return status(socket, json).await,
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
@@ -45,12 +52,24 @@ fn unit_folder() -> anyhow::Result<PathBuf> {
 }
 
 /// Writes the units; returns whether every `systemctl` command it ran succeeded.
-async fn install(now: bool, socket_activation: bool) -> anyhow::Result<bool> {
+async fn install(
+    now: bool,
+    socket_activation: bool,
+    config: Option<&Path>,
+) -> anyhow::Result<bool> {
     let binary = std::env::current_exe()
         .and_then(|path| path.canonicalize())
         .context("cannot find the path of this lookout binary")?;
+    // The service starts elsewhere: it needs the config's absolute path.
+    let config = config
+        .map(|config| {
+            config
+                .canonicalize()
+                .with_context(|| format!("cannot find the config file {}", config.display()))
+        })
+        .transpose()?;
     let folder = unit_folder()?;
-    for written in unit::install(&folder, &binary, socket_activation)? {
+    for written in unit::install(&folder, &binary, config.as_deref(), socket_activation)? {
         let verb = match written {
             Written::Created(_) => "Wrote",
             Written::Updated(_) => "Updated",
@@ -58,7 +77,14 @@ async fn install(now: bool, socket_activation: bool) -> anyhow::Result<bool> {
         };
         println!("{verb} {}", written.path().display());
     }
-    println!("  ExecStart={} serve", binary.display());
+    match &config {
+        Some(config) => println!(
+            "  ExecStart={} serve --config {}",
+            binary.display(),
+            config.display()
+        ),
+        None => println!("  ExecStart={} serve", binary.display()),
+    }
     let enable_unit = if socket_activation {
         SOCKET_FILE_NAME
     } else {
@@ -115,7 +141,11 @@ async fn uninstall(now: bool) -> anyhow::Result<bool> {
     Ok(all_ran)
 }
 
-async fn status(socket: &Path) -> ExitCode {
+/// `service status`: the unit, what systemd says of it, and whether the daemon answers; as
+/// lines of text, or (`--json`) one object with the same facts.
+async fn status(socket: &Path, json: bool) -> ExitCode {
+    let mut report = serde_json::Map::new();
+    let mut lines = Vec::new();
     match unit_folder() {
         Ok(folder) => {
             let service = folder.join(SERVICE_FILE_NAME);
@@ -130,20 +160,42 @@ async fn status(socket: &Path) -> ExitCode {
                     } else {
                         "not this binary; `lookout service install` points it here"
                     };
-                    println!("unit:    {} (runs {program}: {whose})", service.display());
+                    lines.push(format!(
+                        "unit:    {} (runs {program}: {whose})",
+                        service.display()
+                    ));
+                    report.insert(
+                        "unit".into(),
+                        json!({"path": service, "program": program, "this_binary": this_binary}),
+                    );
                 }
-                Err(_) => println!(
-                    "unit:    not installed in {} (`lookout service install` writes it)",
-                    folder.display()
-                ),
+                Err(_) => {
+                    lines.push(format!(
+                        "unit:    not installed in {} (`lookout service install` writes it)",
+                        folder.display()
+                    ));
+                    report.insert("unit".into(), json!(null));
+                }
             }
             let socket_unit = folder.join(SOCKET_FILE_NAME);
-            if socket_unit.exists() {
-                println!("         socket activation: {}", socket_unit.display());
+            let activation = socket_unit.exists();
+            if activation {
+                lines.push(format!(
+                    "         socket activation: {}",
+                    socket_unit.display()
+                ));
             }
+            report.insert(
+                "socket_unit".into(),
+                json!(activation.then_some(socket_unit)),
+            );
         }
-        Err(error) => println!("unit:    {error:#}"),
+        Err(error) => {
+            lines.push(format!("unit:    {error:#}"));
+            report.insert("unit".into(), json!({"error": format!("{error:#}")}));
+        }
     }
+    let mut systemd = serde_json::Map::new();
     match crate::environment::find_on_path("systemctl") {
         Some(systemctl) => {
             for (question, unit) in [
@@ -161,39 +213,66 @@ async fn status(socket: &Path) -> ExitCode {
                         }
                     })
                     .unwrap_or_else(|error| format!("cannot run systemctl: {error}"));
-                println!("systemd: {question} {unit}: {answer}");
+                lines.push(format!("systemd: {question} {unit}: {answer}"));
+                systemd.insert(question.to_owned(), json!(answer));
             }
         }
-        None => println!("systemd: systemctl is not on PATH"),
+        None => lines.push("systemd: systemctl is not on PATH".to_owned()),
     }
+    report.insert(
+        "systemd".into(),
+        if systemd.is_empty() {
+            json!(null)
+        } else {
+            serde_json::Value::Object(systemd)
+        },
+    );
     let answer = async {
         let mut client = Client::connect(socket).await?;
         client.call("daemon.status", json!({})).await
     }
     .await;
-    match answer {
+    let exit = match answer {
         Ok(Ok(status)) => {
-            println!(
+            lines.push(format!(
                 "daemon:  lookout {} serving on {} (pid {}, up {}s)",
                 status["version"].as_str().unwrap_or("?"),
                 status["socket"].as_str().unwrap_or("?"),
                 status["pid"],
                 status["uptime_s"]
-            );
+            ));
+            report.insert("daemon".into(), status);
             ExitCode::SUCCESS
         }
         Ok(Err(error)) => {
-            println!(
+            lines.push(format!(
                 "daemon:  answered with an error: {} ({})",
                 error.message, error.hint
+            ));
+            report.insert(
+                "daemon".into(),
+                json!({"error": {"code": error.code, "message": error.message, "hint": error.hint}}),
             );
             ExitCode::from(EXIT_CALL_FAILED)
         }
         Err(error) => {
-            println!("daemon:  {error}");
+            lines.push(format!("daemon:  {error}"));
+            report.insert(
+                "daemon".into(),
+                json!({"error": {"message": error.to_string()}}),
+            );
             ExitCode::from(EXIT_NO_DAEMON)
         }
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::Value::Object(report)).unwrap_or_default()
+        );
+    } else {
+        println!("{}", lines.join("\n"));
     }
+    exit
 }
 
 fn print_commands(commands: &[&[&str]]) {

@@ -133,7 +133,7 @@ async fn the_watchdog_is_petted_only_while_the_ping_answers() {
 
 #[test]
 fn the_service_unit_runs_this_binary_with_the_contract_settings() {
-    let text = unit::service_unit(Path::new("/opt/lookout/bin/lookout"));
+    let text = unit::service_unit(Path::new("/opt/lookout/bin/lookout"), None);
     for line in [
         "Type=notify",
         "NotifyAccess=main",
@@ -158,19 +158,19 @@ fn unusual_binary_paths_are_quoted_for_systemd_and_read_back() {
         "/srv/100%/lookout",
         "/srv/$HOME/\"odd\"/lookout",
     ] {
-        let text = unit::service_unit(Path::new(path));
+        let text = unit::service_unit(Path::new(path), None);
         assert_eq!(
             unit::exec_start_program(&text).as_deref(),
             Some(path),
             "{text}"
         );
     }
-    let spaced = unit::service_unit(Path::new("/home/a b/lookout"));
+    let spaced = unit::service_unit(Path::new("/home/a b/lookout"), None);
     assert!(
         spaced.contains("ExecStart=\"/home/a b/lookout\" serve"),
         "{spaced}"
     );
-    let percent = unit::service_unit(Path::new("/srv/100%/lookout"));
+    let percent = unit::service_unit(Path::new("/srv/100%/lookout"), None);
     assert!(
         percent.contains("ExecStart=/srv/100%%/lookout serve"),
         "{percent}"
@@ -178,12 +178,29 @@ fn unusual_binary_paths_are_quoted_for_systemd_and_read_back() {
 }
 
 #[test]
+fn the_service_reads_the_config_it_was_installed_with() {
+    let text = unit::service_unit(
+        Path::new("/usr/bin/lookout"),
+        Some(Path::new("/home/a b/.config/lookout/work.toml")),
+    );
+    assert!(
+        text.lines().any(|line| line
+            == "ExecStart=/usr/bin/lookout serve --config \"/home/a b/.config/lookout/work.toml\""),
+        "{text}"
+    );
+    assert_eq!(
+        unit::exec_start_program(&text).as_deref(),
+        Some("/usr/bin/lookout")
+    );
+}
+
+#[test]
 fn install_writes_updates_and_uninstall_removes_the_units() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("systemd/user");
-    let first = unit::install(&folder, Path::new("/usr/bin/lookout"), false).unwrap();
+    let first = unit::install(&folder, Path::new("/usr/bin/lookout"), None, false).unwrap();
     assert_eq!(first, [Written::Created(folder.join("lookout.service"))]);
-    let again = unit::install(&folder, Path::new("/usr/bin/lookout"), true).unwrap();
+    let again = unit::install(&folder, Path::new("/usr/bin/lookout"), None, true).unwrap();
     assert_eq!(
         again,
         [
@@ -191,7 +208,7 @@ fn install_writes_updates_and_uninstall_removes_the_units() {
             Written::Created(folder.join("lookout.socket")),
         ]
     );
-    let moved = unit::install(&folder, Path::new("/opt/lookout"), false).unwrap();
+    let moved = unit::install(&folder, Path::new("/opt/lookout"), None, false).unwrap();
     assert_eq!(moved, [Written::Updated(folder.join("lookout.service"))]);
     assert_eq!(unit::installed(&folder).len(), 2);
     // What `systemctl --user enable` leaves behind goes too.

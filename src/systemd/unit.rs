@@ -13,9 +13,13 @@ pub const SOCKET_UNIT: &str = include_str!("../../contrib/systemd/lookout.socket
 pub const SERVICE_FILE_NAME: &str = "lookout.service";
 pub const SOCKET_FILE_NAME: &str = "lookout.socket";
 
-/// The service unit with `ExecStart=<binary> serve`.
-pub fn service_unit(binary: &Path) -> String {
-    let exec_start = format!("ExecStart={} serve", quote_exec_path(binary));
+/// The service unit with `ExecStart=<binary> serve` (and `--config <file>` when the install
+/// named one, so the service reads the config the user installed it with).
+pub fn service_unit(binary: &Path, config: Option<&Path>) -> String {
+    let mut exec_start = format!("ExecStart={} serve", quote_exec_path(binary));
+    if let Some(config) = config {
+        exec_start.push_str(&format!(" --config {}", quote_exec_path(config)));
+    }
     SERVICE_TEMPLATE
         .lines()
         .map(|line| {
@@ -88,11 +92,12 @@ impl Written {
 pub fn install(
     folder: &Path,
     binary: &Path,
+    config: Option<&Path>,
     socket_activation: bool,
 ) -> anyhow::Result<Vec<Written>> {
     std::fs::create_dir_all(folder)
         .with_context(|| format!("cannot create the unit folder {}", folder.display()))?;
-    let mut units = vec![(SERVICE_FILE_NAME, service_unit(binary))];
+    let mut units = vec![(SERVICE_FILE_NAME, service_unit(binary, config))];
     if socket_activation {
         units.push((SOCKET_FILE_NAME, SOCKET_UNIT.to_owned()));
     }

@@ -98,3 +98,131 @@ fn without_a_daemon_the_client_says_where_it_looked_and_how_to_start_one() {
     assert!(err.contains(socket.to_str().unwrap()), "{err}");
     assert!(err.contains("lookout serve"), "{err}");
 }
+
+/// A reader that goes away (`lookout --json task list | true`) ends the command quietly:
+/// no panic, exit 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_pipe_ends_a_command_quietly() {
+    let daemon = TestDaemon::start().await;
+    for index in 0..30 {
+        daemon
+            .register(serde_json::json!({"name": format!("Task {index}"), "plan": ["One", "Two"]}))
+            .await;
+    }
+    let socket = daemon.socket();
+    for args in [
+        vec!["--json", "task", "list"],
+        vec!["task", "list"],
+        vec!["tools", "--format", "openai"],
+        vec!["man"],
+        vec!["completions", "bash"],
+    ] {
+        let mut child = std::process::Command::new(crate::support::BINARY)
+            .arg("--socket")
+            .arg(&socket)
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before anything is written
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+/// `--config` naming a file that is not there stops every command with the reason, instead
+/// of leaving it on the defaults.
+#[test]
+fn a_missing_config_file_is_an_error() {
+    for args in [
+        vec!["--config", "/nonexistent/lookout.toml", "task", "list"],
+        vec!["--config", "/nonexistent/lookout.toml", "status"],
+        vec!["--config", "/nonexistent/lookout.toml", "serve"],
+    ] {
+        let (code, out, err) = cli(&args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert!(
+            err.contains("--config /nonexistent/lookout.toml: no such file"),
+            "{err}"
+        );
+    }
+}
+
+/// Completions for three shells and the man pages come from the same command definitions.
+#[test]
+fn completions_and_man_pages_are_generated_from_the_commands() {
+    for (shell, marker) in [
+        ("bash", "complete -F _lookout"),
+        ("zsh", "#compdef lookout"),
+        ("fish", "complete -c lookout"),
+    ] {
+        let (code, out, err) = cli(&["completions", shell]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(marker), "{shell}: {out}");
+        for command in ["task", "recall", "service", "completions"] {
+            assert!(out.contains(command), "{shell} lacks {command}");
+        }
+    }
+    let (code, page, err) = cli(&["man"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains(".TH lookout 1"), "{page}");
+    assert!(page.contains("\\-\\-json"), "{page}");
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = cli(&["man", "--out", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for page in [
+        "lookout.1",
+        "lookout-task.1",
+        "lookout-task-register.1",
+        "lookout-service.1",
+    ] {
+        assert!(dir.path().join(page).exists(), "{page} was not written");
+    }
+}
+
+/// Logs are coloured only when asked: `--color never` (and a pipe, and NO_COLOR) give plain
+/// text, `--color always` escapes.
+#[test]
+fn log_colour_follows_the_color_flag() {
+    let run = |colour: &str| -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("lookout.sock");
+        let data = dir.path().join("data");
+        let config = dir.path().join("config.toml");
+        std::fs::write(
+            &config,
+            format!("data_dir = {data:?}\nsocket_path = {socket:?}\nlog_level = \"info\"\n"),
+        )
+        .unwrap();
+        let mut child = std::process::Command::new(crate::support::BINARY)
+            .args(["--color", colour, "--config"])
+            .arg(&config)
+            .arg("serve")
+            .env("OPENCLAW_STATE_DIR", dir.path().join("no-openclaw"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the daemon did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        crate::support::signal(child.id(), "TERM");
+        crate::support::wait_with_timeout(&mut child, std::time::Duration::from_secs(20));
+        crate::support::stderr_of(&mut child)
+    };
+    let plain = run("never");
+    assert!(plain.contains("INFO"), "{plain}");
+    assert!(!plain.contains('\u{1b}'), "{plain}");
+    let auto = run("auto");
+    assert!(!auto.contains('\u{1b}'), "stderr is a pipe: {auto}");
+    let coloured = run("always");
+    assert!(coloured.contains("\u{1b}["), "{coloured}");
+}

@@ -185,3 +185,31 @@ async fn session_start_puts_the_sessions_own_tasks_first_within_its_budget() {
         "{error:?}"
     );
 }
+
+/// `--json` gives Claude Code's JSON hook output, with the same text as additional context.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_start_speaks_claude_codes_hook_json_when_asked() {
+    let daemon = TestDaemon::start().await;
+    daemon
+        .ok(
+            "task_register",
+            json!({"name": "Deploy coursefolio", "plan": ["Build", "Push"]}),
+        )
+        .await;
+    let socket = daemon.socket();
+    let socket = socket.to_str().unwrap();
+    let (code, text, _) = cli(&["--socket", socket, "hook", "session-start"]);
+    assert_eq!(code, 0);
+    let (code, out, err) = cli(&["--socket", socket, "--json", "hook", "session-start"]);
+    assert_eq!(code, 0, "{err}");
+    let output: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        output["hookSpecificOutput"]["hookEventName"],
+        "SessionStart"
+    );
+    assert_eq!(
+        output["hookSpecificOutput"]["additionalContext"],
+        text.as_str()
+    );
+    assert!(text.contains("Deploy coursefolio"), "{text}");
+}

@@ -401,10 +401,55 @@ async fn service_status_reports_the_unit_systemd_and_the_daemon() {
     );
     assert!(out.contains(": this binary)"), "{out}");
 
+    // The same facts as one JSON object.
+    let (code, out, err) = output_of(
+        lookout_in(
+            home.path(),
+            &["--socket", socket, "--json", "service", "status"],
+        )
+        .env("PATH", ""),
+    );
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["unit"]["this_binary"], true, "{report}");
+    assert_eq!(report["socket_unit"], serde_json::Value::Null);
+    assert_eq!(
+        report["systemd"],
+        serde_json::Value::Null,
+        "no systemctl on PATH"
+    );
+    assert_eq!(report["daemon"]["socket"], socket, "{report}");
+
     drop(daemon.stop().await);
     let (code, out, _) = output_of(
         lookout_in(home.path(), &["--socket", socket, "service", "status"]).env("PATH", ""),
     );
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("lookout serve"), "{out}");
+}
+
+/// `--config` given to `service install` goes into the unit, as an absolute path, so the
+/// service reads what the user installed it with.
+#[test]
+fn service_install_keeps_the_config_it_was_given() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("work config.toml");
+    std::fs::write(&config, "log_level = \"info\"\n").unwrap();
+    let (code, out, err) = output_of(
+        lookout_in(
+            home.path(),
+            &["--config", config.to_str().unwrap(), "service", "install"],
+        )
+        .env("PATH", ""),
+    );
+    assert_eq!(code, 0, "{err}");
+    let unit = std::fs::read_to_string(home.path().join("systemd/user/lookout.service")).unwrap();
+    let binary = Path::new(BINARY).canonicalize().unwrap();
+    let expected = format!(
+        "ExecStart={} serve --config \"{}\"",
+        binary.display(),
+        config.canonicalize().unwrap().display()
+    );
+    assert!(unit.lines().any(|line| line == expected), "{unit}");
+    assert!(out.contains("serve --config"), "{out}");
 }
