@@ -10,11 +10,60 @@ pub struct Tool {
     pub name: &'static str,
     pub description: &'static str,
     pub input_schema: fn() -> Value,
+    /// The fields every successful result has, with their JSON types (`"string|null"` for
+    /// one that may be null); a result may carry more. MCP's `outputSchema` is made of it.
+    pub output: &'static [(&'static str, &'static str)],
+    pub hints: Hints,
+}
+
+/// What a client may assume of a tool (MCP's tool annotations): hints, never a guarantee.
+pub struct Hints {
+    /// A short human title: "Register a task".
+    pub title: &'static str,
+    /// It changes nothing.
+    pub read_only: bool,
+    /// It may end or undo something that cannot be brought back (a process, a wait).
+    pub destructive: bool,
+    /// Calling it again with the same arguments changes nothing more.
+    pub idempotent: bool,
+    /// It reaches beyond lookout's own records: programs it runs, files and windows.
+    pub open_world: bool,
 }
 
 impl Tool {
+    /// The tool as MCP's `tools/list` gives it: with its title, annotations and output schema.
     pub fn to_json(&self) -> Value {
-        json!({"name": self.name, "description": self.description, "inputSchema": (self.input_schema)()})
+        json!({
+            "name": self.name,
+            "title": self.hints.title,
+            "description": self.description,
+            "inputSchema": (self.input_schema)(),
+            "outputSchema": self.output_schema(),
+            "annotations": {
+                "title": self.hints.title,
+                "readOnlyHint": self.hints.read_only,
+                "destructiveHint": self.hints.destructive,
+                "idempotentHint": self.hints.idempotent,
+                "openWorldHint": self.hints.open_world,
+            },
+        })
+    }
+
+    /// The JSON Schema every successful result validates against.
+    pub fn output_schema(&self) -> Value {
+        let properties: serde_json::Map<String, Value> = self
+            .output
+            .iter()
+            .map(|(name, kind)| {
+                let kind = match kind.split_once('|') {
+                    Some((kind, other)) => json!([kind, other]),
+                    None => json!(kind),
+                };
+                ((*name).to_owned(), json!({"type": kind}))
+            })
+            .collect();
+        let required: Vec<&str> = self.output.iter().map(|(name, _)| *name).collect();
+        json!({"type": "object", "properties": properties, "required": required})
     }
 
     /// "task_register(name: string, plan: string[], metadata?: object, …)" for error hints.
@@ -116,6 +165,21 @@ static TOOLS: &[Tool] = &[
                 "additionalProperties": false
             })
         },
+        output: &[
+            ("task_id", "string"),
+            ("name", "string"),
+            ("status", "string"),
+            ("plan", "array"),
+            ("created_at", "string"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Register a task",
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+        },
     },
     Tool {
         name: "task_update",
@@ -142,6 +206,19 @@ static TOOLS: &[Tool] = &[
                 "additionalProperties": false
             })
         },
+        output: &[
+            ("task_id", "string"),
+            ("status", "string"),
+            ("plan_progress", "object"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Report progress or ask where you are",
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+        },
     },
     Tool {
         name: "task_plan_update",
@@ -160,6 +237,22 @@ static TOOLS: &[Tool] = &[
                 "additionalProperties": false
             })
         },
+        output: &[
+            ("task_id", "string"),
+            ("revision", "integer"),
+            ("plan", "array"),
+            ("kept_completed", "array"),
+            ("dropped_completed", "array"),
+            ("plan_progress", "object"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Replace a task's plan",
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+        },
     },
     Tool {
         name: "task_list",
@@ -175,6 +268,14 @@ static TOOLS: &[Tool] = &[
                 },
                 "additionalProperties": false
             })
+        },
+        output: &[("tasks", "array"), ("message", "string")],
+        hints: Hints {
+            title: "List tasks",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
         },
     },
     Tool {
@@ -194,6 +295,18 @@ static TOOLS: &[Tool] = &[
                 "additionalProperties": false
             })
         },
+        output: &[
+            ("task_id", "string"),
+            ("messages", "array"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Read a task's thread",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
+        },
     },
     Tool {
         name: "task_get",
@@ -209,6 +322,29 @@ static TOOLS: &[Tool] = &[
                 "required": ["task_id"],
                 "additionalProperties": false
             })
+        },
+        output: &[
+            ("task_id", "string"),
+            ("name", "string"),
+            ("status", "string"),
+            ("session_key", "string|null"),
+            ("agent_id", "string|null"),
+            ("created_at", "string"),
+            ("last_update", "string"),
+            ("metadata", "object"),
+            ("plan", "array"),
+            ("plan_progress", "object"),
+            ("plan_revisions", "array"),
+            ("waits", "array"),
+            ("messages", "integer"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Read a task whole",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
         },
     },
     Tool {
@@ -230,6 +366,14 @@ static TOOLS: &[Tool] = &[
                 "required": ["query"],
                 "additionalProperties": false
             })
+        },
+        output: &[("results", "array"), ("message", "string")],
+        hints: Hints {
+            title: "Recall earlier work",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
         },
     },
     Tool {
@@ -257,6 +401,20 @@ static TOOLS: &[Tool] = &[
                 "additionalProperties": false
             })
         },
+        output: &[
+            ("wait_id", "string"),
+            ("status", "string"),
+            ("target", "string"),
+            ("reading", "object"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Wait for a condition",
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: true,
+        },
     },
     Tool {
         name: "wait_update",
@@ -275,6 +433,19 @@ static TOOLS: &[Tool] = &[
                 "additionalProperties": false
             })
         },
+        output: &[
+            ("wait_id", "string"),
+            ("status", "string"),
+            ("reading", "object"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Change or revive a wait",
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+        },
     },
     Tool {
         name: "wait_cancel",
@@ -289,6 +460,18 @@ static TOOLS: &[Tool] = &[
                 "required": ["wait_id"],
                 "additionalProperties": false
             })
+        },
+        output: &[
+            ("wait_id", "string"),
+            ("status", "string"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Cancel a wait",
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            open_world: false,
         },
     },
     Tool {
@@ -305,6 +488,14 @@ static TOOLS: &[Tool] = &[
                 },
                 "additionalProperties": false
             })
+        },
+        output: &[("message", "string")],
+        hints: Hints {
+            title: "Show waits",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
         },
     },
     // ---- terminal sessions ----
@@ -334,6 +525,21 @@ static TOOLS: &[Tool] = &[
                 "additionalProperties": false
             })
         },
+        output: &[
+            ("session_id", "string"),
+            ("pid", "integer"),
+            ("command", "string"),
+            ("cols", "integer"),
+            ("rows", "integer"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Run a command in a terminal",
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: true,
+        },
     },
     Tool {
         name: "term_send",
@@ -353,6 +559,18 @@ static TOOLS: &[Tool] = &[
                 "additionalProperties": false
             })
         },
+        output: &[
+            ("session_id", "string"),
+            ("bytes", "integer"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Type into a terminal",
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: true,
+        },
     },
     Tool {
         name: "term_read",
@@ -369,6 +587,24 @@ static TOOLS: &[Tool] = &[
                 "additionalProperties": false
             })
         },
+        output: &[
+            ("session_id", "string"),
+            ("command", "string"),
+            ("pid", "integer"),
+            ("running", "boolean"),
+            ("exit_code", "integer|null"),
+            ("exit_signal", "string|null"),
+            ("screen", "string"),
+            ("scrollback", "string"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Read a terminal",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
+        },
     },
     Tool {
         name: "term_stop",
@@ -384,6 +620,19 @@ static TOOLS: &[Tool] = &[
                 "required": ["session_id"],
                 "additionalProperties": false
             })
+        },
+        output: &[
+            ("session_id", "string"),
+            ("signal", "string"),
+            ("running", "boolean"),
+            ("message", "string"),
+        ],
+        hints: Hints {
+            title: "Stop a terminal's program",
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            open_world: false,
         },
     },
 ];

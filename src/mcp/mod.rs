@@ -18,7 +18,7 @@ use anyhow::Context;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     ExperimentalCapabilities, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -120,7 +120,19 @@ pub fn tools() -> Vec<Tool> {
                 Value::Object(schema) => schema,
                 other => unreachable!("the catalogue's schemas are objects, not {other}"),
             };
+            let Value::Object(output) = tool.output_schema() else {
+                unreachable!("output schemas are objects")
+            };
+            let hints = &tool.hints;
+            let annotations = ToolAnnotations::with_title(hints.title)
+                .read_only(hints.read_only)
+                .destructive(hints.destructive)
+                .idempotent(hints.idempotent)
+                .open_world(hints.open_world);
             Tool::new(tool.name, tool.description, schema)
+                .with_title(hints.title)
+                .with_raw_output_schema(Arc::new(output))
+                .with_annotations(annotations)
         })
         .collect()
 }

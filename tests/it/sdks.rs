@@ -125,3 +125,37 @@ fn the_function_tool_exports_pass_the_sdks_own_types() {
         exported("openai", false).as_array().unwrap().len()
     );
 }
+
+/// `lookout mcp` through the official MCP Python SDK client: every tool has a title, the four
+/// annotation hints and an outputSchema, and a call of each (the SDK validates every
+/// successful result's structured content against its tool's outputSchema) succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_server_passes_the_python_sdks_checks() {
+    let daemon = crate::support::TestDaemon::start().await;
+    let log = daemon.dir.path().join("mcp.log");
+    let input = json!({
+        "binary": crate::support::BINARY,
+        "socket": daemon.socket(),
+        "log_file": log,
+    });
+    let findings = tokio::task::spawn_blocking(move || run_python("check_mcp.py", &input))
+        .await
+        .unwrap();
+    println!("{findings}");
+    assert_eq!(findings["called"], findings["tools"], "{findings}");
+    assert_eq!(
+        findings["read_only"],
+        json!([
+            "memory_recall",
+            "task_get",
+            "task_list",
+            "task_thread",
+            "term_read",
+            "wait_status"
+        ])
+    );
+    assert_eq!(
+        findings["destructive"],
+        json!(["term_send", "term_start", "term_stop", "wait_cancel"])
+    );
+}
