@@ -392,3 +392,144 @@ async fn truncated_deep_oversize_and_non_utf8_lines_each_get_one_error() {
         json!([])
     );
 }
+
+/// What `docs/protocol.md` shows: each `→ method {params}` line and the `← {result}` line
+/// after it, in order.
+fn documented_calls(doc: &str) -> Vec<(String, Value, Value)> {
+    let mut calls = Vec::new();
+    let mut lines = doc.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(call) = line.strip_prefix("→ ") else {
+            continue;
+        };
+        if call.starts_with('{') {
+            continue; // a raw JSON-RPC envelope example, not a call by method name
+        }
+        let (method, params) = call.split_once(' ').unwrap();
+        let result = lines
+            .next()
+            .and_then(|line| line.strip_prefix("← "))
+            .unwrap_or_else(|| panic!("{method}: no result line after the call"));
+        calls.push((
+            method.to_owned(),
+            serde_json::from_str(params).unwrap_or_else(|e| panic!("{method} params: {e}")),
+            serde_json::from_str(result).unwrap_or_else(|e| panic!("{method} result: {e}")),
+        ));
+    }
+    calls
+}
+
+/// Objects whose keys are names (sinks, actors, the caller's metadata), not fields.
+const KEYED_BY_NAME: [&str; 3] = ["sink_states", "restarts", "metadata"];
+
+/// Where `live` has another shape than `documented`: other fields, other nesting, another
+/// type (a `null` on either side matches anything).
+fn shape_differences(path: &str, documented: &Value, live: &Value, found: &mut Vec<String>) {
+    match (documented, live) {
+        (Value::Null, _) | (_, Value::Null) => {}
+        (Value::Object(doc), Value::Object(now)) => {
+            if KEYED_BY_NAME.iter().any(|name| path.ends_with(name)) {
+                return;
+            }
+            let doc_keys: Vec<&String> = doc.keys().collect();
+            let live_keys: Vec<&String> = now.keys().collect();
+            if doc_keys != live_keys {
+                found.push(format!(
+                    "{path}: fields {doc_keys:?} documented, {live_keys:?} now"
+                ));
+                return;
+            }
+            for (key, value) in doc {
+                shape_differences(&format!("{path}.{key}"), value, &now[key], found);
+            }
+        }
+        (Value::Array(doc), Value::Array(now)) => {
+            if let (Some(doc), Some(now)) = (doc.first(), now.first()) {
+                shape_differences(&format!("{path}[0]"), doc, now, found);
+            }
+        }
+        (doc, now) if std::mem::discriminant(doc) != std::mem::discriminant(now) => {
+            found.push(format!("{path}: {doc} documented, {now} now"));
+        }
+        _ => {}
+    }
+}
+
+/// Replaces the documented session's ids in `params` by the live session's.
+fn with_live_ids(params: &Value, ids: &std::collections::HashMap<String, String>) -> Value {
+    match params {
+        Value::String(text) => Value::String(ids.get(text).cloned().unwrap_or(text.clone())),
+        Value::Array(items) => Value::Array(items.iter().map(|v| with_live_ids(v, ids)).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), with_live_ids(v, ids)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `docs/protocol.md` is the protocol reference: it documents every tool and daemon method,
+/// and its session, replayed against the daemon (ids mapped to the live ones), gives results
+/// of the documented shape, each with the fields its tool's outputSchema promises.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_protocol_reference_replays_against_the_daemon() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/protocol.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let mut expected: Vec<&str> = lookout::catalogue::tools()
+        .iter()
+        .map(|tool| tool.name)
+        .chain(lookout::methods::DAEMON_METHODS.iter().copied())
+        .collect();
+    expected.sort();
+    let mut headed: Vec<&str> = doc
+        .lines()
+        .filter_map(|line| line.strip_prefix("### `")?.strip_suffix('`'))
+        .collect();
+    headed.sort();
+    assert_eq!(
+        headed, expected,
+        "docs/protocol.md must have a section per method"
+    );
+
+    let calls = documented_calls(&doc);
+    let called: std::collections::BTreeSet<&str> =
+        calls.iter().map(|(method, _, _)| method.as_str()).collect();
+    assert_eq!(
+        called,
+        expected.iter().copied().collect(),
+        "every method has an example"
+    );
+    let daemon = TestDaemon::start().await;
+    let mut ids = std::collections::HashMap::new();
+    let mut differences = Vec::new();
+    for (method, params, documented) in &calls {
+        let live = daemon.ok(method, with_live_ids(params, &ids)).await;
+        for field in ["task_id", "wait_id", "session_id"] {
+            if let (Some(doc_id), Some(live_id)) =
+                (documented[field].as_str(), live[field].as_str())
+            {
+                ids.insert(doc_id.to_owned(), live_id.to_owned());
+            }
+        }
+        shape_differences(method, documented, &live, &mut differences);
+        if let Some(tool) = lookout::catalogue::find(method) {
+            for (field, _) in tool.output {
+                assert!(
+                    documented.get(*field).is_some(),
+                    "{method}: the documented result lacks {field}, which its outputSchema requires"
+                );
+            }
+        }
+        // The terminal example types into a program that waits for it.
+        if method == "term_start" {
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "docs/protocol.md shows results of another shape than the daemon gives now:\n{}",
+        differences.join("\n")
+    );
+}

@@ -260,3 +260,22 @@ fn tasks_and_waits_do_not_import_each_other() {
         .collect();
     assert!(back.is_empty(), "tasks imports waits in {back:?}");
 }
+
+/// The documentation stands on its own: no link or path points outside the repository.
+#[test]
+fn no_document_points_outside_the_repository() {
+    let mut outside = Vec::new();
+    for path in files(&root(), &["md"]) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            if line.contains("](../") || line.contains("`../") || line.contains("(../") {
+                outside.push(format!("{}:{}: {line}", relative(&path), number + 1));
+            }
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "links out of the repository:\n{}",
+        outside.join("\n")
+    );
+}
