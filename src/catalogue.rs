@@ -663,7 +663,7 @@ mod tests {
     }
 
     #[test]
-    /// `LOOKOUT_WRITE_README=1 cargo test -p lookout readme` rewrites the table.
+    /// `LOOKOUT_WRITE_README=1 cargo test -p lookout-agent readme` rewrites the table.
     fn the_readme_tool_reference_matches_the_catalogue() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
         let readme = std::fs::read_to_string(&path).unwrap();
@@ -689,7 +689,7 @@ mod tests {
         assert_eq!(
             &readme[start..end],
             markdown_reference(),
-            "the README's tool table drifted from the catalogue; LOOKOUT_WRITE_README=1 cargo test -p lookout readme rewrites it"
+            "the README's tool table drifted from the catalogue; LOOKOUT_WRITE_README=1 cargo test -p lookout-agent readme rewrites it"
         );
     }
 

@@ -55,7 +55,7 @@ impl fmt::Display for SoakFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "soak seed {} failed at step {}: {}\nreplay it: LOOKOUT_SOAK_SEED={} cargo test --all-features -p lookout --test it harness::soak",
+            "soak seed {} failed at step {}: {}\nreplay it: LOOKOUT_SOAK_SEED={} cargo test --all-features -p lookout-agent --test it harness::soak",
             self.seed, self.step, self.what, self.seed
         )
     }

@@ -742,7 +742,7 @@ fn fixture_from_schema_version_4_opens_and_decodes() {
 }
 
 /// The file schema version 5 wrote: the records of version 3 with the waits indexed by task.
-/// `LOOKOUT_WRITE_FIXTURE=5 cargo test -p storage fixture` rewrites it (only ever for the
+/// `LOOKOUT_WRITE_FIXTURE=5 cargo test -p lookout-storage fixture` rewrites it (only ever for the
 /// current version; older fixtures stay as they were made).
 #[test]
 fn fixture_from_schema_version_5_opens_and_decodes() {
