@@ -285,6 +285,41 @@ async fn server_errors_and_timeouts_are_retried_with_backoff() {
     assert_eq!(server.requests(), 3);
 }
 
+/// A caller that gave up (its wait ended, or its judge timeout passed) is not retried for:
+/// the queued retry is dropped and the model is not called again.
+#[tokio::test]
+async fn a_retry_whose_caller_has_gone_is_dropped_not_sent() {
+    let server = ModelServer::start(Wire::OpenAi, Some(KEY)).await;
+    server.script([Scripted::Status {
+        code: 503,
+        retry_after: None,
+    }]);
+    let fixture = boot(
+        backend_for(&server, Wire::OpenAi, KEY),
+        quick_settings(),
+        ImageSettings::default(),
+    )
+    .await;
+    let tree = &fixture.tree;
+    let pending = ask(tree, green_request("w-1"));
+    eventually("the retry is queued", async || {
+        let status = status(tree).await;
+        status.queued == 1 && status.in_flight == 0 && server.requests() == 1
+    })
+    .await;
+    pending.abort();
+    let _ = pending.await;
+    fixture.advance(Duration::from_secs(1)).await;
+    eventually("the retry is dropped", async || {
+        status(tree).await.queued == 0
+    })
+    .await;
+    fixture.advance(Duration::from_secs(60)).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(server.requests(), 1, "nobody was waiting for a second call");
+    assert_eq!(status(tree).await.in_flight, 0);
+}
+
 #[tokio::test]
 async fn retries_give_up_with_the_cause_and_the_count() {
     let server = ModelServer::start(Wire::OpenAi, None).await;

@@ -11,8 +11,9 @@ use ractor::rpc::CallResult;
 use crate::directory::Directory;
 use crate::vision::image::content_key;
 use crate::vision::ledger::{VisionLedger, VisionUsage};
-use crate::vision::{Ask, JUDGE_TIMEOUT, VisionMsg};
+use crate::vision::{Ask, VisionMsg};
 use crate::waits::content::Content;
+use crate::waits::judge::JUDGE_TIMEOUT;
 use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Reach, Verdict};
 
 /// Cheap to clone; every clone talks to the same Vision actor and ledger.

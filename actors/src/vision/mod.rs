@@ -45,8 +45,6 @@ pub use handle::VisionJudge;
 use image::ImageSettings;
 use ledger::{Entry, VisionLedger, VisionUsage};
 
-/// How long a caller waits for a verdict: queueing, rate limits and retries included.
-pub const JUDGE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 /// How long the pump timer waits for the actor to start what is due.
 pub const PUMP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a status call waits.
@@ -371,6 +369,16 @@ fn pump(myself: &ActorRef<VisionMsg>, state: &mut VisionState) -> Vec<JudgeProgr
     state
         .last_call
         .retain(|_, at| at.saturating_add_millis(interval) > now);
+    // A job whose caller gave up (its wait ended, or timed out waiting) is answered by nobody:
+    // it is dropped, not started, so no model is called for it.
+    let before = state.queue.len();
+    state.queue.retain(|job| !job.reply.is_closed());
+    if state.queue.len() < before {
+        tracing::debug!(
+            dropped = before - state.queue.len(),
+            "dropped judge jobs whose callers are gone"
+        );
+    }
     let mut started = Vec::new();
     let mut next_due: Option<Timestamp> = None;
     let mut index = 0;
@@ -535,6 +543,10 @@ fn settle_attempt(state: &mut VisionState, report: AttemptReport) {
         .retry
         .filter(|_| cost == Cost::Remote && job.attempts <= state.settings.retries);
     let mut message = error.message;
+    if retry.is_some() && job.reply.is_closed() {
+        tracing::debug!(wait = %wait_id, error = %message, "vision call failed; its caller is gone, so no retry");
+        return;
+    }
     if let Some(hint) = retry {
         let delay = hint.after.unwrap_or_else(|| retry_delay(job.attempts));
         if delay <= MAX_RETRY_AFTER {

@@ -35,8 +35,6 @@ use crate::waits::watching::{
     start_watcher, stop_watching, window_closed,
 };
 
-/// How long a model judgment may take before it counts as a judge failure.
-pub const JUDGE_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long an attempt waits for its verdict to be recorded.
 pub(super) const RECORD_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a poll timer waits for the poll and what it set off.

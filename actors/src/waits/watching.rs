@@ -12,15 +12,15 @@ use tokio::task::JoinHandle;
 
 use crate::error::CallError;
 use crate::waits::actor::{
-    JUDGE_TIMEOUT, POLL_TIMEOUT, RECORD_TIMEOUT, WaitActorState, WaitMsg, finish, is_watching,
-    record_mut, save, target_text,
+    POLL_TIMEOUT, RECORD_TIMEOUT, WaitActorState, WaitMsg, finish, is_watching, record_mut, save,
+    target_text,
 };
 use crate::waits::capture::CaptureError;
 use crate::waits::content::Content;
 use crate::waits::fresh;
 use crate::waits::gate::{Readiness, fingerprint};
 use crate::waits::judge::decide::{Decision, Observed, decide};
-use crate::waits::judge::{JudgeFailure, JudgeProgress, JudgeRequest, Verdict};
+use crate::waits::judge::{JUDGE_TIMEOUT, JudgeFailure, JudgeProgress, JudgeRequest, Verdict};
 use crate::waits::target::Target;
 use crate::waits::texts;
 use crate::waits::transition;

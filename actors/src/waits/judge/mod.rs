@@ -155,6 +155,12 @@ pub struct JudgeFailure {
     pub model_call: bool,
 }
 
+/// How long a wait waits for one verdict before it counts a judge failure: long enough for
+/// the Vision actor's queue, a provider's longest accepted pause (`vision::MAX_RETRY_AFTER`)
+/// and an attempt after it; the Vision actor's callers give up at the same moment, and a job
+/// whose caller gave up is dropped, never retried for nobody.
+pub const JUDGE_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
 pub trait Judge: Debug + Send + Sync + 'static {
     /// "openai gpt-4o-mini at https://api.openai.com/v1", "none": for status and wake texts.
     fn describe(&self) -> String;
