@@ -220,99 +220,11 @@ impl Methods {
 
     async fn status(&self) -> Result<Value, RpcError> {
         let status = self.tree.status().await?;
-        let info = &self.info;
-        let now = self.tree.directory().now();
-        let uptime_s = now.millis_since(info.started_at) / 1000;
-        let tasks: serde_json::Map<String, Value> = status
-            .store
-            .tasks_by_status
-            .iter()
-            .map(|(status, count)| (status.as_str().to_owned(), json!(count)))
-            .collect();
-        let active = status
-            .store
-            .tasks_by_status
-            .first()
-            .map(|(_, n)| *n)
-            .unwrap_or(0);
-        let health = match &status.health {
-            actors::Health::Serving => "serving".to_owned(),
-            actors::Health::Starting => "starting".to_owned(),
-            actors::Health::Failed(reason) => format!("failed: {reason}"),
-        };
-        Ok(json!({
-            "version": info.version,
-            "pid": info.pid,
-            "started_at": info.started_at.to_rfc3339(),
-            "uptime_s": uptime_s,
-            "socket": info.socket_path,
-            "data_file": info.data_file,
-            "config": info.config_source,
-            "health": health,
-            "tasks": tasks,
-            "messages": status.store.messages,
-            "plan_revisions": status.store.plan_revisions,
-            "storage": {
-                "file_bytes": status.store.file_bytes,
-                "schema_version": status.store.schema_version,
-                "group_commit": status.registry.group_commit,
-                "commits": status.registry.commits,
-                "writes": status.registry.writes,
-                "failed_writes": status.registry.failed_writes,
-                "largest_group": status.registry.largest_group,
-                "damaged_reads": status.registry.damaged_reads,
-            },
-            "actors": {
-                "live_task_actors": status.tasks.live_task_actors,
-                "unloaded_task_actors": status.tasks.unloaded_task_actors,
-                "task_actor_failures": status.tasks.task_actor_failures,
-                "restarts": status.restarts,
-            },
-            "waits": {
-                "live": status.waits.live_waits,
-                "total": status.store.waits,
-                "wait_actor_failures": status.waits.wait_actor_failures,
-            },
-            "stuck": {
-                "enabled": info.stuck.enabled,
-                "threshold_s": info.stuck.threshold.as_secs(),
-                "scan_interval_s": info.stuck.scan_interval.as_secs(),
-                "cooldown_s": info.stuck.cooldown.as_secs(),
-                "scans": status.tasks.stuck_scans,
-                "alerts": status.tasks.stuck_alerts,
-                "last_scan": status.tasks.last_scan.as_ref().map(|scan| json!({
-                    "at": scan.at.to_rfc3339(),
-                    "candidates": scan.candidates,
-                    "alerts": scan.alerts.len(),
-                    "duration_ms": scan.duration_ms,
-                })),
-            },
-            "vision": wire::vision_status(&status.vision),
-            "recall": wire::recorder_status(&status.recorder),
-            "wake": {
-                "sinks": status.wake.sinks,
-                "sink_states": status.wake.sinks.iter().zip(&status.wake.sink_states)
-                    .filter_map(|(name, state)| state.as_ref().map(|state| (name.clone(), json!(state))))
-                    .collect::<serde_json::Map<String, serde_json::Value>>(),
-                "events": status.store.events,
-                "pending": status.store.events_pending,
-                "in_flight": status.wake.in_flight,
-                "delivered_since_start": status.wake.delivered,
-                "failed_attempts_since_start": status.wake.failed_attempts,
-                "dead": status.store.dead_deliveries,
-                "rejected": status.store.rejected_deliveries,
-            },
-            "message": format!(
-                "lookout {} serving for {uptime_s}s; {active} active tasks; {} wake events pending delivery{}.",
-                info.version,
-                status.store.events_pending,
-                if status.store.dead_deliveries > 0 {
-                    format!(", {} deliveries gave up (see the daemon log)", status.store.dead_deliveries)
-                } else {
-                    String::new()
-                }
-            ),
-        }))
+        Ok(wire::status::daemon_status(
+            &status,
+            &self.info,
+            self.tree.directory().now(),
+        ))
     }
 }
 

@@ -416,7 +416,16 @@ impl TaskThreadParams {
         Ok(ThreadRequest {
             task_id: task_id(&self.task_id)?,
             limit: limit(self.limit, DEFAULT_THREAD_LIMIT)?,
-            before: self.before,
+            before: match self.before {
+                Some(0) => {
+                    return Err(CallError::invalid(
+                        "before is 0, which names no message",
+                        "before is a message seq and seqs start at 1: pass the seq of the oldest \
+                         message you have to page back, or leave before out for the newest",
+                    ));
+                }
+                before => before,
+            },
             max_bytes: max_bytes(self.max_bytes, DEFAULT_READ_BYTES, MAX_ANSWER_BYTES)?,
         })
     }

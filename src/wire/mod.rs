@@ -7,6 +7,7 @@
 //! ([`actors::budget`]) and says what it left out and how to get it.
 
 pub mod recall;
+pub mod status;
 pub mod tasks;
 
 pub use recall::{recalled, recorder_changed, recorder_status};

@@ -533,3 +533,144 @@ async fn the_protocol_reference_replays_against_the_daemon() {
         differences.join("\n")
     );
 }
+
+/// Values just past and just at one bound of a schema property: (over, at), for the bounds
+/// a schema states on a number, a string or an array (of strings).
+fn around_bound(keyword: &str, bound: &Value, item: &Value) -> Option<(Value, Value)> {
+    let number = bound.as_f64()?;
+    let count = bound.as_u64().map(|n| n as usize);
+    let items = |n: usize| Value::Array(vec![item.clone(); n]);
+    Some(match keyword {
+        "maximum" if bound.is_u64() => (json!(number as u64 + 1), bound.clone()),
+        "maximum" => (json!(number + 0.5), bound.clone()),
+        "minimum" if number >= 1.0 && bound.is_u64() => (json!(number as u64 - 1), bound.clone()),
+        "minimum" => (json!(number - 0.1), bound.clone()),
+        "maxLength" => (json!("x".repeat(count? + 1)), json!("x".repeat(count?))),
+        "minLength" if count? >= 1 => (json!(""), json!("x".repeat(count?))),
+        "maxItems" => (items(count? + 1), items(count?)),
+        "minItems" if count? >= 1 => (json!([]), items(count?)),
+        _ => return None,
+    })
+}
+
+/// Every bound the catalogue states (length, range, item count) is the daemon's: a value one
+/// past it is refused as invalid or too large, and the value at it is taken. Each tool's
+/// parameters start from its call in `docs/protocol.md`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_bound_the_catalogue_states_is_the_daemons() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/protocol.md");
+    let calls = documented_calls(&std::fs::read_to_string(&path).unwrap());
+    let daemon = TestDaemon::start().await;
+    let mut ids = std::collections::HashMap::new();
+    let mut base: Vec<(String, Value)> = Vec::new();
+    for (method, params, documented) in &calls {
+        let params = with_live_ids(params, &ids);
+        let live = daemon.ok(method, params.clone()).await;
+        for field in ["task_id", "wait_id", "session_id"] {
+            if let (Some(doc_id), Some(live_id)) =
+                (documented[field].as_str(), live[field].as_str())
+            {
+                ids.insert(doc_id.to_owned(), live_id.to_owned());
+            }
+        }
+        base.push((method.clone(), params));
+    }
+    // The wait and the session the examples end are gone; start fresh ones to bound against.
+    let task_id = ids
+        .values()
+        .find(|id| id.starts_with("t-"))
+        .unwrap()
+        .clone();
+    let wait = daemon
+        .ok(
+            "smart_wait",
+            json!({"target": "file:/nonexistent/bounds.log", "wake_when": "'x' appears"}),
+        )
+        .await;
+    let session = daemon
+        .ok("term_start", json!({"command": "sleep 60"}))
+        .await;
+    let live = |params: &Value| -> Value {
+        let mut params = params.clone();
+        for (key, value) in [
+            ("task_id", json!(task_id)),
+            ("wait_id", wait["wait_id"].clone()),
+            ("session_id", session["session_id"].clone()),
+        ] {
+            if params.get(key).is_some() {
+                params[key] = value;
+            }
+        }
+        params
+    };
+    let mut checked = 0;
+    let mut disagreements = Vec::new();
+    for tool in lookout::catalogue::tools() {
+        let schema = (tool.input_schema)();
+        let examples: Vec<&Value> = base
+            .iter()
+            .filter(|(method, _)| method == tool.name)
+            .map(|(_, params)| params)
+            .collect();
+        for (name, spec) in schema["properties"].as_object().unwrap() {
+            // From the example that uses the parameter, else the first (a `max_bytes` goes
+            // with a query, not with a note).
+            let Some(start) = examples
+                .iter()
+                .find(|params| params.get(name).is_some())
+                .or(examples.first())
+                .copied()
+            else {
+                continue;
+            };
+            let item = start[name][0].clone();
+            let item = if item.is_null() { json!("step") } else { item };
+            // An array's item bounds are checked on its items, in the array.
+            let places: Vec<(&Value, bool)> = vec![(spec, false), (&spec["items"], true)];
+            for (place, in_items) in places {
+                let Some(keywords) = place.as_object() else {
+                    continue;
+                };
+                for (keyword, bound) in keywords {
+                    let Some((over, at)) = around_bound(keyword, bound, &item) else {
+                        continue;
+                    };
+                    let wrap = |value: Value| if in_items { json!([value]) } else { value };
+                    let mut refused = live(start);
+                    refused[name] = wrap(over);
+                    let mut client = daemon.client().await;
+                    match client.call(tool.name, refused).await.unwrap() {
+                        Err(error)
+                            if error.code == codes::INVALID_PARAMS
+                                || error.code == codes::TOO_LARGE => {}
+                        Err(error) => disagreements.push(format!(
+                            "{}.{name} {keyword} {bound}: one past it got {} ({})",
+                            tool.name, error.code, error.message
+                        )),
+                        Ok(_) => disagreements.push(format!(
+                            "{}.{name} {keyword} {bound}: one past it was taken",
+                            tool.name
+                        )),
+                    }
+                    let mut taken = live(start);
+                    taken[name] = wrap(at);
+                    let answer = client.call(tool.name, taken).await.unwrap();
+                    if let Err(error) = answer {
+                        disagreements.push(format!(
+                            "{}.{name} {keyword} {bound}: the bound itself was refused: {}",
+                            tool.name, error.message
+                        ));
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    println!("{checked} bounds checked");
+    assert!(checked >= 25, "only {checked} bounds were checked");
+    assert!(
+        disagreements.is_empty(),
+        "the catalogue and the daemon disagree:\n{}",
+        disagreements.join("\n")
+    );
+}
