@@ -59,15 +59,20 @@ pub struct RecallConfig {
 }
 
 impl Default for RecallConfig {
+    /// The recorder's own defaults (`RecorderSettings::off`), in the config's units.
     fn default() -> Self {
+        let recorder = actors::recall::recorder::RecorderSettings::off(
+            std::sync::Arc::new(actors::process::ProcessSpawner),
+            std::path::PathBuf::new(),
+        );
         Self {
-            mode: "off".into(),
-            interval_ms: 2000,
-            idle_gap_s: 120,
-            exclude: Vec::new(),
-            keyframe_budget_mib: 2048,
-            retention_days: 90,
-            ocr_program: "tesseract".into(),
+            mode: recorder.mode.as_str().into(),
+            interval_ms: recorder.interval.as_millis() as u64,
+            idle_gap_s: recorder.idle_gap.as_secs(),
+            exclude: recorder.exclude,
+            keyframe_budget_mib: recorder.keyframe_budget_bytes >> 20,
+            retention_days: actors::tree::DEFAULT_RECALL_RETENTION.as_secs() / 86_400,
+            ocr_program: recorder.ocr_program,
         }
     }
 }
@@ -100,11 +105,12 @@ pub struct WaitConfig {
 }
 
 impl Default for WaitConfig {
+    /// The tree's own defaults (`actors::tree`), in the config's units.
     fn default() -> Self {
         Self {
-            max_consecutive_failures: 5,
-            floor_s: 120,
-            window_gone_grace_s: 30,
+            max_consecutive_failures: actors::tree::DEFAULT_MAX_CONSECUTIVE_FAILURES,
+            floor_s: actors::tree::DEFAULT_PIXEL_FLOOR.as_secs(),
+            window_gone_grace_s: actors::tree::DEFAULT_WINDOW_GONE_GRACE.as_secs(),
         }
     }
 }
@@ -356,17 +362,20 @@ pub enum VisionImageFormat {
 }
 
 impl Default for VisionConfig {
+    /// The Vision actor's own defaults (`VisionSettings`, `ImageSettings`).
     fn default() -> Self {
+        let settings = actors::vision::VisionSettings::default();
+        let image = actors::vision::image::ImageSettings::default();
         Self {
             backend: VisionBackend::None,
             base_url: None,
             model: None,
             api_key_env: None,
-            max_concurrency: 2,
-            min_interval_s: 5,
-            timeout_s: 60,
-            retries: 3,
-            max_image_px: 1280,
+            max_concurrency: settings.max_concurrency,
+            min_interval_s: settings.min_interval.as_secs(),
+            timeout_s: settings.timeout.as_secs(),
+            retries: settings.retries,
+            max_image_px: image.max_px,
             image_format: VisionImageFormat::Png,
             jpeg_quality: 80,
         }
@@ -443,12 +452,13 @@ impl Default for StorageConfig {
 
 impl Default for StuckConfig {
     fn default() -> Self {
+        let policy = actors::tasks::stuck::StuckPolicy::default();
         Self {
-            enabled: true,
-            threshold_s: 300,
-            scan_interval_s: 60,
-            cooldown_s: 600,
-            max_packet_bytes: 8192,
+            enabled: policy.enabled,
+            threshold_s: policy.threshold.as_secs(),
+            scan_interval_s: policy.scan_interval.as_secs(),
+            cooldown_s: policy.cooldown.as_secs(),
+            max_packet_bytes: policy.max_packet_bytes,
         }
     }
 }
@@ -456,7 +466,7 @@ impl Default for StuckConfig {
 impl Default for WakeConfig {
     fn default() -> Self {
         Self {
-            max_attempts: 20,
+            max_attempts: actors::wake::WakeSettings::default().max_attempts,
             sinks: Vec::new(),
         }
     }

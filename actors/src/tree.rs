@@ -69,6 +69,12 @@ pub const RECALL_FILE: &str = "recall.sqlite";
 pub const FRAMES_DIR: &str = "recall-frames";
 /// How long screen and terminal history is kept by default.
 pub const DEFAULT_RECALL_RETENTION: Duration = Duration::from_secs(90 * 24 * 3600);
+/// Capture or judge failures in a row that end a wait in `error`.
+pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: u32 = 5;
+/// The pixel gate's floor: a still window is judged again after this long.
+pub const DEFAULT_PIXEL_FLOOR: Duration = Duration::from_secs(120);
+/// How long a watched window may stay closed before its wait ends in `error`.
+pub const DEFAULT_WINDOW_GONE_GRACE: Duration = Duration::from_secs(30);
 
 pub struct TreeArgs {
     pub store: Arc<Store>,
@@ -141,11 +147,11 @@ impl TreeArgs {
             sources: None,
             text_model: None,
             pixel_judge: None,
-            max_consecutive_failures: 5,
+            max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
             x11_display: None,
-            pixel_floor: Duration::from_secs(120),
+            pixel_floor: DEFAULT_PIXEL_FLOOR,
             openclaw: None,
-            window_gone_grace: Duration::from_secs(30),
+            window_gone_grace: DEFAULT_WINDOW_GONE_GRACE,
             terminal_limits: TerminalLimits::default(),
             recall_path,
             vision: VisionSpec::default(),
