@@ -20,8 +20,7 @@ use actors::waits::target::Target;
 use criterion::Criterion;
 use storage::Timestamp;
 
-#[path = "../actors/src/waits/capture/x11/test_display.rs"]
-mod test_display;
+use actors::testkit::test_display;
 
 use test_display::{TestWindows, Xvfb};
 

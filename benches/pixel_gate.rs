@@ -28,8 +28,7 @@ use actors::waits::gate::{Gate, GateDecision, Readiness};
 use criterion::Criterion;
 use storage::Timestamp;
 
-#[path = "../actors/src/waits/gate/pixel/synthetic.rs"]
-mod synthetic;
+use actors::testkit::synthetic;
 
 use synthetic::{Canvas, FOREGROUND};
 

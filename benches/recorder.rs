@@ -28,8 +28,7 @@ use actors::waits::content::Content;
 use actors::waits::gate::tiles::TileRect;
 use actors::waits::target::WindowSelector;
 
-#[path = "../actors/src/waits/capture/x11/test_display.rs"]
-mod test_display;
+use actors::testkit::test_display;
 
 use test_display::{TestWindows, Xvfb};
 

@@ -40,6 +40,14 @@ pub mod waits;
 pub mod wake;
 pub mod words;
 
+/// Test support for the other crates' tests and benchmarks (feature `testkit`): a private
+/// Xvfb with painted windows, and synthetic screens for the pixel gate.
+#[cfg(feature = "testkit")]
+pub mod testkit {
+    pub use crate::waits::capture::x11::test_display;
+    pub use crate::waits::gate::pixel::synthetic;
+}
+
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use directory::{Directory, Health};
 pub use error::{CallError, ErrorKind};

@@ -4,8 +4,7 @@
 //! the frame; a window that closes and stays closed ends its wait in `error`; a display that
 //! cannot be opened is refused at once with a hint.
 
-#[path = "../../actors/src/waits/capture/x11/test_display.rs"]
-pub mod test_display;
+pub use actors::testkit::test_display;
 
 use std::time::Duration;
 

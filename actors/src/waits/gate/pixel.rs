@@ -618,7 +618,7 @@ impl Gate for PixelGate {
     }
 }
 
-#[cfg(test)]
-mod synthetic;
+#[cfg(any(test, feature = "testkit"))]
+pub mod synthetic;
 #[cfg(test)]
 mod tests;

@@ -29,8 +29,8 @@ mod grab;
 pub mod pixels;
 pub mod windows;
 
-#[cfg(test)]
-pub(crate) mod test_display;
+#[cfg(any(test, feature = "testkit"))]
+pub mod test_display;
 #[cfg(test)]
 mod tests;
 

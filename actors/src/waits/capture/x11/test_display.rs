@@ -1,8 +1,8 @@
 //! A private X server for the X11 tests and the capture benchmark: Xvfb on a display it picks
 //! itself, and plain windows painted in known colours, made with x11rb.
 //!
-//! Test support only (the capture benchmark includes this file by path): production code
-//! starts no processes outside `process.rs`.
+//! Test support only (`actors::testkit`, feature `testkit`, for the integration tests and
+//! the benchmarks): production code starts no processes outside `process.rs`.
 
 #![allow(dead_code)] // the tests and the benchmark each use a part
 

@@ -1,6 +1,7 @@
 //! Synthetic screens for the pixel gate's tests and benchmark: a canvas with filled
 //! rectangles and text in a fake 8x16 font whose glyphs ink about a third of their cell, as
-//! real text does. Test support only (the gate benchmark includes this file by path).
+//! real text does. Test support only (`actors::testkit`, feature `testkit`, for the gate
+//! benchmark).
 
 #![allow(dead_code)] // the tests and the benchmark each use a part
 
