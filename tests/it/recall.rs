@@ -330,3 +330,24 @@ async fn the_index_survives_a_kill_and_is_rebuilt_when_deleted() {
     assert_eq!(recall_ids(&daemon.socket, "billing").await, [id.as_str()]);
     daemon.terminate();
 }
+
+/// With screen history off (the default), pausing and resuming say so and leave the
+/// recorder as it was: off, with no reason to report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pause_and_resume_with_recording_off_leave_it_off() {
+    let daemon = TestDaemon::start().await;
+    let paused = daemon.ok("recall.pause", json!({"for": "30m"})).await;
+    assert_eq!(paused["state"], "paused_user", "{paused}");
+    assert!(
+        paused["message"].as_str().unwrap().contains("off anyway"),
+        "{paused}"
+    );
+    let resumed = daemon.ok("recall.resume", json!({})).await;
+    assert_eq!(
+        (&resumed["state"], &resumed["reason"]),
+        (&json!("off"), &Value::Null),
+        "{resumed}"
+    );
+    let status = daemon.ok("daemon.status", json!({})).await;
+    assert_eq!(status["recall"]["state"], "off", "{status}");
+}

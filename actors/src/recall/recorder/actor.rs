@@ -207,11 +207,17 @@ impl Actor for RecorderActor {
             RecorderMsg::Resume(reply) => {
                 state.paused = None;
                 if state.status.state == RecorderState::PausedUser {
-                    set_state(
-                        state,
-                        RecorderState::Idle,
-                        "resumed: recording starts again at the next capture",
-                    );
+                    if state.settings.mode == RecordMode::Off {
+                        // Nothing records with the mode off: back to what it was.
+                        state.status.state = RecorderState::Off;
+                        state.status.reason = None;
+                    } else {
+                        set_state(
+                            state,
+                            RecorderState::Idle,
+                            "resumed: recording starts again at the next capture",
+                        );
+                    }
                 }
                 let _ = reply.send(status_of(state));
             }
