@@ -167,34 +167,35 @@ impl Daemon {
         tracing::info!("{}", vision.summary);
         let mut tree_args = TreeArgs::new(store.clone(), options.clock.clone());
         tree_args.group_commit = config.storage.group_commit;
-        tree_args.task_unload_after = config.storage.task_unload_after();
+        tree_args.tasks.unload_after = config.storage.task_unload_after();
         tree_args.faults = options.faults;
-        tree_args.stuck = stuck_policy(&config.stuck);
-        tree_args.max_delivery_attempts = config.wake.max_attempts;
-        tree_args.max_consecutive_failures = config.wait.max_consecutive_failures;
-        tree_args.x11_display = config.x11.resolved_display();
-        tree_args.recall_retention = config.recall.retention();
-        tree_args.recorder = RecorderSettings {
+        tree_args.tasks.stuck = stuck_policy(&config.stuck);
+        tree_args.wake.max_delivery_attempts = config.wake.max_attempts;
+        tree_args.waits.max_consecutive_failures = config.wait.max_consecutive_failures;
+        tree_args.waits.x11_display = config.x11.resolved_display();
+        tree_args.recall.retention = config.recall.retention();
+        tree_args.recall.recorder = RecorderSettings {
             mode: config.recall.mode(),
-            display: tree_args.x11_display.clone(),
+            display: tree_args.waits.x11_display.clone(),
             interval: Duration::from_millis(config.recall.interval_ms),
             idle_gap: Duration::from_secs(config.recall.idle_gap_s),
             exclude: config.recall.exclude.clone(),
             ocr_program: config.recall.ocr_program.clone(),
             keyframe_budget_bytes: config.recall.keyframe_budget_mib.saturating_mul(1 << 20),
-            ..tree_args.recorder
+            ..tree_args.recall.recorder
         };
-        tree_args.pixel_floor = config.wait.floor();
-        tree_args.openclaw = sinks.exec_gateway.clone().map(ExecLedger::new);
-        tree_args.window_gone_grace = config.wait.window_gone_grace();
-        tree_args.sinks = sinks.specs;
+        tree_args.waits.pixel_floor = config.wait.floor();
+        tree_args.waits.openclaw = sinks.exec_gateway.clone().map(ExecLedger::new);
+        tree_args.waits.window_gone_grace = config.wait.window_gone_grace();
+        tree_args.wake.sinks = sinks.specs;
         tree_args.vision = vision.spec;
-        tree_args.sources = options.sources.take();
+        tree_args.waits.sources = options.sources.take();
         if let Some(policy) = options.restart_policy.take() {
             tree_args.policy = policy.clone();
-            tree_args.task_policy = policy;
+            tree_args.tasks.policy = policy;
         }
         tree_args
+            .wake
             .sinks
             .extend(options.extra_sinks.drain(..).map(SinkSpec::Custom));
         let tree = Arc::new(Tree::start(tree_args).await?);

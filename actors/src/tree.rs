@@ -14,25 +14,20 @@ use storage::{
 };
 use tokio::sync::broadcast;
 
-use crate::clock::{Clock, ClockMsg, TICK_ACTIONS_TIMEOUT};
+use crate::clock::{ClockMsg, TICK_ACTIONS_TIMEOUT};
 use crate::directory::{Directory, Health};
 use crate::error::{CallError, from_call};
 use crate::faults::Faults;
-use crate::openclaw::exec::ExecLedger;
-use crate::policy::RestartPolicy;
 use crate::process::pty::Signal;
-use crate::process::{ProcessSpawner, Spawner};
 use crate::recall::recorder::{RecorderSettings, RecorderStatus};
 use crate::registry::{self, RegistryStats};
 use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
 use crate::tasks::actor::not_found;
-use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskDetail, TaskListing, TaskUpdated, ThreadPage,
     UpdateTask,
 };
 use crate::tasks::{SCAN_TIMEOUT, ScanReport, TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
-use crate::terminals::session::TerminalLimits;
 use crate::terminals::types::{
     InputSent, SessionId, SessionSnapshot, SessionStarted, SessionStopped, StartSession, TermInput,
     TerminalsStats,
@@ -43,121 +38,30 @@ use crate::vision::ledger::{VisionLedger, VisionUsage};
 use crate::vision::{
     VISION_STATUS_TIMEOUT, VisionJudge, VisionMsg, VisionSetup, VisionSpec, VisionStatus,
 };
-use crate::waits::capture::sources::{ProductionSources, SourceFactory};
+use crate::waits::capture::sources::ProductionSources;
 use crate::waits::judge::{Judge, Reach};
 use crate::waits::{
     NewWait, WAIT_CALL_TIMEOUT, WaitSettings, WaitUpdate, WaitView, WaitsMsg, WaitsStats,
 };
 use crate::wake::event::WakeEvent;
-use crate::wake::sinks::{SinkSpec, build_sinks};
+use crate::wake::sinks::build_sinks;
 use crate::wake::{WakeMsg, WakeSettings, WakeStats};
 
 /// How long status calls wait for each actor.
 pub(crate) const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long `settle` keeps ticking before it gives up, and how often it looks.
+mod args;
+
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(60);
 const SETTLE_POLL: Duration = Duration::from_millis(2);
 /// How long a liveness ping waits for each actor it asks.
 pub const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How long a task nobody asks about stays loaded, by default.
-pub const DEFAULT_TASK_UNLOAD_AFTER: Duration = Duration::from_secs(600);
-
-/// The recall index's file name, beside the database.
-pub const RECALL_FILE: &str = "recall.sqlite";
-/// The folder of screen keyframes, beside the database.
-pub const FRAMES_DIR: &str = "recall-frames";
-/// How long screen and terminal history is kept by default.
-pub const DEFAULT_RECALL_RETENTION: Duration = Duration::from_secs(90 * 24 * 3600);
-/// Capture or judge failures in a row that end a wait in `error`.
-pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: u32 = 5;
-/// The pixel gate's floor: a still window is judged again after this long.
-pub const DEFAULT_PIXEL_FLOOR: Duration = Duration::from_secs(120);
-/// How long a watched window may stay closed before its wait ends in `error`.
-pub const DEFAULT_WINDOW_GONE_GRACE: Duration = Duration::from_secs(30);
-
-pub struct TreeArgs {
-    pub store: Arc<Store>,
-    pub clock: Arc<dyn Clock>,
-    pub group_commit: bool,
-    pub faults: Faults,
-    pub policy: RestartPolicy,
-    pub task_policy: RestartPolicy,
-    pub stuck: StuckPolicy,
-    /// How long a task nobody asks about stays loaded (its actor and record in memory).
-    pub task_unload_after: Duration,
-    /// Where wake events go (built when the tree starts).
-    pub sinks: Vec<SinkSpec>,
-    /// Attempts per event and sink before it is recorded as dead.
-    pub max_delivery_attempts: u32,
-    /// How command sinks, tmux captures and the OCR backend start programs.
-    pub spawner: Arc<dyn Spawner>,
-    /// The vision backend and its limits.
-    pub vision: VisionSpec,
-    /// Where waits get their sources and gates (`None`: the production ones).
-    pub sources: Option<Arc<dyn SourceFactory>>,
-    /// The model that judges text conditions (`None`: phrases and exits only).
-    pub text_model: Option<Arc<dyn Judge>>,
-    /// The model that judges window and screen frames (`None`: wake on the first change).
-    pub pixel_judge: Option<Arc<dyn Judge>>,
-    /// Capture or judge failures in a row that end a wait in `error`.
-    pub max_consecutive_failures: u32,
-    /// The X display of `window:` and `screen` waits (`None`: such waits fail, saying how
-    /// to set one).
-    pub x11_display: Option<String>,
-    /// The pixel gate's floor: a still window is judged again after this long.
-    pub pixel_floor: Duration,
-    /// The task ledger of the user's OpenClaw gateway, for `pty:` waits on the agent's own
-    /// exec sessions (`None`: no gateway set up; `pty:` means this daemon's sessions only).
-    pub openclaw: Option<ExecLedger>,
-    /// How long a watched window may stay closed before its wait ends in `error`.
-    pub window_gone_grace: Duration,
-    /// How many terminal sessions may run, and how many ended ones stay readable.
-    pub terminal_limits: TerminalLimits,
-    /// The recall index's file (beside the database unless set).
-    pub recall_path: std::path::PathBuf,
-    /// How long screen and terminal history is kept (`None`: forever).
-    pub recall_retention: Option<Duration>,
-    /// The screen recorder (off unless set; its spawner is the tree's).
-    pub recorder: RecorderSettings,
-}
-
-impl TreeArgs {
-    /// Production defaults around a store and a clock.
-    pub fn new(store: Arc<Store>, clock: Arc<dyn Clock>) -> Self {
-        let recall_path = store.path().with_file_name(RECALL_FILE);
-        let frames_dir = store.path().with_file_name(FRAMES_DIR);
-        Self {
-            recall_retention: Some(DEFAULT_RECALL_RETENTION),
-            recorder: RecorderSettings::off(Arc::new(ProcessSpawner), frames_dir),
-            store,
-            clock,
-            group_commit: true,
-            faults: Faults::default(),
-            policy: RestartPolicy::default(),
-            task_policy: RestartPolicy {
-                max_restarts: 20,
-                ..RestartPolicy::default()
-            },
-            stuck: StuckPolicy::default(),
-            task_unload_after: DEFAULT_TASK_UNLOAD_AFTER,
-            sinks: Vec::new(),
-            max_delivery_attempts: WakeSettings::default().max_attempts,
-            spawner: Arc::new(ProcessSpawner),
-            sources: None,
-            text_model: None,
-            pixel_judge: None,
-            max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
-            x11_display: None,
-            pixel_floor: DEFAULT_PIXEL_FLOOR,
-            openclaw: None,
-            window_gone_grace: DEFAULT_WINDOW_GONE_GRACE,
-            terminal_limits: TerminalLimits::default(),
-            recall_path,
-            vision: VisionSpec::default(),
-        }
-    }
-}
+pub use args::{
+    DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_PIXEL_FLOOR, DEFAULT_RECALL_RETENTION,
+    DEFAULT_TASK_UNLOAD_AFTER, DEFAULT_WINDOW_GONE_GRACE, FRAMES_DIR, RECALL_FILE, RecallArgs,
+    TaskArgs, TreeArgs, WaitArgs, WakeArgs,
+};
 
 /// Everything `daemon.status` reports from inside the tree.
 #[derive(Clone, Debug)]
@@ -204,47 +108,47 @@ impl Tree {
             (has_model && (reach == wanted || reach == Reach::Full))
                 .then(|| Arc::new(directory.judge()) as Arc<dyn Judge>)
         };
-        let text_model = args.text_model.or_else(|| model(Reach::Full));
-        let pixel_model = args.pixel_judge.or_else(|| model(Reach::Phrases));
+        let text_model = args.waits.text_model.or_else(|| model(Reach::Full));
+        let pixel_model = args.waits.pixel_judge.or_else(|| model(Reach::Phrases));
         let vision = VisionSetup {
             backend,
             settings,
             ledger,
         };
         let wake = WakeSettings {
-            sinks: build_sinks(args.sinks, &args.spawner)?,
-            max_attempts: args.max_delivery_attempts.max(1),
+            sinks: build_sinks(args.wake.sinks, &args.spawner)?,
+            max_attempts: args.wake.max_delivery_attempts.max(1),
             in_flight: Default::default(),
         };
-        let sources = args.sources.unwrap_or_else(|| {
+        let sources = args.waits.sources.unwrap_or_else(|| {
             Arc::new(ProductionSources {
                 spawner: args.spawner.clone(),
-                display: args.x11_display,
-                pixel_floor: args.pixel_floor,
-                openclaw: args.openclaw,
+                display: args.waits.x11_display,
+                pixel_floor: args.waits.pixel_floor,
+                openclaw: args.waits.openclaw,
             })
         });
         let waits = Arc::new(WaitSettings {
             sources,
             text_model,
             pixel_model,
-            max_consecutive_failures: args.max_consecutive_failures.max(1),
-            window_gone_grace: args.window_gone_grace,
+            max_consecutive_failures: args.waits.max_consecutive_failures.max(1),
+            window_gone_grace: args.waits.window_gone_grace,
         });
         let root_args = RootArgs {
-            recall_path: args.recall_path,
-            recall_retention: args.recall_retention,
+            recall_path: args.recall.path,
+            recall_retention: args.recall.retention,
             recorder: Arc::new(RecorderSettings {
                 spawner: args.spawner.clone(),
-                ..args.recorder
+                ..args.recall.recorder
             }),
             directory: directory.clone(),
             store: args.store,
             group_commit: args.group_commit,
             policy: args.policy,
-            task_policy: args.task_policy,
-            stuck: args.stuck,
-            task_unload_after: args.task_unload_after,
+            task_policy: args.tasks.policy,
+            stuck: args.tasks.stuck,
+            task_unload_after: args.tasks.unload_after,
             wake,
             waits,
             terminal_limits: args.terminal_limits,

@@ -38,7 +38,7 @@ impl Fixture {
             ..RestartPolicy::default()
         };
         args.policy = quick.clone();
-        args.task_policy = quick;
+        args.tasks.policy = quick;
         adjust(&mut args);
         let tree = Tree::start(args).await.unwrap();
         Fixture {
@@ -58,7 +58,7 @@ impl Fixture {
 async fn boot_with(policy: RestartPolicy, group_commit: bool) -> Fixture {
     Fixture::start(|args| {
         args.policy = policy.clone();
-        args.task_policy = policy;
+        args.tasks.policy = policy;
         args.group_commit = group_commit;
     })
     .await

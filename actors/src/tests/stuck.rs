@@ -18,7 +18,8 @@ const MINUTE: Duration = Duration::from_secs(60);
 async fn fixture() -> (Fixture, Arc<RecordingSink>) {
     let sink = RecordingSink::new("recorder");
     let custom = sink.clone();
-    let fixture = Fixture::start(move |args| args.sinks = vec![SinkSpec::Custom(custom)]).await;
+    let fixture =
+        Fixture::start(move |args| args.wake.sinks = vec![SinkSpec::Custom(custom)]).await;
     (fixture, sink)
 }
 
@@ -192,7 +193,7 @@ async fn activity_resets_the_idle_time_and_a_task_may_set_its_own_threshold() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_disabled_policy_never_scans_and_a_direct_scan_reports() {
     let fixture = Fixture::start(|args| {
-        args.stuck = StuckPolicy {
+        args.tasks.stuck = StuckPolicy {
             enabled: false,
             ..StuckPolicy::default()
         }

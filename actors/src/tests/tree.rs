@@ -309,7 +309,7 @@ async fn plan_revisions_are_stored_and_keep_unchanged_marks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn task_panics_past_the_intensity_limit_restart_the_tasks_supervisor() {
     let fixture = super::Fixture::start(|args| {
-        args.task_policy = RestartPolicy {
+        args.tasks.policy = RestartPolicy {
             max_restarts: 1,
             ..RestartPolicy::default()
         };
@@ -369,7 +369,7 @@ async fn ping_answers_while_serving_and_fails_when_an_actor_is_down() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_tasks_are_unloaded_and_load_again_on_the_next_call() {
     let fixture = super::Fixture::start(|args| {
-        args.task_unload_after = Duration::from_secs(600);
+        args.tasks.unload_after = Duration::from_secs(600);
     })
     .await;
     let tree = &fixture.tree;

@@ -222,8 +222,16 @@ async fn a_429_with_retry_after_pauses_the_backend_until_then() {
         let resume = limited_at.saturating_add_millis(7000);
         assert_eq!(status(tree).await.rate_limited_until, Some(resume));
         assert_eq!(tree.directory().timers().deadline(PUMP_TIMER), Some(resume));
-        // Another wait is held back by the pause too.
-        let other = ask(tree, green_request("w-2"));
+        // Another wait (its own frame: the same question would join the first) is held
+        // back by the pause too.
+        let other = ask(
+            tree,
+            request(
+                "w-2",
+                "the window turns green",
+                Content::Frame(solid(320, 200, GREEN)),
+            ),
+        );
         eventually("the second request is queued", async || {
             status(tree).await.queued == 2
         })
@@ -239,7 +247,6 @@ async fn a_429_with_retry_after_pauses_the_backend_until_then() {
         assert!(verdict.met);
         assert!(other.await.unwrap().unwrap().met);
         let totals = status(tree).await.totals;
-        // The second identical request may have been answered from the cache.
         assert_eq!(totals.calls, server.requests() as u64);
         assert_eq!((totals.retries, totals.failures), (1, 0));
         assert_eq!(tree.vision_usage("w-1").unwrap().calls, 2);
@@ -318,6 +325,56 @@ async fn a_retry_whose_caller_has_gone_is_dropped_not_sent() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(server.requests(), 1, "nobody was waiting for a second call");
     assert_eq!(status(tree).await.in_flight, 0);
+}
+
+/// Identical waits on one window ask the same question: while it is queued or in flight, a
+/// second wait asking it joins it, and one model call answers both.
+#[tokio::test]
+async fn the_same_question_in_flight_is_asked_once() {
+    let server = ModelServer::start(Wire::OpenAi, Some(KEY)).await;
+    server.script([Scripted::Status {
+        code: 503,
+        retry_after: None,
+    }]);
+    let fixture = boot(
+        backend_for(&server, Wire::OpenAi, KEY),
+        quick_settings(),
+        ImageSettings::default(),
+    )
+    .await;
+    let tree = &fixture.tree;
+    let first = ask(tree, green_request("w-1"));
+    eventually("the first question waits for its retry", async || {
+        let status = status(tree).await;
+        status.queued == 1 && status.in_flight == 0 && server.requests() == 1
+    })
+    .await;
+    let second = ask(tree, green_request("w-2"));
+    eventually("the second joined the first", async || {
+        status(tree).await.queued == 1
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        server.requests(),
+        1,
+        "the second question was not asked on its own"
+    );
+    fixture.advance(Duration::from_secs(1)).await;
+    let (first, second) = (
+        first.await.unwrap().unwrap(),
+        second.await.unwrap().unwrap(),
+    );
+    assert!(first.met && second.met);
+    assert_eq!(first.observation, second.observation);
+    assert!(first.model_call.is_some() && second.model_call.is_none());
+    assert_eq!(
+        server.requests(),
+        2,
+        "one call after the retry answered both"
+    );
+    let follower = tree.vision_usage("w-2").unwrap();
+    assert_eq!((follower.calls, follower.cache_hits), (0, 1));
 }
 
 #[tokio::test]

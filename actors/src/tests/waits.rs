@@ -30,10 +30,10 @@ async fn start(model: Option<Arc<ScriptedJudge>>) -> Waits {
     let sink = RecordingSink::new("recorder");
     let (factory, recorder) = (sources.clone(), sink.clone());
     let fixture = Fixture::start(move |args| {
-        args.sources = Some(factory);
-        args.sinks = vec![SinkSpec::Custom(recorder)];
-        args.text_model = model.map(|judge| judge as Arc<dyn Judge>);
-        args.stuck = StuckPolicy {
+        args.waits.sources = Some(factory);
+        args.wake.sinks = vec![SinkSpec::Custom(recorder)];
+        args.waits.text_model = model.map(|judge| judge as Arc<dyn Judge>);
+        args.tasks.stuck = StuckPolicy {
             scan_interval: Duration::from_secs(60),
             ..StuckPolicy::default()
         };
@@ -684,8 +684,8 @@ async fn live_waits_resume_after_a_restart_and_a_passed_deadline_times_out_at_st
     let sink = RecordingSink::new("recorder");
     let boot = |store: Arc<Store>| {
         let mut args = TreeArgs::new(store, clock.clone());
-        args.sources = Some(sources.clone());
-        args.sinks = vec![SinkSpec::Custom(sink.clone())];
+        args.waits.sources = Some(sources.clone());
+        args.wake.sinks = vec![SinkSpec::Custom(sink.clone())];
         Tree::start(args)
     };
     let tree = boot(store.clone()).await.unwrap();
@@ -795,10 +795,10 @@ async fn start_watching_windows(model: Option<Arc<dyn Judge>>) -> Waits {
     let sink = RecordingSink::new("recorder");
     let (factory, recorder) = (sources.clone(), sink.clone());
     let fixture = Fixture::start(move |args| {
-        args.sources = Some(factory);
-        args.sinks = vec![SinkSpec::Custom(recorder)];
-        args.pixel_judge = model;
-        args.window_gone_grace = GRACE;
+        args.waits.sources = Some(factory);
+        args.wake.sinks = vec![SinkSpec::Custom(recorder)];
+        args.waits.pixel_judge = model;
+        args.waits.window_gone_grace = GRACE;
     })
     .await;
     Waits {

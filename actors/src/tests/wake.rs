@@ -17,9 +17,9 @@ async fn fixture(max_attempts: u32) -> (Fixture, Arc<RecordingSink>) {
     let sink = RecordingSink::new("recorder");
     let custom = sink.clone();
     let fixture = Fixture::start(move |args| {
-        args.sinks = vec![SinkSpec::Custom(custom)];
-        args.max_delivery_attempts = max_attempts;
-        args.stuck = StuckPolicy {
+        args.wake.sinks = vec![SinkSpec::Custom(custom)];
+        args.wake.max_delivery_attempts = max_attempts;
+        args.tasks.stuck = StuckPolicy {
             scan_interval: Duration::from_secs(100_000),
             ..StuckPolicy::default()
         };

@@ -61,13 +61,13 @@ async fn start(
     let (display, recorder) = (xvfb.display().to_owned(), sink.clone());
     let backend = backend_for(&server, wire, key);
     let fixture = Fixture::start(move |args| {
-        args.x11_display = Some(display);
+        args.waits.x11_display = Some(display);
         args.vision = VisionSpec {
             backend,
             settings: quick_settings(),
             image: ImageSettings::default(),
         };
-        args.sinks = vec![SinkSpec::Custom(recorder)];
+        args.wake.sinks = vec![SinkSpec::Custom(recorder)];
         adjust(args);
     })
     .await;
@@ -231,7 +231,7 @@ async fn a_401_ends_the_wait_in_error_naming_the_key_variable_and_never_the_key(
     const WRONG: &str = "sk-test-wrong-key-4242";
     for wire in [Wire::OpenAi, Wire::Anthropic] {
         let watched = start(wire, WRONG, GREEN, |args| {
-            args.max_consecutive_failures = 2;
+            args.waits.max_consecutive_failures = 2;
         })
         .await;
         let id = watched.watch(300).await;

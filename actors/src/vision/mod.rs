@@ -183,6 +183,56 @@ struct Job {
     reached_model: bool,
     /// The job's end, answered or dropped (a restarted actor), ends its progress.
     _answered: AnsweredOnDrop,
+    /// Other waits that asked the same question (the same content, the same condition)
+    /// while this job was queued or running: they get its answer instead of a call.
+    followers: Vec<Follower>,
+}
+
+/// A caller whose question is already being asked.
+struct Follower {
+    wait_id: String,
+    reply: RpcReplyPort<Result<Verdict, JudgeFailure>>,
+    _answered: AnsweredOnDrop,
+}
+
+impl Job {
+    /// Whether this job's question is `ask`'s.
+    fn asks(&self, ask: &Ask) -> bool {
+        self.ask.content_key == ask.content_key
+            && self.ask.request.condition == ask.request.condition
+    }
+
+    /// Nobody waits for the answer any more: the caller and every follower gave up.
+    fn abandoned(&self) -> bool {
+        self.reply.is_closed() && self.followers.iter().all(|f| f.reply.is_closed())
+    }
+
+    /// Answers the followers with the caller's verdict (no model call of their own) or its
+    /// failure.
+    fn answer_followers(
+        &mut self,
+        ledger: &VisionLedger,
+        outcome: &Result<(bool, String), String>,
+    ) {
+        for follower in self.followers.drain(..) {
+            let answer = match outcome {
+                Ok((met, observation)) => {
+                    ledger.record(&follower.wait_id, Entry::CacheHit);
+                    ledger.record(&follower.wait_id, Entry::Judgement);
+                    Ok(Verdict {
+                        met: *met,
+                        observation: observation.clone(),
+                        model_call: None,
+                    })
+                }
+                Err(message) => Err(JudgeFailure {
+                    message: message.clone(),
+                    model_call: false,
+                }),
+            };
+            let _ = follower.reply.send(answer);
+        }
+    }
 }
 
 struct Running {
@@ -293,6 +343,21 @@ fn admit(
         }));
         return;
     }
+    // The same question already queued or being asked (identical waits on one window): it
+    // is asked once, and this caller gets the same answer.
+    let asked = state
+        .queue
+        .iter_mut()
+        .chain(state.running.values_mut().map(|running| &mut running.job))
+        .find(|job| job.asks(&ask));
+    if let Some(job) = asked {
+        job.followers.push(Follower {
+            wait_id,
+            reply,
+            _answered: AnsweredOnDrop(ask.request.progress.clone()),
+        });
+        return;
+    }
     state.next_job += 1;
     let answered = AnsweredOnDrop(ask.request.progress.clone());
     state.queue.push_back(Job {
@@ -305,6 +370,7 @@ fn admit(
         usage: Usage::default(),
         reached_model: false,
         _answered: answered,
+        followers: Vec::new(),
     });
     pump(myself, state);
 }
@@ -372,7 +438,7 @@ fn pump(myself: &ActorRef<VisionMsg>, state: &mut VisionState) -> Vec<JudgeProgr
     // A job whose caller gave up (its wait ended, or timed out waiting) is answered by nobody:
     // it is dropped, not started, so no model is called for it.
     let before = state.queue.len();
-    state.queue.retain(|job| !job.reply.is_closed());
+    state.queue.retain(|job| !job.abandoned());
     if state.queue.len() < before {
         tracing::debug!(
             dropped = before - state.queue.len(),
@@ -529,6 +595,7 @@ fn settle_attempt(state: &mut VisionState, report: AttemptReport) {
                 answer.met,
                 &answer.observation,
             );
+            job.answer_followers(&state.ledger, &Ok((answer.met, answer.observation.clone())));
             let _ = job.reply.send(Ok(Verdict {
                 met: answer.met,
                 observation: answer.observation,
@@ -543,7 +610,7 @@ fn settle_attempt(state: &mut VisionState, report: AttemptReport) {
         .retry
         .filter(|_| cost == Cost::Remote && job.attempts <= state.settings.retries);
     let mut message = error.message;
-    if retry.is_some() && job.reply.is_closed() {
+    if retry.is_some() && job.abandoned() {
         tracing::debug!(wait = %wait_id, error = %message, "vision call failed; its caller is gone, so no retry");
         return;
     }
@@ -578,6 +645,7 @@ fn settle_attempt(state: &mut VisionState, report: AttemptReport) {
     tracing::warn!(wait = %wait_id, error = %message, "vision judge failed");
     state.ledger.record(&wait_id, Entry::Failure);
     state.ledger.record(&wait_id, Entry::Judgement);
+    job.answer_followers(&state.ledger, &Err(message.clone()));
     let _ = job.reply.send(Err(JudgeFailure {
         message,
         model_call: job.reached_model,
