@@ -48,13 +48,10 @@ pub fn resolve(
     resolved.exec_gateway = match resolved.gateways.first() {
         Some(sink) => Some(sink.client().clone()),
         None if attached_only => None,
-        None => openclaw::find(&env).ok().flatten().map(|gateway| {
-            GatewayClient::new(GatewaySpec {
-                url: gateway.url,
-                token: gateway.token.map(Secret::new),
-                timeout: GATEWAY_TIMEOUT,
-            })
-        }),
+        None => openclaw::find(&env)
+            .ok()
+            .flatten()
+            .map(|gateway| gateway_client(gateway.url, gateway.token, GATEWAY_TIMEOUT)),
     };
     Ok(resolved)
 }
@@ -229,12 +226,15 @@ fn gateway_sink(
     token: Option<String>,
     timeout: Duration,
 ) -> Arc<GatewaySink> {
-    let client = GatewayClient::new(GatewaySpec {
+    GatewaySink::new(name, gateway_client(url, token, timeout))
+}
+
+fn gateway_client(url: String, token: Option<String>, timeout: Duration) -> Arc<GatewayClient> {
+    GatewayClient::new(GatewaySpec {
         url,
         token: token.map(Secret::new),
         timeout,
-    });
-    GatewaySink::new(name, client)
+    })
 }
 
 #[cfg(test)]

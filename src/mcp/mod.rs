@@ -18,7 +18,7 @@ use anyhow::Context;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     ExperimentalCapabilities, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -111,28 +111,15 @@ fn tool_error(error: &RpcError) -> CallToolResult {
     result
 }
 
-/// The catalogue as MCP tools.
+/// The catalogue as MCP tools: each tool's `tools/list` entry as `Tool::to_json` writes it
+/// (name, title, description, schemas, annotations), so the bridge and `tools --format mcp`
+/// cannot differ.
 pub fn tools() -> Vec<Tool> {
     catalogue::tools()
         .iter()
         .map(|tool| {
-            let schema = match (tool.input_schema)() {
-                Value::Object(schema) => schema,
-                other => unreachable!("the catalogue's schemas are objects, not {other}"),
-            };
-            let Value::Object(output) = tool.output_schema() else {
-                unreachable!("output schemas are objects")
-            };
-            let hints = &tool.hints;
-            let annotations = ToolAnnotations::with_title(hints.title)
-                .read_only(hints.read_only)
-                .destructive(hints.destructive)
-                .idempotent(hints.idempotent)
-                .open_world(hints.open_world);
-            Tool::new(tool.name, tool.description, schema)
-                .with_title(hints.title)
-                .with_raw_output_schema(Arc::new(output))
-                .with_annotations(annotations)
+            serde_json::from_value(tool.to_json())
+                .unwrap_or_else(|error| unreachable!("{} is an MCP tool: {error}", tool.name))
         })
         .collect()
 }

@@ -419,6 +419,48 @@ fn documented_calls(doc: &str) -> Vec<(String, Value, Value)> {
     calls
 }
 
+/// One documented call as the live daemon answered it.
+struct Replayed {
+    method: String,
+    /// The documented params with the live session's ids.
+    params: Value,
+    documented: Value,
+    live: Value,
+}
+
+/// Runs the documented session against `daemon`, each call with the ids the live session
+/// gave in place of the documented ones; the calls, and the documented ids mapped to the
+/// live ones.
+async fn replay(
+    daemon: &TestDaemon,
+    calls: &[(String, Value, Value)],
+) -> (Vec<Replayed>, std::collections::HashMap<String, String>) {
+    let mut ids = std::collections::HashMap::new();
+    let mut replayed = Vec::new();
+    for (method, params, documented) in calls {
+        let params = with_live_ids(params, &ids);
+        let live = daemon.ok(method, params.clone()).await;
+        for field in ["task_id", "wait_id", "session_id"] {
+            if let (Some(doc_id), Some(live_id)) =
+                (documented[field].as_str(), live[field].as_str())
+            {
+                ids.insert(doc_id.to_owned(), live_id.to_owned());
+            }
+        }
+        // The terminal example types into a program that waits for it.
+        if method == "term_start" {
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        }
+        replayed.push(Replayed {
+            method: method.clone(),
+            params,
+            documented: documented.clone(),
+            live,
+        });
+    }
+    (replayed, ids)
+}
+
 /// Objects whose keys are names (sinks, actors, the caller's metadata), not fields.
 const KEYED_BY_NAME: [&str; 3] = ["sink_states", "restarts", "metadata"];
 
@@ -502,29 +544,18 @@ async fn the_protocol_reference_replays_against_the_daemon() {
         "every method has an example"
     );
     let daemon = TestDaemon::start().await;
-    let mut ids = std::collections::HashMap::new();
+    let (replayed, _) = replay(&daemon, &calls).await;
     let mut differences = Vec::new();
-    for (method, params, documented) in &calls {
-        let live = daemon.ok(method, with_live_ids(params, &ids)).await;
-        for field in ["task_id", "wait_id", "session_id"] {
-            if let (Some(doc_id), Some(live_id)) =
-                (documented[field].as_str(), live[field].as_str())
-            {
-                ids.insert(doc_id.to_owned(), live_id.to_owned());
-            }
-        }
-        shape_differences(method, documented, &live, &mut differences);
+    for call in &replayed {
+        let method = &call.method;
+        shape_differences(method, &call.documented, &call.live, &mut differences);
         if let Some(tool) = lookout::catalogue::find(method) {
             for (field, _) in tool.output {
                 assert!(
-                    documented.get(*field).is_some(),
+                    call.documented.get(*field).is_some(),
                     "{method}: the documented result lacks {field}, which its outputSchema requires"
                 );
             }
-        }
-        // The terminal example types into a program that waits for it.
-        if method == "term_start" {
-            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
         }
     }
     assert!(
@@ -561,20 +592,11 @@ async fn every_bound_the_catalogue_states_is_the_daemons() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/protocol.md");
     let calls = documented_calls(&std::fs::read_to_string(&path).unwrap());
     let daemon = TestDaemon::start().await;
-    let mut ids = std::collections::HashMap::new();
-    let mut base: Vec<(String, Value)> = Vec::new();
-    for (method, params, documented) in &calls {
-        let params = with_live_ids(params, &ids);
-        let live = daemon.ok(method, params.clone()).await;
-        for field in ["task_id", "wait_id", "session_id"] {
-            if let (Some(doc_id), Some(live_id)) =
-                (documented[field].as_str(), live[field].as_str())
-            {
-                ids.insert(doc_id.to_owned(), live_id.to_owned());
-            }
-        }
-        base.push((method.clone(), params));
-    }
+    let (replayed, ids) = replay(&daemon, &calls).await;
+    let base: Vec<(String, Value)> = replayed
+        .into_iter()
+        .map(|call| (call.method, call.params))
+        .collect();
     // The wait and the session the examples end are gone; start fresh ones to bound against.
     let task_id = ids
         .values()

@@ -41,6 +41,10 @@ pub struct GatewayError {
     pub message: String,
     /// Retrying cannot help (the gateway refused the request itself).
     pub refused: bool,
+    /// The gateway's error code when it answered a request with an error (`INVALID_REQUEST`,
+    /// `FORBIDDEN`); `None` when it could not be reached, did not answer, or refused the
+    /// connection itself.
+    pub code: Option<String>,
 }
 
 impl fmt::Display for GatewayError {
@@ -117,6 +121,7 @@ impl GatewayClient {
                     self.spec.timeout.as_secs()
                 ),
                 refused: false,
+                code: None,
             }),
         };
         match outcome {
@@ -140,6 +145,7 @@ impl GatewayClient {
                 self.spec.url
             ),
             refused: false,
+            code: None,
         };
         let (mut socket, _) = tokio_tungstenite::connect_async(self.spec.url.as_str())
             .await
@@ -228,6 +234,7 @@ impl GatewayClient {
                 self.spec.url
             ),
             refused: false,
+            code: None,
         }
     }
 
@@ -248,6 +255,7 @@ impl GatewayClient {
                 self.spec.url
             ),
             refused: false,
+            code: None,
         };
         if link.outgoing.send(frame.to_string()).is_err() {
             return Err(lost());
@@ -264,6 +272,7 @@ impl GatewayClient {
                         self.spec.timeout.as_secs()
                     ),
                     refused: false,
+                    code: None,
                 })
             }
         }
@@ -344,6 +353,7 @@ fn answer_of(frame: &Value) -> Reply {
         // The request itself is wrong: sending it again cannot help. Anything else (the
         // gateway busy, shutting down, unavailable) may pass later.
         refused: code == "INVALID_REQUEST",
+        code: Some(code.to_owned()),
     })
 }
 

@@ -89,6 +89,15 @@ impl ExecSession {
         })
     }
 
+    /// The session the agent calls `session_id` among `sessions` (newest first): a running
+    /// one, else the newest with that id (the gateway reuses ids of sessions long gone).
+    pub fn chosen<'a>(sessions: &'a [ExecSession], session_id: &str) -> Option<&'a ExecSession> {
+        sessions
+            .iter()
+            .filter(|session| session.session_id == session_id)
+            .min_by_key(|session| session.state != ExecState::Running)
+    }
+
     /// "crisp-ridge (`make test`, running)", for lists in errors.
     pub fn describe(&self) -> String {
         let state = match &self.state {
@@ -150,20 +159,10 @@ impl ExecLedger {
         Ok(sessions)
     }
 
-    /// The session the agent calls `session_id`: the newest with that id (the gateway reuses
-    /// ids of sessions long gone), a running one first.
+    /// The session the agent calls `session_id` ([`ExecSession::chosen`]).
     pub async fn find(&self, session_id: &str) -> Result<Option<ExecSession>, GatewayError> {
         let sessions = self.sessions().await?;
-        let mut named = sessions
-            .into_iter()
-            .filter(|session| session.session_id == session_id);
-        let newest = named.next();
-        Ok(match newest {
-            Some(session) if session.state != ExecState::Running => named
-                .find(|s| s.state == ExecState::Running)
-                .or(Some(session)),
-            other => other,
-        })
+        Ok(ExecSession::chosen(&sessions, session_id).cloned())
     }
 
     /// The session's current entry, by its ledger id; `None` when the ledger dropped it.
@@ -174,6 +173,7 @@ impl ExecLedger {
             .await
         {
             Ok(payload) => Ok(ExecSession::from_ledger(&payload["task"])),
+            // `task not found: …`, the gateway's answer for an id its ledger dropped.
             Err(error) if error.refused && error.message.contains("not found") => Ok(None),
             Err(error) => Err(self.explained(error, "tasks.get")),
         }
@@ -181,7 +181,7 @@ impl ExecLedger {
 
     /// A refused ledger read says what to change; an unreachable gateway says so as it is.
     fn explained(&self, error: GatewayError, method: &str) -> GatewayError {
-        if !error.message.contains("refused the request") {
+        if error.code.is_none() {
             return error;
         }
         GatewayError {
@@ -192,6 +192,7 @@ impl ExecLedger {
                 error.message
             ),
             refused: error.refused,
+            code: error.code,
         }
     }
 }

@@ -292,10 +292,13 @@ async fn server_errors_and_timeouts_are_retried_with_backoff() {
     assert_eq!(server.requests(), 3);
 }
 
-/// A caller that gave up (its wait ended, or its judge timeout passed) is not retried for:
-/// the queued retry is dropped and the model is not called again.
-#[tokio::test]
-async fn a_retry_whose_caller_has_gone_is_dropped_not_sent() {
+/// Wait `w-1`'s question, asked of a model that answered 503 once: its retry is queued for
+/// a second from now, and the model has had one request.
+async fn a_question_waiting_for_its_retry() -> (
+    ModelServer,
+    Fixture,
+    tokio::task::JoinHandle<Result<Verdict, JudgeFailure>>,
+) {
     let server = ModelServer::start(Wire::OpenAi, Some(KEY)).await;
     server.script([Scripted::Status {
         code: 503,
@@ -314,6 +317,15 @@ async fn a_retry_whose_caller_has_gone_is_dropped_not_sent() {
         status.queued == 1 && status.in_flight == 0 && server.requests() == 1
     })
     .await;
+    (server, fixture, pending)
+}
+
+/// A caller that gave up (its wait ended, or its judge timeout passed) is not retried for:
+/// the queued retry is dropped and the model is not called again.
+#[tokio::test]
+async fn a_retry_whose_caller_has_gone_is_dropped_not_sent() {
+    let (server, fixture, pending) = a_question_waiting_for_its_retry().await;
+    let tree = &fixture.tree;
     pending.abort();
     let _ = pending.await;
     fixture.advance(Duration::from_secs(1)).await;
@@ -331,24 +343,8 @@ async fn a_retry_whose_caller_has_gone_is_dropped_not_sent() {
 /// second wait asking it joins it, and one model call answers both.
 #[tokio::test]
 async fn the_same_question_in_flight_is_asked_once() {
-    let server = ModelServer::start(Wire::OpenAi, Some(KEY)).await;
-    server.script([Scripted::Status {
-        code: 503,
-        retry_after: None,
-    }]);
-    let fixture = boot(
-        backend_for(&server, Wire::OpenAi, KEY),
-        quick_settings(),
-        ImageSettings::default(),
-    )
-    .await;
+    let (server, fixture, first) = a_question_waiting_for_its_retry().await;
     let tree = &fixture.tree;
-    let first = ask(tree, green_request("w-1"));
-    eventually("the first question waits for its retry", async || {
-        let status = status(tree).await;
-        status.queued == 1 && status.in_flight == 0 && server.requests() == 1
-    })
-    .await;
     let second = ask(tree, green_request("w-2"));
     eventually("the second joined the first", async || {
         status(tree).await.queued == 1

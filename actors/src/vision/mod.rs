@@ -216,15 +216,12 @@ impl Job {
     ) {
         for follower in self.followers.drain(..) {
             let answer = match outcome {
-                Ok((met, observation)) => {
-                    ledger.record(&follower.wait_id, Entry::CacheHit);
-                    ledger.record(&follower.wait_id, Entry::Judgement);
-                    Ok(Verdict {
-                        met: *met,
-                        observation: observation.clone(),
-                        model_call: None,
-                    })
-                }
+                Ok((met, observation)) => Ok(answered_without_a_call(
+                    ledger,
+                    &follower.wait_id,
+                    *met,
+                    observation.clone(),
+                )),
                 Err(message) => Err(JudgeFailure {
                     message: message.clone(),
                     model_call: false,
@@ -334,13 +331,8 @@ fn admit(
         return;
     }
     if let Some((met, observation)) = state.cache.get(ask.content_key, &ask.request.condition) {
-        state.ledger.record(&wait_id, Entry::CacheHit);
-        state.ledger.record(&wait_id, Entry::Judgement);
-        let _ = reply.send(Ok(Verdict {
-            met,
-            observation,
-            model_call: None,
-        }));
+        let verdict = answered_without_a_call(&state.ledger, &wait_id, met, observation);
+        let _ = reply.send(Ok(verdict));
         return;
     }
     // The same question already queued or being asked (identical waits on one window): it
@@ -373,6 +365,23 @@ fn admit(
         followers: Vec::new(),
     });
     pump(myself, state);
+}
+
+/// A verdict a wait gets from an answer already given (the cache, or the same question asked
+/// for another wait): counted as a cache hit and a judgement, with no model call of its own.
+fn answered_without_a_call(
+    ledger: &VisionLedger,
+    wait_id: &str,
+    met: bool,
+    observation: String,
+) -> Verdict {
+    ledger.record(wait_id, Entry::CacheHit);
+    ledger.record(wait_id, Entry::Judgement);
+    Verdict {
+        met,
+        observation,
+        model_call: None,
+    }
 }
 
 /// Model-free answers cost nothing: no queue, no cache, no call counted.

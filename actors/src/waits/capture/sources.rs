@@ -71,13 +71,6 @@ pub trait SourceFactory: Debug + Send + Sync + 'static {
     }
 }
 
-/// Whether a `pty:` id names one of the agent's OpenClaw exec sessions (`crisp-ridge`)
-/// rather than a session this daemon runs (`s-4k9x2m`).
-fn names_exec_session(session: &str, directory: &Directory) -> bool {
-    let session = session.trim();
-    !session.starts_with(SessionId::PREFIX) && !directory.terminal_sessions().contains(session)
-}
-
 /// A `file:` target that exists must be a regular file (a FIFO or a device would block
 /// every read); one that does not exist yet is fine.
 async fn check_file(path: PathBuf, lane: &Lane) -> Result<(), CallError> {
@@ -116,7 +109,7 @@ impl SourceFactory for ProductionSources {
             ))),
             Target::Tmux(pane) => Ok(Box::new(TmuxPane::new(pane.clone(), self.spawner.clone()))),
             Target::Pty(session) => match &self.openclaw {
-                Some(ledger) if names_exec_session(session, directory) => {
+                Some(ledger) if self.is_exec_session(session) => {
                     Ok(Box::new(ExecSource::new(ledger.clone(), session)))
                 }
                 _ => Ok(Box::new(TerminalSource::new(directory, session))),
@@ -214,9 +207,9 @@ impl SourceFactory for ProductionSources {
 }
 
 impl ProductionSources {
-    /// Whether `session` (a `pty:` id) is watched in the OpenClaw ledger: a gateway is set
-    /// up and the id is not shaped like this daemon's (`s-…`). Unlike [`names_exec_session`],
-    /// this needs no directory, so it holds for a wait's whole life.
+    /// Whether `session` (a `pty:` id) is one of the agent's OpenClaw exec sessions
+    /// (`crisp-ridge`), watched in the gateway's ledger: a gateway is set up and the id is not
+    /// shaped like this daemon's (`s-4k9x2m`, which every session it runs has).
     fn is_exec_session(&self, session: &str) -> bool {
         self.openclaw.is_some() && !session.trim().starts_with(SessionId::PREFIX)
     }
@@ -236,13 +229,10 @@ fn check_pty(
         let ledger = match (ours, ledger) {
             (Ok(_), _) => return Ok(Vec::new()),
             // A lookout id that is gone: its own reason, with what is running now.
-            (Err(error), None) => {
+            (Err(_), Some(ledger)) if !session.starts_with(SessionId::PREFIX) => ledger,
+            (Err(error), _) => {
                 return Err(with_live_sessions(error, &table.running_described(), None));
             }
-            (Err(error), Some(_)) if session.starts_with(SessionId::PREFIX) => {
-                return Err(with_live_sessions(error, &table.running_described(), None));
-            }
-            (Err(_), Some(ledger)) => ledger,
         };
         let sessions = ledger.sessions().await.map_err(|error| {
             CallError::unavailable(
@@ -255,11 +245,7 @@ fn check_pty(
                  (term_start)",
             )
         })?;
-        let newest = sessions
-            .iter()
-            .filter(|known| known.session_id == session)
-            .min_by_key(|known| known.state != ExecState::Running);
-        match newest {
+        match ExecSession::chosen(&sessions, &session) {
             Some(found) => Ok(vec![texts::exec_session_note(found)]),
             None => {
                 let live: Vec<ExecSession> = sessions
