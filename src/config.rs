@@ -102,6 +102,10 @@ pub struct WaitConfig {
     /// its absence) before its wait ends in `error`; 0 ends it at the first capture that
     /// finds the window closed.
     pub window_gone_grace_s: u64,
+    /// Milliseconds after a window or screen is first seen changing before it is captured
+    /// again to see the change settle (then after twice as long, up to three times in the
+    /// first half of a poll); 0 waits for the next poll instead.
+    pub settle_probe_ms: u64,
 }
 
 impl Default for WaitConfig {
@@ -111,6 +115,7 @@ impl Default for WaitConfig {
             max_consecutive_failures: actors::tree::DEFAULT_MAX_CONSECUTIVE_FAILURES,
             floor_s: actors::tree::DEFAULT_PIXEL_FLOOR.as_secs(),
             window_gone_grace_s: actors::tree::DEFAULT_WINDOW_GONE_GRACE.as_secs(),
+            settle_probe_ms: actors::tree::DEFAULT_SETTLE_PROBE.as_millis() as u64,
         }
     }
 }
@@ -221,6 +226,11 @@ impl WaitConfig {
     /// How long a watched window may stay closed.
     pub fn window_gone_grace(&self) -> std::time::Duration {
         std::time::Duration::from_secs(self.window_gone_grace_s)
+    }
+
+    /// How soon a window seen changing is captured again (zero: at the next poll).
+    pub fn settle_probe(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.settle_probe_ms)
     }
 }
 

@@ -187,6 +187,7 @@ impl Daemon {
         tree_args.waits.pixel_floor = config.wait.floor();
         tree_args.waits.openclaw = sinks.exec_gateway.clone().map(ExecLedger::new);
         tree_args.waits.window_gone_grace = config.wait.window_gone_grace();
+        tree_args.waits.settle_probe = config.wait.settle_probe();
         tree_args.wake.sinks = sinks.specs;
         tree_args.vision = vision.spec;
         tree_args.waits.sources = options.sources.take();

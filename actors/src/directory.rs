@@ -9,6 +9,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use ractor::ActorRef;
 use storage::Timestamp;
@@ -142,6 +143,26 @@ impl Directory {
 
     pub fn timers(&self) -> &Timers {
         &self.timers
+    }
+
+    /// Runs `action` once, `delay` from now, sooner than the timer registry's tick allows:
+    /// on a clock that moves by itself, after a runtime sleep of `delay`; on a clock moved
+    /// by hand (tests, the harness), as the registry's timer `key`, when the clock is moved
+    /// past it. For short delays a tick would dwarf (the settle probe of a changing window).
+    pub fn after<F, Fut>(&self, key: impl Into<String>, delay: Duration, action: F)
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        if self.clock.moves_by_itself() {
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                action().await;
+            });
+        } else {
+            let at = self.now().saturating_add_millis(delay.as_millis() as u64);
+            self.timers.at(key, at, action);
+        }
     }
 
     pub fn faults(&self) -> &Faults {

@@ -59,8 +59,8 @@ pub const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub use args::{
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_PIXEL_FLOOR, DEFAULT_RECALL_RETENTION,
-    DEFAULT_TASK_UNLOAD_AFTER, DEFAULT_WINDOW_GONE_GRACE, FRAMES_DIR, RECALL_FILE, RecallArgs,
-    TaskArgs, TreeArgs, WaitArgs, WakeArgs,
+    DEFAULT_SETTLE_PROBE, DEFAULT_TASK_UNLOAD_AFTER, DEFAULT_WINDOW_GONE_GRACE, FRAMES_DIR,
+    RECALL_FILE, RecallArgs, TaskArgs, TreeArgs, WaitArgs, WakeArgs,
 };
 
 /// Everything `daemon.status` reports from inside the tree.
@@ -134,6 +134,7 @@ impl Tree {
             pixel_model,
             max_consecutive_failures: args.waits.max_consecutive_failures.max(1),
             window_gone_grace: args.waits.window_gone_grace,
+            settle_probe: args.waits.settle_probe,
         });
         let root_args = RootArgs {
             recall_path: args.recall.path,

@@ -1083,3 +1083,75 @@ async fn a_judgment_in_flight_when_the_grace_ends_decides_first() {
     waits.tree().settle().await.unwrap();
     assert_eq!(waits.state(&id).await, WaitState::Resolved);
 }
+
+/// The settle probe's first delay ([`crate::tree::DEFAULT_SETTLE_PROBE`]).
+const PROBE: Duration = crate::tree::DEFAULT_SETTLE_PROBE;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_change_that_holds_is_judged_at_the_settle_probe_not_a_poll_later() {
+    let model = ScriptedJudge::new(|request| {
+        let finished = matches!(&request.content, Content::Frame(frame) if frame.pixels[0] == 200);
+        Ok(Verdict {
+            met: finished,
+            observation: if finished {
+                "the installer says Finished".to_owned()
+            } else {
+                "the installer is still copying files".to_owned()
+            },
+            model_call: None,
+        })
+    });
+    let waits = start_watching_windows(Some(model.clone())).await;
+    let (installer, id) = waits.watch_installer().await;
+    // The first capture is news (t = 0); the probe a moment later finds it still and the
+    // model looks then, not at the next poll.
+    assert_eq!(model.calls(), 0);
+    waits.advance(PROBE).await;
+    assert_eq!(model.calls(), 1, "judged at the probe");
+
+    // The window changes and holds: seen at the poll (t = 2), judged at the probe.
+    installer.show(window(200));
+    waits.advance(POLL - PROBE).await;
+    assert_eq!(model.calls(), 1, "a change first seen is not judged yet");
+    assert_eq!(waits.state(&id).await, WaitState::Watching);
+    waits.advance(PROBE).await;
+    assert_eq!(waits.state(&id).await, WaitState::Resolved);
+    assert_eq!(model.calls(), 2);
+    let record = waits.tree().wait_status(Some(id)).await.unwrap()[0]
+        .record
+        .clone();
+    assert_eq!(record.counters.captures, 4, "two polls and two probes");
+    let ended = record.ended_at.unwrap();
+    let started = Timestamp::parse_rfc3339(START).unwrap();
+    assert_eq!(
+        ended.millis_since(started),
+        (POLL + PROBE).as_millis() as u64
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_that_keeps_moving_costs_at_most_three_probes_per_poll() {
+    let model = installer_model(false);
+    let waits = start_watching_windows(Some(model.clone())).await;
+    let (installer, id) = waits.watch_installer().await;
+    waits.advance(PROBE).await;
+    let captures = async || {
+        waits.tree().wait_status(Some(id.clone())).await.unwrap()[0]
+            .record
+            .counters
+            .captures
+    };
+    assert_eq!(captures().await, 2);
+    // A new shade at every capture: seen at the poll, then three probes (PROBE, 2×PROBE and
+    // 4×PROBE apart) that find it moving, then nothing until the next poll.
+    let mut shade = 50;
+    installer.show(window(shade));
+    waits.advance(POLL - PROBE).await;
+    for _ in 0..12 {
+        shade += 10;
+        installer.show(window(shade));
+        waits.advance(PROBE).await;
+    }
+    assert_eq!(captures().await, 2 + 1 + 3, "the poll and its three probes");
+    assert_eq!(model.calls(), 1, "a moving window is not judged");
+}

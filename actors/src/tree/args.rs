@@ -35,6 +35,9 @@ pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: u32 = 5;
 pub const DEFAULT_PIXEL_FLOOR: Duration = Duration::from_secs(120);
 /// How long a watched window may stay closed before its wait ends in `error`.
 pub const DEFAULT_WINDOW_GONE_GRACE: Duration = Duration::from_secs(30);
+/// How soon after a window or screen is first seen changing it is captured again to see
+/// whether the change has settled (instead of waiting a whole poll).
+pub const DEFAULT_SETTLE_PROBE: Duration = Duration::from_millis(50);
 
 pub struct TreeArgs {
     pub store: Arc<Store>,
@@ -81,6 +84,9 @@ pub struct WaitArgs {
     pub pixel_floor: Duration,
     /// How long a watched window may stay closed before its wait ends in `error`.
     pub window_gone_grace: Duration,
+    /// How soon a changing window or screen is captured again to see it settle
+    /// (`Duration::ZERO`: not before the next poll).
+    pub settle_probe: Duration,
     /// The task ledger of the user's OpenClaw gateway, for `pty:` waits on the agent's own
     /// exec sessions (`None`: no gateway set up; `pty:` means this daemon's sessions only).
     pub openclaw: Option<ExecLedger>,
@@ -132,6 +138,7 @@ impl TreeArgs {
                 x11_display: None,
                 pixel_floor: DEFAULT_PIXEL_FLOOR,
                 window_gone_grace: DEFAULT_WINDOW_GONE_GRACE,
+                settle_probe: DEFAULT_SETTLE_PROBE,
                 openclaw: None,
             },
             wake: WakeArgs {

@@ -25,6 +25,9 @@ pub struct WaitSettings {
     pub max_consecutive_failures: u32,
     /// How long a watched window may stay closed before the wait ends in `error`.
     pub window_gone_grace: Duration,
+    /// How soon a window or screen seen changing is captured again to see it settle
+    /// (`Duration::ZERO`: at the next poll).
+    pub settle_probe: Duration,
 }
 
 /// A new wait, validated.

@@ -5,6 +5,13 @@
 //! closed for the grace period is reported at every poll until the wait ends (the WaitActor
 //! decides, after any judgment in flight). A panicking source kills the Watcher; its
 //! WaitActor counts the failure and starts a new one (which times a closed window afresh).
+//!
+//! **The settle probe.** A change the gate sees for the first time (`Changing`) is judged
+//! once it holds still, which the next regular capture would tell a whole poll later. For a
+//! window or the screen the Watcher instead captures again after a short probe delay (50 ms
+//! by default, doubling), up to [`MAX_SETTLE_PROBES`] times within the first half of the
+//! poll, so a settled change reaches the judge within a fraction of a poll. A still window
+//! costs no probe: only a change the gate calls news starts them.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +33,9 @@ const HANDOFF_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one capture may take before it counts as a failed capture.
 pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// At most this many quick captures follow a change first seen, looking for it to settle.
+pub const MAX_SETTLE_PROBES: u32 = 3;
+
 /// Capture counts, shared with the WaitActor (which persists them).
 #[derive(Debug, Default)]
 pub struct WatchCounters {
@@ -37,6 +47,14 @@ pub enum WatcherMsg {
     /// Capture now. The reply carries the judgment this capture set off, if any, so that a
     /// caller can wait for all of its effects.
     Poll(Option<RpcReplyPort<Option<JoinHandle<()>>>>),
+    /// A settle probe: capture again soon after a change was first seen (the reply as for
+    /// `Poll`). `round` tells a probe from one a new poll superseded; one that comes more
+    /// than half a poll after `due` is stale too (the next poll is as near).
+    Probe {
+        round: u64,
+        due: Timestamp,
+        reply: RpcReplyPort<Option<JoinHandle<()>>>,
+    },
     /// The judge looked at observation `seq`: it becomes the gate's baseline.
     Judged(u64),
     /// Forget the baselines: the next capture is news (a new condition, a revived wait); a
@@ -54,6 +72,39 @@ pub struct WatcherArgs {
     pub directory: Directory,
     /// How long a watched window may stay closed before the WaitActor hears of it.
     pub window_gone_grace: Duration,
+    /// The settle probe's delay and how many probes fit in a poll (`None`: no probes).
+    pub settle_probe: Option<SettleProbe>,
+}
+
+/// When to capture again a change first seen, in a wait polling every `poll`: `count`
+/// captures, the first `delay` after the poll and each next one twice as long after the
+/// one before (50, 100, 200 ms by default: a quick look, and room for an animation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SettleProbe {
+    pub delay: Duration,
+    pub count: u32,
+    pub poll: Duration,
+}
+
+impl SettleProbe {
+    /// The probes that fit in the first half of a `poll` (at most [`MAX_SETTLE_PROBES`]);
+    /// `None` when the delay is zero or not one fits.
+    pub fn within(delay: Duration, poll: Duration) -> Option<SettleProbe> {
+        if delay.is_zero() {
+            return None;
+        }
+        let (mut count, mut total) = (0, Duration::ZERO);
+        while count < MAX_SETTLE_PROBES && total + delay * 2u32.pow(count) <= poll / 2 {
+            total += delay * 2u32.pow(count);
+            count += 1;
+        }
+        (count > 0).then_some(SettleProbe { delay, count, poll })
+    }
+
+    /// How long after the capture before it probe number `index` (from 0) comes.
+    fn delay_of(self, index: u32) -> Duration {
+        self.delay * 2u32.pow(index)
+    }
 }
 
 pub struct WatcherState {
@@ -68,6 +119,11 @@ pub struct WatcherState {
     window_gone_grace: Duration,
     /// When the captures started finding the watched window closed.
     closed_since: Option<Timestamp>,
+    settle_probe: Option<SettleProbe>,
+    /// Probes still allowed for the change being looked at.
+    probes_left: u32,
+    /// Counts regular polls, so a probe scheduled before the latest one is dropped.
+    round: u64,
 }
 
 impl Actor for WatcherActor {
@@ -90,22 +146,51 @@ impl Actor for WatcherActor {
             handed_over: None,
             window_gone_grace: args.window_gone_grace,
             closed_since: None,
+            settle_probe: args.settle_probe,
+            probes_left: 0,
+            round: 0,
         })
+    }
+
+    async fn post_stop(
+        &self,
+        myself: ActorRef<WatcherMsg>,
+        state: &mut WatcherState,
+    ) -> Result<(), ActorProcessingErr> {
+        state.directory.timers().cancel(&probe_timer(&myself));
+        Ok(())
     }
 
     async fn handle(
         &self,
-        _myself: ActorRef<WatcherMsg>,
+        myself: ActorRef<WatcherMsg>,
         msg: WatcherMsg,
         state: &mut WatcherState,
     ) -> Result<(), ActorProcessingErr> {
         state.directory.faults().check(ActorKind::Watcher);
         match msg {
             WatcherMsg::Poll(reply) => {
-                let judging = poll(state).await;
+                state.round += 1;
+                state.probes_left = state.settle_probe.map_or(0, |probe| probe.count);
+                let (judging, decision) = poll(state, Look::Poll).await;
+                probe_if_changing(&myself, state, decision);
                 if let Some(reply) = reply {
                     let _ = reply.send(judging);
                 }
+            }
+            WatcherMsg::Probe { round, due, reply } => {
+                let judging = if round == state.round
+                    && state.probes_left > 0
+                    && !is_stale(state.settle_probe, due, state.directory.now())
+                {
+                    state.probes_left -= 1;
+                    let (judging, decision) = poll(state, Look::SettleProbe).await;
+                    probe_if_changing(&myself, state, decision);
+                    judging
+                } else {
+                    None
+                };
+                let _ = reply.send(judging);
             }
             WatcherMsg::Judged(seq) => {
                 if let Some((handed, content, readiness)) = state.handed_over.take() {
@@ -128,8 +213,68 @@ impl Actor for WatcherActor {
     }
 }
 
+/// Whether a probe due at `due` comes too late to be of use: more than half a poll late
+/// (a busy runtime; a test clock moved by whole polls), the next poll being as near.
+fn is_stale(probe: Option<SettleProbe>, due: Timestamp, now: Timestamp) -> bool {
+    probe.is_none_or(|probe| now.millis_since(due) > probe.poll.as_millis() as u64 / 2)
+}
+
+fn probe_timer(watcher: &ActorRef<WatcherMsg>) -> String {
+    format!("watcher-probe-{}", watcher.get_id())
+}
+
+/// After a capture that found a change still moving (first seen, or not yet still on a
+/// probe), schedules the next settle probe while any are left for this poll.
+fn probe_if_changing(
+    myself: &ActorRef<WatcherMsg>,
+    state: &WatcherState,
+    decision: Option<GateDecision>,
+) {
+    let Some(probe) = state.settle_probe else {
+        return;
+    };
+    let moving = match decision {
+        Some(GateDecision::Judge(Readiness::Changing)) => true,
+        // A probe that found no news yet: the change is still moving (or went back).
+        Some(GateDecision::Skip) => state.probes_left < probe.count,
+        _ => false,
+    };
+    if !moving || state.probes_left == 0 {
+        return;
+    }
+    let (watcher, round) = (myself.clone(), state.round);
+    let delay = probe.delay_of(probe.count - state.probes_left);
+    let due = (state.directory.now()).saturating_add_millis(delay.as_millis() as u64);
+    state
+        .directory
+        .after(probe_timer(myself), delay, move || async move {
+            let outcome = watcher
+                .call(
+                    |reply| WatcherMsg::Probe { round, due, reply },
+                    Some(HANDOFF_TIMEOUT),
+                )
+                .await;
+            if let Ok(ractor::rpc::CallResult::Success(Some(judging))) = outcome {
+                let _ = judging.await;
+            }
+        });
+}
+
+/// What a capture is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// A regular poll.
+    Poll,
+    /// A settle probe: a quick second look at a change still moving.
+    SettleProbe,
+}
+
 /// One capture: gate it, hand news over, report failures and a window that stays closed.
-async fn poll(state: &mut WatcherState) -> Option<JoinHandle<()>> {
+/// Returns the judgment it set off and the gate's decision (`None`: the capture failed).
+async fn poll(
+    state: &mut WatcherState,
+    look: Look,
+) -> (Option<JoinHandle<()>>, Option<GateDecision>) {
     state.counters.captures.fetch_add(1, Ordering::Relaxed);
     let captured = match tokio::time::timeout(CAPTURE_TIMEOUT, state.source.capture()).await {
         Ok(captured) => captured,
@@ -149,14 +294,15 @@ async fn poll(state: &mut WatcherState) -> Option<JoinHandle<()>> {
                     Some(HANDOFF_TIMEOUT),
                 )
                 .await;
-            return None;
+            return (None, None);
         }
     };
     let now = state.directory.now();
     let closed_for = closed_for(&mut state.closed_since, &content, now);
     // The absence goes through the gate first, so a model can still find the condition met
     // by it; the WaitActor ignores the report while that judgment runs.
-    let judging = hand_over(state, content, now).await;
+    let (judging, decision) = hand_over(state, content, now, look).await;
+    let closed_for = closed_for.filter(|_| look == Look::Poll);
     if let Some(closed_for) = closed_for.filter(|d| *d >= state.window_gone_grace) {
         let _ = state
             .wait
@@ -166,7 +312,7 @@ async fn poll(state: &mut WatcherState) -> Option<JoinHandle<()>> {
             )
             .await;
     }
-    judging
+    (judging, Some(decision))
 }
 
 /// How long the watched window has been closed, as of this capture: timed from the first
@@ -186,20 +332,25 @@ fn closed_for(
 }
 
 /// Asks the gate about a capture and hands news to the WaitActor; returns the judgment it
-/// set off.
+/// set off and the gate's decision.
 async fn hand_over(
     state: &mut WatcherState,
     content: Content,
     now: Timestamp,
-) -> Option<JoinHandle<()>> {
-    let readiness = match state.gate.consider(&content, now) {
+    look: Look,
+) -> (Option<JoinHandle<()>>, GateDecision) {
+    let decision = match look {
+        Look::Poll => state.gate.consider(&content, now),
+        Look::SettleProbe => state.gate.settle_probe(&content, now),
+    };
+    let readiness = match decision {
         GateDecision::Skip => {
             state
                 .counters
                 .skipped_by_gate
                 .fetch_add(1, Ordering::Relaxed);
             let _ = state.wait.cast(WaitMsg::CaptureSucceeded);
-            return None;
+            return (None, decision);
         }
         GateDecision::Judge(readiness) => readiness,
     };
@@ -218,8 +369,9 @@ async fn hand_over(
             Some(HANDOFF_TIMEOUT),
         )
         .await;
-    match outcome {
+    let judging = match outcome {
         Ok(ractor::rpc::CallResult::Success(judging)) => judging,
         _ => None,
-    }
+    };
+    (judging, decision)
 }

@@ -25,7 +25,7 @@ use crate::waits::target::Target;
 use crate::waits::texts;
 use crate::waits::transition;
 use crate::waits::types::{Ending, Step};
-use crate::waits::watcher::{WatcherActor, WatcherArgs, WatcherMsg};
+use crate::waits::watcher::{SettleProbe, WatcherActor, WatcherArgs, WatcherMsg};
 
 /// Hands a poll to the Watcher and returns the task that waits for it and its judgment.
 pub(super) fn poll_now(state: &WaitActorState) -> Option<JoinHandle<()>> {
@@ -340,6 +340,13 @@ pub(super) async fn start_watcher(
         counters: state.counters.clone(),
         directory: state.directory.clone(),
         window_gone_grace: state.settings.window_gone_grace,
+        settle_probe: target
+            .is_pixels()
+            .then(|| {
+                let poll = state.record.as_ref().map(|r| r.poll_interval_ms)?;
+                SettleProbe::within(state.settings.settle_probe, Duration::from_millis(poll))
+            })
+            .flatten(),
     };
     let (watcher, _) = Actor::spawn_linked(None, WatcherActor, args, myself.get_cell())
         .await

@@ -39,6 +39,13 @@ pub trait Gate: Send + 'static {
 
     /// Forget every baseline, so the next capture is judged (a new condition, a revived wait).
     fn reset(&mut self);
+
+    /// A quick second look soon after a capture found a change still moving (the Watcher's
+    /// settle probe): `Judge(Settled)` once the change holds still. By default a capture
+    /// like any other; the pixel gate keeps probes out of its tile histories.
+    fn settle_probe(&mut self, content: &Content, now: Timestamp) -> GateDecision {
+        self.consider(content, now)
+    }
 }
 
 /// A hash of everything a gate compares (one-shot xxh3: the streaming `Hasher` route costs

@@ -28,6 +28,11 @@
 //! - **Floor**: with nothing meaningful happening, the frame is judged again `floor` after
 //!   the last judgment, so a condition that became true without a visible change (or that a
 //!   judge missed) is not waited on forever.
+//! - **Settle probes**: the Watcher may look again soon after a change was first seen
+//!   ([`Gate::settle_probe`]): the change has settled when its tiles hold the state of the
+//!   capture before (the poll's or the previous probe's), and is judged on the probe's frame.
+//!   Probes leave the tile histories alone, so blinking and busy regions are told apart on
+//!   the polls' rhythm as before.
 //! - A frame of a new size (the first capture, a resize, a different window) has nothing to
 //!   compare with and is judged at once as `Settled`. Non-frame content (a closed window)
 //!   is judged like text: `Changing` when new, `Settled` when it repeats.
@@ -125,6 +130,10 @@ pub struct PixelGate {
     last_reason: Option<JudgeReason>,
     /// Where the last frame considered differs meaningfully from the baseline.
     changed_region: Option<TileRect>,
+    /// The quiet tiles of the change last seen `Changing`, for the settle probes.
+    changing_tiles: Vec<usize>,
+    /// The last probe's frame and tile hashes (what the next probe compares with).
+    probed: Option<(Frame, Vec<u64>)>,
 }
 
 impl std::fmt::Debug for PixelGate {
@@ -341,6 +350,8 @@ impl PixelGate {
             last_busy_at: None,
             last_reason: None,
             changed_region: None,
+            changing_tiles: Vec::new(),
+            probed: None,
         }
     }
 
@@ -370,6 +381,8 @@ impl PixelGate {
 
     fn consider_frame(&mut self, frame: &Frame, now: Timestamp) -> GateDecision {
         self.previous_other = None;
+        self.probed = None;
+        self.changing_tiles.clear();
         self.changed_region = Some(TileRect {
             x: 0,
             y: 0,
@@ -466,6 +479,10 @@ impl PixelGate {
                 tiles: changed_tiles,
                 pixels: changed_pixels,
             };
+            if !settled {
+                self.changing_tiles
+                    .extend(changed.iter().filter(|tile| !tile.busy).map(|t| t.index));
+            }
             return if settled {
                 self.decide(GateDecision::Judge(Readiness::Settled), reason)
             } else if !self.changing_reported {
@@ -523,10 +540,37 @@ impl PixelGate {
         }
     }
 
+    /// A settle probe of a frame: see [`Gate::settle_probe`].
+    fn probe_frame(&mut self, frame: &Frame, now: Timestamp) -> GateDecision {
+        let grid = TileGrid::of(frame);
+        let Some(tracking) = self.tracking.as_ref().filter(|t| t.grid == grid) else {
+            return self.consider_frame(frame, now);
+        };
+        if self.changing_tiles.is_empty() {
+            // Nothing is moving (the change settled, went back, or was never seen).
+            return GateDecision::Skip;
+        }
+        let mut hashes = Vec::new();
+        tiles::hash_tiles(frame, &mut hashes);
+        let before = self.probed.as_ref().map_or(&tracking.current, |(_, h)| h);
+        let still = (self.changing_tiles.iter()).all(|&index| hashes[index] == before[index]);
+        self.probed = Some((frame.clone(), hashes));
+        if still {
+            self.changing_tiles.clear();
+            let reason = self.last_reason.unwrap_or(JudgeReason::FirstSight);
+            self.decide(GateDecision::Judge(Readiness::Settled), reason)
+        } else {
+            GateDecision::Skip
+        }
+    }
+
     fn seen(&self, content: &Content) -> Seen {
         match content {
             Content::Frame(frame) => {
+                let probed = (self.probed.as_ref())
+                    .filter(|(probed, _)| Arc::ptr_eq(&probed.pixels, &frame.pixels));
                 let hashes = match &self.tracking {
+                    _ if probed.is_some() => probed.map(|(_, h)| h.clone()).unwrap_or_default(),
                     Some(tracking) if Arc::ptr_eq(&tracking.frame.pixels, &frame.pixels) => {
                         tracking.current.clone()
                     }
@@ -615,6 +659,13 @@ impl Gate for PixelGate {
 
     fn reset(&mut self) {
         *self = PixelGate::new(self.floor);
+    }
+
+    fn settle_probe(&mut self, content: &Content, now: Timestamp) -> GateDecision {
+        match content {
+            Content::Frame(frame) => self.probe_frame(frame, now),
+            other => self.consider_other(other, now),
+        }
     }
 }
 

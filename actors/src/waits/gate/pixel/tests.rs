@@ -153,6 +153,73 @@ fn one_new_line_of_text_is_judged_as_soon_as_it_holds() {
     assert_eq!(watch.hold(&with_line, 10), [Skip; 10]);
 }
 
+impl Watch {
+    /// A settle probe of `frame` a tenth of a second after the last capture, told to the
+    /// gate as the Watcher does.
+    fn probe(&mut self, frame: &Frame) -> GateDecision {
+        let now = Timestamp(self.now_ms - POLL_MS + 100);
+        let content = Content::Frame(frame.clone());
+        let decision = self.gate.settle_probe(&content, now);
+        if let Judge(readiness) = decision {
+            self.gate.judged(&content, readiness, now);
+            if readiness == Settled {
+                self.settled_judgments += 1;
+            }
+        }
+        decision
+    }
+}
+
+#[test]
+fn a_settle_probe_judges_a_change_that_holds_without_waiting_for_the_next_poll() {
+    let mut watch = Watch::new();
+    let mut terminal = Terminal::new();
+    watch.hold(&terminal.draw(), 5);
+    terminal.lines.push("BUILD SUCCESSFUL".into());
+    let with_line = terminal.draw();
+    assert_eq!(watch.capture(&with_line), Judge(Changing));
+    assert_eq!(
+        watch.probe(&with_line),
+        Judge(Settled),
+        "held still on the probe"
+    );
+    assert!(matches!(
+        watch.gate.last_reason(),
+        Some(JudgeReason::Change { .. })
+    ));
+    // The probe's frame is what the judge saw: the next polls have nothing new.
+    assert_eq!(watch.hold(&with_line, 5), [Skip; 5]);
+    assert_eq!(
+        watch.settled_judgments, 2,
+        "first sight and the line, once each"
+    );
+}
+
+#[test]
+fn a_settle_probe_waits_while_the_change_moves_and_leaves_still_frames_alone() {
+    let mut watch = Watch::new();
+    let mut terminal = Terminal::new();
+    let still = terminal.draw();
+    watch.hold(&still, 5);
+    // No change seen: a probe has nothing to confirm.
+    assert_eq!(watch.probe(&still), Skip);
+    terminal.dialog = true;
+    terminal.progress_px = Some(100);
+    let half_drawn = terminal.draw();
+    assert_eq!(watch.capture(&half_drawn), Judge(Changing));
+    terminal.progress_px = Some(400);
+    let drawn = terminal.draw();
+    assert_eq!(watch.probe(&drawn), Skip, "still moving");
+    assert_eq!(
+        watch.probe(&drawn),
+        Judge(Settled),
+        "the same as the probe before"
+    );
+    assert_eq!(watch.probe(&drawn), Skip, "judged: nothing moving any more");
+    assert_eq!(watch.hold(&drawn, 3), [Skip; 3]);
+    assert_eq!(watch.settled_judgments, 2);
+}
+
 #[test]
 fn a_one_percent_progress_bar_step_is_a_change() {
     let mut watch = Watch::new();

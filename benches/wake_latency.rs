@@ -1,0 +1,260 @@
+//! How soon a window wait wakes after the window changed: `cargo bench --bench wake_latency`.
+//!
+//! Runs the real `lookout serve` binary on a private 1920x1080 Xvfb with a 640x480 window,
+//! judged by a loopback chat-completions model that answers at once (met once the bench has
+//! changed the window). Each trial starts a wait on the window, lets its first frame be
+//! judged, waits a random phase against the poll (stratified: trial i of n at a random point
+//! of the i-th n-th of the period), paints a "dialog" and times how long until
+//! the wake event reaches a live subscriber (`events.subscribe`). `LOOKOUT_BENCH_TRIALS`
+//! trials (default 10) at each poll interval (1 s and 2 s), with the settle probe at its
+//! default (50 ms, then 100 and 200) and off (`settle_probe_ms = 0`, which confirms a change
+//! at the next poll, as before the probe existed), side by side in one run on two daemons.
+
+// A benchmark measures: it reads the wall clock and the environment and starts the programs
+// it measures; the rules these lints enforce are for the daemon's code.
+#![allow(clippy::disallowed_methods)]
+
+#[path = "support/daemon_process.rs"]
+mod daemon_process;
+#[path = "support/loopback_http.rs"]
+mod loopback_http;
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use actors::testkit::test_display::{TestWindows, Xvfb};
+use daemon_process::start_daemon;
+use lookout::client::Client;
+use serde_json::{Value, json};
+
+const TITLE: &str = "Latency Probe — Installer";
+
+/// The model: "met" once the bench has set `changed`; counts its calls.
+struct Model {
+    changed: AtomicBool,
+    calls: AtomicU64,
+}
+
+fn model_answer(model: &Model) -> String {
+    model.calls.fetch_add(1, Ordering::SeqCst);
+    let met = model.changed.load(Ordering::SeqCst);
+    let said = format!(
+        "{{\"met\": {met}, \"observation\": \"{}\"}}",
+        if met {
+            "the dialog says Done"
+        } else {
+            "still installing"
+        }
+    );
+    json!({
+        "choices": [{"message": {"role": "assistant", "content": said}}],
+        "usage": {"prompt_tokens": 800, "completion_tokens": 12},
+    })
+    .to_string()
+}
+
+/// A small xorshift: random phases without a dependency.
+struct Phases(u64);
+
+impl Phases {
+    fn next_fraction(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+async fn call(client: &mut Client, method: &str, params: Value) -> Value {
+    client
+        .call(method, params)
+        .await
+        .unwrap()
+        .unwrap_or_else(|error| panic!("{method}: {error:?}"))
+}
+
+struct Trial {
+    latency: Duration,
+    phase: Duration,
+    judge_calls: u64,
+    captures: u64,
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn trial(
+    client: &mut Client,
+    listener: &mut Client,
+    windows: &TestWindows,
+    window: x11rb::protocol::xproto::Window,
+    model: &Model,
+    poll: Duration,
+    phase: Duration,
+    colour: u32,
+) -> Trial {
+    windows.repaint(window, colour);
+    model.changed.store(false, Ordering::SeqCst);
+    let created = call(
+        client,
+        "smart_wait",
+        json!({"target": "window:latency probe", "wake_when": "the dialog says Done",
+               "poll_interval": poll.as_secs_f64(), "timeout": 120}),
+    )
+    .await;
+    let wait_id = created["wait_id"].as_str().unwrap().to_owned();
+    // The first frame is judged (not met) before the change comes.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let status = call(client, "wait_status", json!({"wait_id": wait_id})).await;
+        if status["counters"]["judge_calls"].as_u64().unwrap_or(0) >= 1 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the first frame was not judged");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(poll + phase).await;
+    model.changed.store(true, Ordering::SeqCst);
+    windows.fill(window, 120, 100, 400, 200, 0xffffff ^ colour);
+    let changed_at = Instant::now();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), listener.read_json())
+            .await
+            .expect("a wake within 30 s")
+            .unwrap();
+        let params = &event["params"];
+        if params["wait_id"] == wait_id.as_str() {
+            assert_eq!(params["kind"], "wait_resolved", "{event}");
+            break;
+        }
+    }
+    let latency = changed_at.elapsed();
+    let status = call(client, "wait_status", json!({"wait_id": wait_id})).await;
+    Trial {
+        latency,
+        phase,
+        judge_calls: status["counters"]["judge_calls"].as_u64().unwrap(),
+        captures: status["counters"]["captures"].as_u64().unwrap(),
+    }
+}
+
+fn median(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+fn main() {
+    let trials: usize = std::env::var("LOOKOUT_BENCH_TRIALS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(10);
+    let xvfb = Xvfb::start();
+    let windows = TestWindows::connect(xvfb.display());
+    let window = windows.create(TITLE, 100, 100, 640, 480, 0x404040);
+    let model = Arc::new(Model {
+        changed: AtomicBool::new(false),
+        calls: AtomicU64::new(0),
+    });
+    let answering = model.clone();
+    let url = loopback_http::serve(move |_body| model_answer(&answering));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    // splitmix64 of the time, so neighbouring seeds start far apart.
+    let mut mixed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    let mut phases = Phases((mixed ^ (mixed >> 31)) | 1);
+    println!(
+        "wake latency from a window change to the wake event, {trials} trials per row, random phase\n"
+    );
+    println!(
+        "{:<6} {:<13} {:>9} {:>9} {:>9} {:>9} {:>12} {:>9}",
+        "poll", "settle probe", "median", "mean", "min", "max", "judge calls", "captures"
+    );
+    let mut colour = 0x203040u32;
+    for poll in [Duration::from_secs(1), Duration::from_secs(2)] {
+        for probe_ms in [None, Some(0u64)] {
+            let dir = tempfile::tempdir().unwrap();
+            let config = format!(
+                "[x11]\ndisplay = {:?}\n[wait]\n{}\
+                 [vision]\nbackend = \"openai\"\nbase_url = \"{url}/v1\"\nmodel = \"bench\"\n\
+                 min_interval_s = 0\n",
+                xvfb.display(),
+                probe_ms.map_or(String::new(), |ms| format!("settle_probe_ms = {ms}\n"))
+            );
+            let mut daemon = start_daemon(dir.path(), &config, Stdio::inherit());
+            let socket = dir.path().join("lookout.sock");
+            let results = runtime.block_on(async {
+                let mut listener = Client::connect(&socket).await.unwrap();
+                call(&mut listener, "events.subscribe", json!({})).await;
+                let mut client = Client::connect(&socket).await.unwrap();
+                let mut results = Vec::new();
+                for index in 0..trials {
+                    colour = colour.wrapping_add(0x0a0b0c) & 0x7f7f7f;
+                    // Stratified: trial i changes the window at a random point of the i-th
+                    // n-th of the poll, so ten trials cover the whole period evenly.
+                    let fraction = (index as f64 + phases.next_fraction()) / trials as f64;
+                    let phase = poll.mul_f64(fraction);
+                    let result = trial(
+                        &mut client,
+                        &mut listener,
+                        &windows,
+                        window,
+                        &model,
+                        poll,
+                        phase,
+                        colour,
+                    )
+                    .await;
+                    results.push(result);
+                }
+                results
+            });
+            let _ = daemon.kill();
+            let _ = daemon.wait();
+            let mut seconds: Vec<f64> = results.iter().map(|r| r.latency.as_secs_f64()).collect();
+            seconds.sort_by(f64::total_cmp);
+            let mean = seconds.iter().sum::<f64>() / seconds.len() as f64;
+            let judge_calls: u64 = results.iter().map(|r| r.judge_calls).sum();
+            let captures: u64 = results.iter().map(|r| r.captures).sum();
+            println!(
+                "{:<6} {:<13} {:>8.3}s {:>8.3}s {:>8.3}s {:>8.3}s {:>12} {:>9}",
+                format!("{}s", poll.as_secs()),
+                match probe_ms {
+                    None => "default".to_owned(),
+                    Some(0) => "off".to_owned(),
+                    Some(ms) => format!("{ms} ms"),
+                },
+                median(&seconds),
+                mean,
+                seconds[0],
+                seconds[seconds.len() - 1],
+                judge_calls,
+                captures,
+            );
+            println!(
+                "       each (latency after a change at phase): {}",
+                results
+                    .iter()
+                    .map(|r| format!(
+                        "{:.2}@{:.2}",
+                        r.latency.as_secs_f64(),
+                        r.phase.as_secs_f64()
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+    }
+}
