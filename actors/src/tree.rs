@@ -130,6 +130,7 @@ impl Tree {
         });
         let waits = Arc::new(WaitSettings {
             sources,
+            feeds: Arc::default(),
             text_model,
             pixel_model,
             max_consecutive_failures: args.waits.max_consecutive_failures.max(1),

@@ -59,6 +59,8 @@ pub fn daemon_status(status: &TreeStatus, info: &DaemonInfo, now: Timestamp) -> 
             "live": status.waits.live_waits,
             "total": status.store.waits,
             "wait_actor_failures": status.waits.wait_actor_failures,
+            "targets_watched": status.waits.feeds.targets,
+            "captures": status.waits.feeds.captures,
         },
         "stuck": {
             "enabled": info.stuck.enabled,

@@ -289,6 +289,77 @@ async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing
     daemon.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_identical_waits_on_a_still_window_share_one_capture_per_poll_and_one_judge_call() {
+    let xvfb = Xvfb::start();
+    let windows = TestWindows::connect(xvfb.display());
+    windows.create("Setup Wizard — Installer", 40, 40, 400, 300, GREY);
+    let display = xvfb.display().to_owned();
+    let (url, requests) =
+        chat_server_saying("{\"met\": false, \"observation\": \"still copying files\"}").await;
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.x11.display = Some(display);
+            config.vision.backend = VisionBackend::Openai;
+            config.vision.base_url = Some(url.clone());
+            config.vision.model = Some("llava".into());
+            config.vision.min_interval_s = 0;
+        },
+        None,
+    )
+    .await;
+    let mut wait_ids = Vec::new();
+    for _ in 0..20 {
+        let (wait_id, _) = watch(&daemon, "window:installer", "the installer finished").await;
+        wait_ids.push(wait_id);
+    }
+    // Every wait has its verdict on the first frame.
+    for wait_id in &wait_ids {
+        wait_until(
+            "every wait's first frame was judged",
+            PATIENCE,
+            async || status_of(&daemon, wait_id).await["last_observation"] == "still copying files",
+        )
+        .await;
+    }
+    let waits_status = async || daemon.ok("daemon.status", json!({})).await["waits"].clone();
+    let before = waits_status().await;
+    assert_eq!(
+        before["targets_watched"], 1,
+        "one feed for one window: {before}"
+    );
+    // Twenty waits polling every 0.2 s while the window stands still: one capture per poll
+    // (the waits poll on the same ticks) and no more judge calls.
+    let first = status_of(&daemon, &wait_ids[0]).await["counters"]["captures"]
+        .as_u64()
+        .unwrap();
+    wait_until("ten more polls", PATIENCE, async || {
+        status_of(&daemon, &wait_ids[0]).await["counters"]["captures"]
+            .as_u64()
+            .unwrap()
+            >= first + 10
+    })
+    .await;
+    let polls = status_of(&daemon, &wait_ids[0]).await["counters"]["captures"]
+        .as_u64()
+        .unwrap()
+        - first;
+    let after = waits_status().await;
+    let captures = after["captures"].as_u64().unwrap() - before["captures"].as_u64().unwrap();
+    assert!(
+        captures <= polls + 2,
+        "{captures} captures for {polls} polls of 20 waits: they are not shared"
+    );
+    assert_eq!(
+        requests.lock().unwrap().len(),
+        1,
+        "the same question about the same frame is asked once"
+    );
+    let status = daemon.ok("daemon.status", json!({})).await;
+    assert_eq!(status["vision"]["calls"], 1, "{}", status["vision"]);
+    daemon.stop().await;
+}
+
 /// An X client of a test (an xterm, an xmessage dialog), killed when dropped.
 pub struct XClient(std::process::Child);
 

@@ -20,6 +20,7 @@ use crate::registry;
 use crate::waits::WaitsMsg;
 use crate::waits::capture::CaptureError;
 use crate::waits::content::Content;
+use crate::waits::feed::CAPTURE_TIMEOUT;
 use crate::waits::fresh;
 use crate::waits::gate::Readiness;
 use crate::waits::judge::reading::{JudgedBy, Reading, Test};
@@ -29,7 +30,7 @@ use crate::waits::target::Target;
 use crate::waits::texts;
 use crate::waits::transition::{self, EndOfWait};
 use crate::waits::types::{Ending, NewWait, WaitSettings, WaitUpdate, WaitView, Watch};
-use crate::waits::watcher::{CAPTURE_TIMEOUT, WatchCounters, WatcherMsg};
+use crate::waits::watcher::{WatchCounters, WatcherMsg};
 use crate::waits::watching::{
     arm_timers, capture_failed, check_quiet, disarm_timers, judgment, observe, poll_now,
     start_watcher, stop_watching, window_closed,

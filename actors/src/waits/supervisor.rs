@@ -21,6 +21,7 @@ use crate::keyed::{KeyedChildren, Route};
 use crate::policy::{Decision, RestartHistory, RestartPolicy};
 use crate::registry;
 use crate::waits::actor::{WaitActor, WaitArgs, WaitMsg, not_found};
+use crate::waits::feed::FeedStats;
 use crate::waits::types::{NewWait, WaitSettings, WaitUpdate, WaitView};
 
 /// How long a request for a wait waits for its actor.
@@ -48,6 +49,8 @@ pub enum WaitsMsg {
 pub struct WaitsStats {
     pub live_waits: usize,
     pub wait_actor_failures: u64,
+    /// Targets watched now (waits on one target share its feed) and their captures.
+    pub feeds: FeedStats,
 }
 
 pub struct WaitsSupervisor;
@@ -176,6 +179,7 @@ impl Actor for WaitsSupervisor {
                 let _ = reply.send(WaitsStats {
                     live_waits: state.children.len(),
                     wait_actor_failures: state.failures,
+                    feeds: state.settings.feeds.stats(),
                 });
             }
         }

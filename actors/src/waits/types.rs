@@ -8,6 +8,7 @@ use std::time::Duration;
 use storage::{TaskId, Timestamp, WaitRecord};
 
 use crate::waits::capture::sources::SourceFactory;
+use crate::waits::feed::Feeds;
 use crate::waits::judge::Judge;
 use crate::waits::judge::reading::{JudgedBy, Judges, Reach, Reading};
 use crate::waits::target::Target;
@@ -16,6 +17,8 @@ use crate::waits::target::Target;
 #[derive(Debug)]
 pub struct WaitSettings {
     pub sources: Arc<dyn SourceFactory>,
+    /// The feeds of watched targets: one capture per target serves all its waits.
+    pub feeds: Arc<Feeds>,
     /// The model asked about text targets' conditions when no local judge decides them.
     pub text_model: Option<Arc<dyn Judge>>,
     /// The model (or OCR) that judges window and screen frames; without one, a window wait

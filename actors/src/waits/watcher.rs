@@ -1,5 +1,6 @@
-//! The Watcher: a WaitActor's child that owns the capture loop of one target — its source
-//! and its gate. On each poll it captures and asks the gate; only news goes to the WaitActor
+//! The Watcher: a WaitActor's child that runs its wait's capture loop — the target's
+//! [`Feed`] (shared with every wait on the same target) and the wait's own gate. On each poll
+//! it takes a capture from the feed and asks the gate; only news goes to the WaitActor
 //! (as an observation), and a failed capture is reported. It also times how long a watched
 //! window has been closed, since the gate lets the absence through only once: a window
 //! closed for the grace period is reported at every poll until the wait ends (the WaitActor
@@ -24,14 +25,13 @@ use tokio::task::JoinHandle;
 use crate::directory::Directory;
 use crate::faults::ActorKind;
 use crate::waits::actor::WaitMsg;
-use crate::waits::capture::{CaptureError, Source};
 use crate::waits::content::Content;
+use crate::waits::feed::{Feed, Look};
+use crate::waits::gate::pixel::Timeline;
 use crate::waits::gate::{Gate, GateDecision, Readiness};
 
 /// How long the Watcher waits for its WaitActor to take an observation.
 const HANDOFF_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long one capture may take before it counts as a failed capture.
-pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// At most this many quick captures follow a change first seen, looking for it to settle.
 pub const MAX_SETTLE_PROBES: u32 = 3;
@@ -66,7 +66,7 @@ pub struct WatcherActor;
 
 pub struct WatcherArgs {
     pub wait: ActorRef<WaitMsg>,
-    pub source: Box<dyn Source>,
+    pub feed: Arc<Feed>,
     pub gate: Box<dyn Gate>,
     pub counters: Arc<WatchCounters>,
     pub directory: Directory,
@@ -109,7 +109,7 @@ impl SettleProbe {
 
 pub struct WatcherState {
     wait: ActorRef<WaitMsg>,
-    source: Box<dyn Source>,
+    feed: Arc<Feed>,
     gate: Box<dyn Gate>,
     counters: Arc<WatchCounters>,
     directory: Directory,
@@ -124,6 +124,8 @@ pub struct WatcherState {
     probes_left: u32,
     /// Counts regular polls, so a probe scheduled before the latest one is dropped.
     round: u64,
+    /// The feed's capture this Watcher looked at last.
+    feed_seq: u64,
 }
 
 impl Actor for WatcherActor {
@@ -138,7 +140,7 @@ impl Actor for WatcherActor {
     ) -> Result<WatcherState, ActorProcessingErr> {
         Ok(WatcherState {
             wait: args.wait,
-            source: args.source,
+            feed: args.feed,
             gate: args.gate,
             counters: args.counters,
             directory: args.directory,
@@ -149,6 +151,7 @@ impl Actor for WatcherActor {
             settle_probe: args.settle_probe,
             probes_left: 0,
             round: 0,
+            feed_seq: 0,
         })
     }
 
@@ -260,15 +263,6 @@ fn probe_if_changing(
         });
 }
 
-/// What a capture is for.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Look {
-    /// A regular poll.
-    Poll,
-    /// A settle probe: a quick second look at a change still moving.
-    SettleProbe,
-}
-
 /// One capture: gate it, hand news over, report failures and a window that stays closed.
 /// Returns the judgment it set off and the gate's decision (`None`: the capture failed).
 async fn poll(
@@ -276,15 +270,11 @@ async fn poll(
     look: Look,
 ) -> (Option<JoinHandle<()>>, Option<GateDecision>) {
     state.counters.captures.fetch_add(1, Ordering::Relaxed);
-    let captured = match tokio::time::timeout(CAPTURE_TIMEOUT, state.source.capture()).await {
-        Ok(captured) => captured,
-        Err(_) => Err(CaptureError::retryable(format!(
-            "capturing {} took longer than {}s",
-            state.source.describe(),
-            CAPTURE_TIMEOUT.as_secs()
-        ))),
-    };
-    let content = match captured {
+    let captured = (state.feed)
+        .capture(look, state.directory.now(), state.feed_seq)
+        .await;
+    state.feed_seq = captured.seq;
+    let content = match captured.content {
         Ok(content) => content,
         Err(error) => {
             let _ = state
@@ -301,7 +291,8 @@ async fn poll(
     let closed_for = closed_for(&mut state.closed_since, &content, now);
     // The absence goes through the gate first, so a model can still find the condition met
     // by it; the WaitActor ignores the report while that judgment runs.
-    let (judging, decision) = hand_over(state, content, now, look).await;
+    let shared = captured.timeline.as_ref();
+    let (judging, decision) = hand_over(state, content, shared, now, look).await;
     let closed_for = closed_for.filter(|_| look == Look::Poll);
     if let Some(closed_for) = closed_for.filter(|d| *d >= state.window_gone_grace) {
         let _ = state
@@ -336,11 +327,12 @@ fn closed_for(
 async fn hand_over(
     state: &mut WatcherState,
     content: Content,
+    shared: Option<&Arc<Timeline>>,
     now: Timestamp,
     look: Look,
 ) -> (Option<JoinHandle<()>>, GateDecision) {
     let decision = match look {
-        Look::Poll => state.gate.consider(&content, now),
+        Look::Poll => state.gate.consider_shared(&content, shared, now),
         Look::SettleProbe => state.gate.settle_probe(&content, now),
     };
     let readiness = match decision {

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use ractor::{Actor, ActorRef};
-use storage::WaitId;
+use storage::{Timestamp, WaitId};
 use tokio::task::JoinHandle;
 
 use crate::error::CallError;
@@ -332,10 +332,13 @@ pub(super) async fn start_watcher(
             "start a new wait",
         )
     })?;
-    let source = state.settings.sources.source(&target, &state.directory)?;
+    let settings = &state.settings;
+    let feed = (settings.feeds).join(&target, || {
+        settings.sources.source(&target, &state.directory)
+    })?;
     let args = WatcherArgs {
         wait: myself.clone(),
-        source,
+        feed,
         gate: state.settings.sources.gate(&target),
         counters: state.counters.clone(),
         directory: state.directory.clone(),
@@ -371,29 +374,37 @@ fn poll_timer(id: &WaitId) -> String {
     format!("wait-poll-{id}")
 }
 
+fn first_poll_timer(id: &WaitId) -> String {
+    format!("wait-first-poll-{id}")
+}
+
 fn deadline_timer(id: &WaitId) -> String {
     format!("wait-deadline-{id}")
 }
 
-/// Arms the poll (first one due now) and the deadline, replacing earlier ones.
+/// Arms the polls and the deadline, replacing earlier ones: a first poll now, then one at
+/// every multiple of the interval (since the epoch), so that waits on one target with the
+/// same interval poll on the same clock tick and share its capture (`feed`).
 pub(super) fn arm_timers(myself: &ActorRef<WaitMsg>, state: &WaitActorState) {
     let Some(record) = &state.record else { return };
-    let period = Duration::from_millis(record.poll_interval_ms);
-    let first = state.directory.now();
+    let period_ms = record.poll_interval_ms.max(1);
+    let now = state.directory.now();
+    let aligned = Timestamp::from_millis((now.as_millis() / period_ms + 1) * period_ms);
+    let poll = |wait: ActorRef<WaitMsg>| async move {
+        if let Ok(ractor::rpc::CallResult::Success(Some(poll))) =
+            wait.call(WaitMsg::Poll, Some(POLL_TIMEOUT)).await
+        {
+            let _ = poll.await;
+        }
+    };
+    let timers = state.directory.timers();
     let wait = myself.clone();
-    state
-        .directory
-        .timers()
-        .every(poll_timer(&state.id), first, period, move || {
-            let wait = wait.clone();
-            async move {
-                if let Ok(ractor::rpc::CallResult::Success(Some(poll))) =
-                    wait.call(WaitMsg::Poll, Some(POLL_TIMEOUT)).await
-                {
-                    let _ = poll.await;
-                }
-            }
-        });
+    timers.at(first_poll_timer(&state.id), now, move || poll(wait));
+    let wait = myself.clone();
+    let period = Duration::from_millis(period_ms);
+    timers.every(poll_timer(&state.id), aligned, period, move || {
+        poll(wait.clone())
+    });
     arm_deadline_for(myself.clone(), state);
 }
 
@@ -409,6 +420,10 @@ fn arm_deadline_for(wait: ActorRef<WaitMsg>, state: &WaitActorState) {
 }
 
 pub(super) fn disarm_timers(state: &WaitActorState) {
+    state
+        .directory
+        .timers()
+        .cancel(&first_poll_timer(&state.id));
     state.directory.timers().cancel(&poll_timer(&state.id));
     state.directory.timers().cancel(&deadline_timer(&state.id));
 }

@@ -10,10 +10,13 @@ pub mod pixel;
 pub mod text;
 pub mod tiles;
 
+use std::sync::Arc;
+
 use storage::Timestamp;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::waits::content::Content;
+use crate::waits::gate::pixel::Timeline;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Readiness {
@@ -33,6 +36,17 @@ pub enum GateDecision {
 pub trait Gate: Send + 'static {
     /// Looks at a fresh capture.
     fn consider(&mut self, content: &Content, now: Timestamp) -> GateDecision;
+
+    /// Looks at a capture a feed shares between the waits on one target, with the target's
+    /// tile timeline as of it (computed once per capture for window and screen targets).
+    fn consider_shared(
+        &mut self,
+        content: &Content,
+        _timeline: Option<&Arc<Timeline>>,
+        now: Timestamp,
+    ) -> GateDecision {
+        self.consider(content, now)
+    }
 
     /// The judge looked at `content` at this readiness: the baseline for later changes.
     fn judged(&mut self, content: &Content, readiness: Readiness, now: Timestamp);

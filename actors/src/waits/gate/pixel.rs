@@ -119,7 +119,9 @@ pub enum JudgeReason {
 /// The pixel gate of window and screen targets. See the module documentation.
 pub struct PixelGate {
     floor: Duration,
-    tracking: Option<Tracking>,
+    /// The target's recent captures, tile by tile: the gate's own, or shared by every wait
+    /// on the target (a feed computes it once per capture: [`Timeline::after`]).
+    tracking: Option<Arc<Timeline>>,
     /// Fingerprint of the last capture when it was not a frame.
     previous_other: Option<u64>,
     baseline: Option<Baseline>,
@@ -158,8 +160,10 @@ enum Seen {
     Other(u64),
 }
 
-/// Tile hashes and histories of the recent captures at one frame size.
-struct Tracking {
+/// Tile hashes and histories of a target's recent captures at one frame size: what the gate
+/// knows about the target regardless of what any judge saw, so one serves every wait on it.
+#[derive(Clone)]
+pub struct Timeline {
     grid: TileGrid,
     current: Vec<u64>,
     previous: Option<Vec<u64>>,
@@ -227,9 +231,35 @@ impl TileHistory {
     }
 }
 
-impl Tracking {
-    fn new(grid: TileGrid, hashes: Vec<u64>, frame: Frame) -> Tracking {
-        Tracking {
+impl Timeline {
+    /// `previous` moved on by the capture of `frame` (a new timeline at a new size), sharing
+    /// `previous`'s buffers when nobody else holds it. What a feed runs once per capture.
+    pub fn after(previous: Option<Arc<Timeline>>, frame: &Frame, now: Timestamp) -> Arc<Timeline> {
+        let grid = TileGrid::of(frame);
+        match previous {
+            Some(mut timeline) if timeline.grid == grid => {
+                let moving = Arc::make_mut(&mut timeline);
+                // Reuse the oldest hash buffer: no allocation per capture.
+                let mut hashes = moving.before_previous.take().unwrap_or_default();
+                tiles::hash_tiles(frame, &mut hashes);
+                moving.observe(hashes, frame.clone(), now);
+                timeline
+            }
+            _ => {
+                let mut hashes = Vec::new();
+                tiles::hash_tiles(frame, &mut hashes);
+                Arc::new(Timeline::new(grid, hashes, frame.clone()))
+            }
+        }
+    }
+
+    /// Whether this timeline's latest capture is `frame`.
+    pub fn is_of(&self, frame: &Frame) -> bool {
+        Arc::ptr_eq(&self.frame.pixels, &frame.pixels)
+    }
+
+    fn new(grid: TileGrid, hashes: Vec<u64>, frame: Frame) -> Timeline {
+        Timeline {
             grid,
             tiles: hashes
                 .iter()
@@ -379,7 +409,14 @@ impl PixelGate {
         Duration::from_millis(now.0.saturating_sub(at))
     }
 
-    fn consider_frame(&mut self, frame: &Frame, now: Timestamp) -> GateDecision {
+    /// Considers a frame; `shared` is the target's timeline as of this frame when a feed
+    /// keeps it for every wait (else the gate moves its own on).
+    fn consider_frame(
+        &mut self,
+        frame: &Frame,
+        shared: Option<&Arc<Timeline>>,
+        now: Timestamp,
+    ) -> GateDecision {
         self.previous_other = None;
         self.probed = None;
         self.changing_tiles.clear();
@@ -390,15 +427,10 @@ impl PixelGate {
             height: frame.height,
         });
         let grid = TileGrid::of(frame);
-        // Reuse the oldest hash buffer: no allocation per capture.
-        let mut hashes = (self.tracking.as_mut())
-            .and_then(|tracking| tracking.before_previous.take())
-            .unwrap_or_default();
-        tiles::hash_tiles(frame, &mut hashes);
-        match &mut self.tracking {
-            Some(tracking) if tracking.grid == grid => tracking.observe(hashes, frame.clone(), now),
-            _ => self.tracking = Some(Tracking::new(grid, hashes, frame.clone())),
-        }
+        self.tracking = Some(match shared.filter(|timeline| timeline.is_of(frame)) {
+            Some(timeline) => timeline.clone(),
+            None => Timeline::after(self.tracking.take(), frame, now),
+        });
         let Some(Baseline {
             seen:
                 Seen::Frame {
@@ -544,7 +576,7 @@ impl PixelGate {
     fn probe_frame(&mut self, frame: &Frame, now: Timestamp) -> GateDecision {
         let grid = TileGrid::of(frame);
         let Some(tracking) = self.tracking.as_ref().filter(|t| t.grid == grid) else {
-            return self.consider_frame(frame, now);
+            return self.consider_frame(frame, None, now);
         };
         if self.changing_tiles.is_empty() {
             // Nothing is moving (the change settled, went back, or was never seen).
@@ -571,9 +603,7 @@ impl PixelGate {
                     .filter(|(probed, _)| Arc::ptr_eq(&probed.pixels, &frame.pixels));
                 let hashes = match &self.tracking {
                     _ if probed.is_some() => probed.map(|(_, h)| h.clone()).unwrap_or_default(),
-                    Some(tracking) if Arc::ptr_eq(&tracking.frame.pixels, &frame.pixels) => {
-                        tracking.current.clone()
-                    }
+                    Some(tracking) if tracking.is_of(frame) => tracking.current.clone(),
                     _ => {
                         let mut hashes = Vec::new();
                         tiles::hash_tiles(frame, &mut hashes);
@@ -636,7 +666,19 @@ fn fingerprint(content: &Content) -> u64 {
 impl Gate for PixelGate {
     fn consider(&mut self, content: &Content, now: Timestamp) -> GateDecision {
         match content {
-            Content::Frame(frame) => self.consider_frame(frame, now),
+            Content::Frame(frame) => self.consider_frame(frame, None, now),
+            other => self.consider_other(other, now),
+        }
+    }
+
+    fn consider_shared(
+        &mut self,
+        content: &Content,
+        timeline: Option<&Arc<Timeline>>,
+        now: Timestamp,
+    ) -> GateDecision {
+        match content {
+            Content::Frame(frame) => self.consider_frame(frame, timeline, now),
             other => self.consider_other(other, now),
         }
     }

@@ -1,0 +1,180 @@
+//! Feeds: one capture of a target serves every wait on it.
+//!
+//! A [`Feed`] owns the target's `Source` (for a window: one X connection and one shared-memory
+//! segment) and its latest captures; [`Feeds`] hands the same feed to every Watcher whose
+//! wait watches the same target, and the feed goes (its source closed) when the last of them
+//! does. A Watcher asks for a capture at each poll; one taken for another wait moments ago
+//! (within [`COALESCE`]) is handed on instead of capturing again, and waits' polls are aligned
+//! to multiples of their interval, so a hundred waits on one window cost one capture per poll.
+//! For window and screen targets the feed also moves the target's tile [`Timeline`] on once per
+//! capture, so each wait's pixel gate keeps only what its own judge saw (a baseline of tile
+//! hashes and the frame judged), not a history of the target of its own.
+//!
+//! Settle probes share captures too but never move the timeline (their captures are not the
+//! polls' rhythm), and a poll never takes a probe's capture for its own.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use storage::Timestamp;
+
+use crate::error::CallError;
+use crate::waits::capture::{CaptureError, Source};
+use crate::waits::content::Content;
+use crate::waits::gate::pixel::Timeline;
+use crate::waits::target::Target;
+
+/// A capture this recent, taken for another wait on the target, is handed on instead of
+/// capturing again: the waits polled on the same clock tick.
+pub const COALESCE: Duration = Duration::from_millis(100);
+
+/// How long one capture may take before it counts as a failed capture.
+pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// What a capture is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    /// A regular poll: moves the target's timeline on.
+    Poll,
+    /// A settle probe: a quick second look at a change still moving.
+    SettleProbe,
+}
+
+/// One capture, as handed to each wait on the target.
+#[derive(Clone)]
+pub struct Captured {
+    /// Counts the feed's captures from 1: a wait never takes one it has seen as new.
+    pub seq: u64,
+    pub at: Timestamp,
+    pub content: Result<Content, CaptureError>,
+    /// The target's tile timeline as of this capture (window and screen polls).
+    pub timeline: Option<Arc<Timeline>>,
+}
+
+/// The feeds of the targets being watched, by target.
+#[derive(Debug, Default)]
+pub struct Feeds {
+    live: Mutex<HashMap<String, Weak<Feed>>>,
+}
+
+impl Feeds {
+    /// The feed of `target`: the one other waits use, or a new one on the source `make`
+    /// builds.
+    pub fn join(
+        &self,
+        target: &Target,
+        make: impl FnOnce() -> Result<Box<dyn Source>, CallError>,
+    ) -> Result<Arc<Feed>, CallError> {
+        let key = target.to_string();
+        let mut live = crate::locks::lock(&self.live);
+        live.retain(|_, feed| feed.strong_count() > 0);
+        if let Some(feed) = live.get(&key).and_then(Weak::upgrade) {
+            return Ok(feed);
+        }
+        let feed = Arc::new(Feed {
+            pixels: target.is_pixels(),
+            captures: AtomicU64::new(0),
+            state: tokio::sync::Mutex::new(FeedState {
+                source: make()?,
+                last: None,
+                last_poll: None,
+                timeline: None,
+            }),
+        });
+        live.insert(key, Arc::downgrade(&feed));
+        Ok(feed)
+    }
+
+    /// The targets watched now, and the captures their feeds made in all.
+    pub fn stats(&self) -> FeedStats {
+        let live = crate::locks::lock(&self.live);
+        let feeds: Vec<Arc<Feed>> = live.values().filter_map(Weak::upgrade).collect();
+        FeedStats {
+            targets: feeds.len(),
+            captures: feeds.iter().map(|feed| feed.captures()).sum(),
+        }
+    }
+}
+
+/// How many targets are watched and what capturing them cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FeedStats {
+    pub targets: usize,
+    pub captures: u64,
+}
+
+/// One watched target's source and latest captures. See the module documentation.
+pub struct Feed {
+    pixels: bool,
+    captures: AtomicU64,
+    state: tokio::sync::Mutex<FeedState>,
+}
+
+impl std::fmt::Debug for Feed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Feed")
+            .field("pixels", &self.pixels)
+            .finish_non_exhaustive()
+    }
+}
+
+struct FeedState {
+    source: Box<dyn Source>,
+    /// The latest capture of any kind, and the latest of a poll.
+    last: Option<Captured>,
+    last_poll: Option<Captured>,
+    timeline: Option<Arc<Timeline>>,
+}
+
+impl Feed {
+    /// A capture for a wait's `look` at `now`, newer than the capture `seen_seq` the wait
+    /// had last: one taken for another wait within [`COALESCE`] (a poll takes only a
+    /// poll's), else a new one.
+    pub async fn capture(&self, look: Look, now: Timestamp, seen_seq: u64) -> Captured {
+        let mut state = self.state.lock().await;
+        let recent = match look {
+            Look::Poll => state.last_poll.as_ref(),
+            Look::SettleProbe => state.last.as_ref(),
+        };
+        if let Some(recent) = recent.filter(|c| {
+            c.seq > seen_seq && c.at <= now && now.millis_since(c.at) <= COALESCE.as_millis() as u64
+        }) {
+            return recent.clone();
+        }
+        let seq = self.captures.fetch_add(1, Ordering::Relaxed) + 1;
+        let content = match tokio::time::timeout(CAPTURE_TIMEOUT, state.source.capture()).await {
+            Ok(captured) => captured,
+            Err(_) => Err(CaptureError::retryable(format!(
+                "capturing {} took longer than {}s",
+                state.source.describe(),
+                CAPTURE_TIMEOUT.as_secs()
+            ))),
+        };
+        let timeline = match (&content, look) {
+            (Ok(Content::Frame(frame)), Look::Poll) if self.pixels => {
+                let timeline = Timeline::after(state.timeline.take(), frame, now);
+                state.timeline = Some(timeline.clone());
+                Some(timeline)
+            }
+            _ => None,
+        };
+        let captured = Captured {
+            seq,
+            at: now,
+            content,
+            timeline,
+        };
+        if look == Look::Poll {
+            state.last_poll = Some(captured.clone());
+        }
+        state.last = Some(captured.clone());
+        captured
+    }
+
+    /// Captures made so far (shared ones once).
+    pub fn captures(&self) -> u64 {
+        self.captures.load(Ordering::Relaxed)
+    }
+}
