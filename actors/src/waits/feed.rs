@@ -152,13 +152,15 @@ impl Feed {
                 CAPTURE_TIMEOUT.as_secs()
             ))),
         };
-        let timeline = match (&content, look) {
+        let (content, timeline) = match (content, look) {
             (Ok(Content::Frame(frame)), Look::Poll) if self.pixels => {
-                let timeline = Timeline::after(state.timeline.take(), frame, now);
+                let timeline = Timeline::after(state.timeline.take(), &frame, now);
                 state.timeline = Some(timeline.clone());
-                Some(timeline)
+                // An unchanged frame is handed on as the one before it, sharing its pixels.
+                let frame = timeline.frame().clone();
+                (Ok(Content::Frame(frame)), Some(timeline))
             }
-            _ => None,
+            (content, _) => (content, None),
         };
         let captured = Captured {
             seq,

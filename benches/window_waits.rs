@@ -1,0 +1,183 @@
+//! What window waits cost when there are many: `cargo bench --bench window_waits`.
+//!
+//! Runs the real `lookout serve` binary (a child process, so its resident memory is its own)
+//! on a private 1920x1080 Xvfb with 21 windows of 640x480, judged by a loopback
+//! chat-completions model that says "not met" at once, waits polling every second:
+//!
+//! 1. one wait on a window, then 99 more identical waits on it: the resident memory each
+//!    additional wait adds, the captures the daemon makes per poll and the judge calls;
+//! 2. then one wait on each of 20 other windows: the memory each window wait adds.
+//!
+//! Memory is read from /proc after the waits have judged their first frame and polled for
+//! a few seconds more.
+
+// A benchmark measures: it reads the wall clock and starts the programs it measures; the
+// rules these lints enforce are for the daemon's code.
+#![allow(clippy::disallowed_methods)]
+
+#[path = "support/daemon_process.rs"]
+mod daemon_process;
+#[path = "support/loopback_http.rs"]
+mod loopback_http;
+#[path = "support/proc_stats.rs"]
+#[allow(dead_code)]
+mod proc_stats;
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use actors::testkit::test_display::{TestWindows, Xvfb};
+use daemon_process::start_daemon;
+use lookout::client::Client;
+use proc_stats::rss_kib;
+use serde_json::{Value, json};
+
+const IDENTICAL: usize = 100;
+const DISTINCT: usize = 20;
+const CONDITION: &str = "the installer says Finished";
+/// How long the waits poll before memory is read.
+const SETTLE: Duration = Duration::from_secs(5);
+
+async fn call(client: &mut Client, method: &str, params: Value) -> Value {
+    client
+        .call(method, params)
+        .await
+        .unwrap()
+        .unwrap_or_else(|error| panic!("{method}: {error:?}"))
+}
+
+async fn start_waits(client: &mut Client, target: &str, count: usize) -> Vec<String> {
+    let mut ids = Vec::new();
+    for _ in 0..count {
+        let created = call(
+            client,
+            "smart_wait",
+            json!({"target": target, "wake_when": CONDITION, "poll_interval": 1, "timeout": 3600}),
+        )
+        .await;
+        ids.push(created["wait_id"].as_str().unwrap().to_owned());
+    }
+    ids
+}
+
+/// Waits until every wait has its first verdict.
+async fn until_judged(client: &mut Client, ids: &[String]) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for id in ids {
+        loop {
+            let status = call(client, "wait_status", json!({"wait_id": id})).await;
+            if status["last_observation"] == "still installing" {
+                break;
+            }
+            assert!(Instant::now() < deadline, "wait {id} was never judged");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+async fn waits_status(client: &mut Client) -> Value {
+    call(client, "daemon.status", json!({})).await
+}
+
+fn main() {
+    let xvfb = Xvfb::start();
+    let windows = TestWindows::connect(xvfb.display());
+    windows.create("Shared Installer", 0, 0, 640, 480, 0x404040);
+    for index in 1..=DISTINCT {
+        let offset = (index * 40) as i16;
+        windows.create(
+            &format!("Window {index:02}"),
+            offset,
+            offset,
+            640,
+            480,
+            0x203040 + index as u32 * 0x030201,
+        );
+    }
+    let calls = Arc::new(AtomicU64::new(0));
+    let counted = calls.clone();
+    let url = loopback_http::serve(move |_body| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        json!({
+            "choices": [{"message": {"role": "assistant",
+                "content": "{\"met\": false, \"observation\": \"still installing\"}"}}],
+            "usage": {"prompt_tokens": 800, "completion_tokens": 12},
+        })
+        .to_string()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[x11]\ndisplay = {:?}\n[vision]\nbackend = \"openai\"\nbase_url = \"{url}/v1\"\n\
+         model = \"bench\"\nmin_interval_s = 0\n",
+        xvfb.display()
+    );
+    let mut daemon = start_daemon(dir.path(), &config, Stdio::inherit());
+    let pid = daemon.id();
+    let socket = dir.path().join("lookout.sock");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut client = Client::connect(&socket).await.unwrap();
+        let idle = rss_kib(pid);
+
+        let first = start_waits(&mut client, "window:shared installer", 1).await;
+        until_judged(&mut client, &first).await;
+        tokio::time::sleep(SETTLE).await;
+        let one = rss_kib(pid);
+
+        let more = start_waits(&mut client, "window:shared installer", IDENTICAL - 1).await;
+        until_judged(&mut client, &more).await;
+        tokio::time::sleep(SETTLE).await;
+        let identical = rss_kib(pid);
+        let judge_calls = calls.load(Ordering::SeqCst);
+
+        // Captures per poll with the hundred waits: over ten polls.
+        let before = waits_status(&mut client).await["waits"]["captures"]
+            .as_u64()
+            .unwrap();
+        let started = Instant::now();
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        let seconds = started.elapsed().as_secs_f64();
+        let status = waits_status(&mut client).await;
+        let captures = status["waits"]["captures"].as_u64().unwrap() - before;
+        let targets = status["waits"]["targets_watched"].as_u64().unwrap();
+
+        let mut distinct = Vec::new();
+        for index in 1..=DISTINCT {
+            distinct.extend(start_waits(&mut client, &format!("window:window {index:02}"), 1).await);
+        }
+        until_judged(&mut client, &distinct).await;
+        tokio::time::sleep(SETTLE).await;
+        let all = rss_kib(pid);
+
+        println!("window waits polling every 1 s on 640x480 windows (resident memory of the daemon)\n");
+        println!("| what | figure |");
+        println!("|---|---|");
+        println!("| daemon with no wait | {idle} KiB |");
+        println!(
+            "| the first wait on a window | {} KiB |",
+            one.saturating_sub(idle)
+        );
+        println!(
+            "| each of {} more identical waits on it | {:.1} KiB |",
+            IDENTICAL - 1,
+            identical.saturating_sub(one) as f64 / (IDENTICAL - 1) as f64
+        );
+        println!(
+            "| captures per poll, {IDENTICAL} waits on one window | {:.2} ({captures} in {seconds:.1} s; {targets} target watched) |",
+            captures as f64 / seconds
+        );
+        println!("| judge calls for the {IDENTICAL} waits' first frame | {judge_calls} |");
+        println!(
+            "| each wait on one of {DISTINCT} other windows | {:.1} KiB |",
+            all.saturating_sub(identical) as f64 / DISTINCT as f64
+        );
+    });
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+}
