@@ -220,7 +220,10 @@ struct Outcome {
     delays: Vec<(&'static str, Option<usize>)>,
 }
 
-fn scripted_watch(progress_step_every: usize) -> Outcome {
+/// The scripted watch; with `probes`, a change first seen `Changing` gets the Watcher's
+/// settle probe 50 ms later, which sees the same frame (nothing in the script moves between
+/// two polls).
+fn scripted_watch(progress_step_every: usize, probes: bool) -> Outcome {
     let mut gate = PixelGate::new(FLOOR);
     let mut desktop = Desktop::new();
     let mut noise = Noise(0x2545_f491_4f6c_dd1d);
@@ -259,6 +262,16 @@ fn scripted_watch(progress_step_every: usize) -> Outcome {
                     settled_at_polls.push(poll);
                 } else {
                     outcome.changing_judgments += 1;
+                    let probed_at = Timestamp(now.0 + 50);
+                    if probes
+                        && gate.settle_probe(&content, probed_at)
+                            == GateDecision::Judge(Readiness::Settled)
+                    {
+                        gate.judged(&content, Readiness::Settled, probed_at);
+                        outcome.settled_judgments += 1;
+                        outcome.reasons.push((poll, gate.last_reason().unwrap()));
+                        settled_at_polls.push(poll);
+                    }
                 }
             }
             GateDecision::Skip => {}
@@ -280,8 +293,14 @@ fn scripted_watch(progress_step_every: usize) -> Outcome {
 }
 
 fn print_scripted_watch() {
-    for (every, label) in [(1, "moves every poll"), (6, "steps every 6 polls (12 s)")] {
-        let outcome = scripted_watch(every);
+    let runs = [
+        (1, "moves every poll", false),
+        (6, "steps every 6 polls (12 s)", false),
+        (1, "moves every poll", true),
+        (6, "steps every 6 polls (12 s)", true),
+    ];
+    for (every, label, probes) in runs {
+        let outcome = scripted_watch(every, probes);
         let k = outcome.delays.len();
         let missed = outcome.delays.iter().filter(|(_, d)| d.is_none()).count();
         let worst = outcome
@@ -290,7 +309,12 @@ fn print_scripted_watch() {
             .filter_map(|(_, d)| *d)
             .max()
             .unwrap_or(0);
-        println!("\nscripted 10-minute watch, 2 s poll, progress bar {label}:");
+        let probing = if probes {
+            "settle probes on (the default)"
+        } else {
+            "no settle probe"
+        };
+        println!("\nscripted 10-minute watch, 2 s poll, progress bar {label}, {probing}:");
         println!(
             "  judge calls (Settled): {} vs {POLLS} judging every poll = {:.1}x fewer; \
              Changing (cheap looks): {}",

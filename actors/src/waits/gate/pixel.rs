@@ -339,6 +339,12 @@ impl PixelGate {
             // Nothing is moving (the change settled, went back, or was never seen).
             return GateDecision::Skip;
         }
+        // A change among tiles already on the move (blinks and tickers not yet known as
+        // such) waits for the next poll to show it holds.
+        if (self.changing_tiles.iter()).any(|&index| tracking.was_moving(index)) {
+            self.changing_tiles.clear();
+            return GateDecision::Skip;
+        }
         let mut hashes = Vec::new();
         tiles::hash_tiles(frame, &mut hashes);
         let before = self.probed.as_ref().map_or(&tracking.current, |(_, h)| h);

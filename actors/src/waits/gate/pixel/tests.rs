@@ -221,6 +221,35 @@ fn a_settle_probe_waits_while_the_change_moves_and_leaves_still_frames_alone() {
 }
 
 #[test]
+fn a_settle_probe_leaves_tickers_and_blinks_to_the_polls() {
+    let mut watch = Watch::with_floor(Duration::from_secs(3600));
+    let mut terminal = Terminal::new();
+    terminal.clock_seconds = Some(0);
+    watch.hold(&terminal.draw(), 5);
+    // The clock's first tick in a quiet screen looks like any change: the probe confirms it.
+    terminal.clock_seconds = Some(2);
+    let first_tick = terminal.draw();
+    assert_eq!(watch.capture(&first_tick), Judge(Changing));
+    assert_eq!(watch.probe(&first_tick), Judge(Settled));
+    // The next tick comes to a tile that changed at the capture before: a probe, which would
+    // see it hold for a moment, leaves it to the polls (where it is never still).
+    terminal.clock_seconds = Some(4);
+    let second_tick = terminal.draw();
+    assert_eq!(watch.capture(&second_tick), Judge(Changing));
+    assert_eq!(watch.probe(&second_tick), Skip);
+    // A cursor going back to a state it had: a blink not yet known as one, left alone too.
+    let mut cursor = Terminal::new();
+    let mut watch = Watch::with_floor(Duration::from_secs(3600));
+    let on = cursor.draw();
+    cursor.cursor_on = false;
+    let off = cursor.draw();
+    watch.hold(&on, 3);
+    watch.hold(&off, 3);
+    assert_eq!(watch.capture(&on), Judge(Changing));
+    assert_eq!(watch.probe(&on), Skip, "the cursor came back on");
+}
+
+#[test]
 fn a_one_percent_progress_bar_step_is_a_change() {
     let mut watch = Watch::new();
     let mut terminal = Terminal::new();

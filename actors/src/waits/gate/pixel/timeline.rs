@@ -249,6 +249,19 @@ impl Timeline {
     }
 
     /// Whether tile `index` holds the state it had one or two captures ago.
+    /// Whether tile `index` was already on the move before its latest change: it came back
+    /// to a state it had lately (a blink not yet known as one), or it had changed at the
+    /// capture before too (a ticker not yet known as busy). Such a change is left to the
+    /// polls' rhythm, which tells blinks and tickers from news; a settle probe, looking a
+    /// moment later, would see a ticking clock hold still.
+    pub(super) fn was_moving(&self, index: usize) -> bool {
+        let changed_before = match (&self.previous, &self.before_previous) {
+            (Some(previous), Some(before)) => previous[index] != before[index],
+            _ => false,
+        };
+        self.tiles[index].returned || changed_before
+    }
+
     pub(super) fn holds_still(&self, index: usize) -> bool {
         let now = self.current[index];
         let same_as = |hashes: &Option<Vec<u64>>| hashes.as_ref().is_some_and(|h| h[index] == now);
