@@ -1,8 +1,14 @@
 //! Socket benchmarks for the task tools: `cargo bench --bench socket`.
 //!
 //! Boots a daemon in-process on a temp folder (a real redb file, durable commits, the real
-//! Unix socket) and prints:
-//! - the round trip of a sequential `task_update(message)`: mean, p50, p99;
+//! Unix socket) and prints, each beside the floor it is compared with, measured in the same
+//! run:
+//! - the floors: a 4 KiB `pwrite` + `fdatasync` on a file in the same folder (what one
+//!   durable write costs the disk), and an echo over the same socket (a call of a method that
+//!   does not exist, answered by the socket edge: the socket, the codec and the scheduling,
+//!   no actor and no storage);
+//! - the round trip of a sequential `task_update(message)`: mean, p50, p99, and its p50 as a
+//!   multiple of the fsync floor's;
 //! - durable updates per second from 16 concurrent clients, each on its own task, with
 //!   group commit on and off, measured side by side in one run.
 //!
@@ -12,7 +18,8 @@
 // it measures; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
-use std::path::PathBuf;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -35,8 +42,20 @@ fn main() {
         let seconds: u64 = std::env::var("LOOKOUT_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
         println!("lookout socket benchmark ({} cores)", std::thread::available_parallelism().map_or(0, |n| n.get()));
 
-        let (daemon, _dir) = start(true).await;
-        sequential(&daemon).await;
+        let (daemon, dir) = start(true).await;
+        let fsync = fsync_floor(dir.path());
+        let echo = echo_floor(&daemon).await;
+        println!(
+            "floors: 4 KiB pwrite+fdatasync p50 {:.3} ms; socket echo (unknown method) p50 {:.3} ms",
+            ms(fsync),
+            ms(echo)
+        );
+        let update = sequential(&daemon).await;
+        println!(
+            "task_update p50 = {:.2}x the fsync floor; over fsync + echo: {:.3} ms",
+            update.as_secs_f64() / fsync.as_secs_f64(),
+            ms(update.saturating_sub(fsync + echo))
+        );
         let grouped = concurrent(&daemon, Duration::from_secs(seconds)).await;
         let status = call(&mut Client::connect(daemon.socket_path()).await.unwrap(), "daemon.status", json!({})).await;
         daemon.shutdown().await;
@@ -82,7 +101,45 @@ async fn register(client: &mut Client) -> Value {
     call(client, "task_register", task).await["task_id"].clone()
 }
 
-async fn sequential(daemon: &Daemon) {
+/// p50 of [`SEQUENTIAL_SAMPLES`] 4 KiB writes at one offset, each made durable.
+fn fsync_floor(dir: &Path) -> Duration {
+    let file = std::fs::File::create(dir.join("fsync-floor")).unwrap();
+    let page = [0x5a_u8; 4096];
+    let mut samples = Vec::with_capacity(SEQUENTIAL_SAMPLES);
+    for n in 0..SEQUENTIAL_WARMUP + SEQUENTIAL_SAMPLES {
+        let started = Instant::now();
+        file.write_all_at(&page, 0).unwrap();
+        file.sync_data().unwrap();
+        if n >= SEQUENTIAL_WARMUP {
+            samples.push(started.elapsed());
+        }
+    }
+    median(samples)
+}
+
+/// p50 of [`SEQUENTIAL_SAMPLES`] calls of a method that does not exist: a round trip the
+/// socket edge answers by itself.
+async fn echo_floor(daemon: &Daemon) -> Duration {
+    let mut client = Client::connect(daemon.socket_path()).await.unwrap();
+    let mut samples = Vec::with_capacity(SEQUENTIAL_SAMPLES);
+    for n in 0..SEQUENTIAL_WARMUP + SEQUENTIAL_SAMPLES {
+        let started = Instant::now();
+        let answer = client.call("bench.echo", json!({"n": n})).await.unwrap();
+        assert!(answer.is_err(), "bench.echo is not a method");
+        if n >= SEQUENTIAL_WARMUP {
+            samples.push(started.elapsed());
+        }
+    }
+    median(samples)
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// Prints the sequential round trip; returns its p50.
+async fn sequential(daemon: &Daemon) -> Duration {
     let mut client = Client::connect(daemon.socket_path()).await.unwrap();
     let task_id = register(&mut client).await;
     let mut samples = Vec::with_capacity(SEQUENTIAL_SAMPLES);
@@ -104,6 +161,7 @@ async fn sequential(daemon: &Daemon) {
         ms(percentile(0.50)),
         ms(percentile(0.99))
     );
+    percentile(0.50)
 }
 
 async fn concurrent(daemon: &Daemon, length: Duration) -> f64 {
