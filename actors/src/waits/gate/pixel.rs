@@ -37,8 +37,9 @@
 //!   compare with and is judged at once as `Settled`. Non-frame content (a closed window)
 //!   is judged like text: `Changing` when new, `Settled` when it repeats.
 //!
-//! Pure and synchronous: it receives timestamps, reads no clock, and does about a memcpy's
-//! worth of work per 1080p frame (BENCHMARKS.md); a watcher runs it beside the capture on a
+//! Pure and synchronous: it receives timestamps, reads no clock, and on a still window does
+//! about one and a half memcpys' worth of work per 1080p frame (only tiles whose bytes
+//! changed since the capture before are hashed again; BENCHMARKS.md); a watcher runs it beside the capture on a
 //! blocking thread.
 
 use std::hash::{DefaultHasher, Hash, Hasher};

@@ -128,9 +128,11 @@ impl Timeline {
         match previous {
             Some(mut timeline) if timeline.grid == grid => {
                 let moving = Arc::make_mut(&mut timeline);
-                // Reuse the oldest hash buffer: no allocation per capture.
+                // Reuse the oldest hash buffer: no allocation per capture. `current` holds
+                // the hashes of `frame`'s predecessor, so only the tiles whose bytes changed
+                // are hashed again.
                 let mut hashes = moving.before_previous.take().unwrap_or_default();
-                tiles::hash_tiles(frame, &mut hashes);
+                tiles::hash_tiles_since(&moving.frame, &moving.current, frame, &mut hashes);
                 moving.observe(hashes, frame.clone(), now);
                 timeline
             }
