@@ -18,6 +18,10 @@
 #[path = "support/daemon_process.rs"]
 mod daemon_process;
 
+#[path = "support/rpc.rs"]
+mod rpc;
+
+use rpc::call;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -73,14 +77,6 @@ fn text_of(prefix: &str, chars: usize) -> String {
 fn tag_note(chars: usize) -> String {
     let half = text_of("Note", chars.saturating_sub(80) / 2);
     format!("{half} Tagged the image v7.3.1 and pushed it to the registry. {half}")
-}
-
-async fn call(client: &mut Client, method: &str, params: Value) -> Value {
-    client
-        .call(method, params)
-        .await
-        .unwrap()
-        .unwrap_or_else(|e| panic!("{method}: {} ({})", e.message, e.hint))
 }
 
 async fn register(client: &mut Client, shape: &Shape) -> String {

@@ -22,6 +22,10 @@ mod daemon_process;
 #[path = "support/proc_stats.rs"]
 mod proc_stats;
 
+#[path = "support/rpc.rs"]
+mod rpc;
+
+use rpc::call;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -29,7 +33,7 @@ use std::time::{Duration, Instant};
 use daemon_process::start_daemon;
 use lookout::client::Client;
 use proc_stats::{clock_ticks_per_second, cpu_ticks, rss_kib};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const WAITS: usize = 500;
 const TERMINAL_WAITS: usize = 64;
@@ -160,10 +164,6 @@ async fn wait_on(client: &mut Client, target: String) {
 
 fn start(dir: &Path) -> Child {
     start_daemon(dir, "", Stdio::null())
-}
-
-async fn call(client: &mut Client, method: &str, params: Value) -> Value {
-    client.call(method, params).await.unwrap().unwrap()
 }
 
 /// The share of one core the process used over `window`.

@@ -24,6 +24,10 @@ mod daemon_process;
 #[allow(dead_code)]
 mod proc_stats;
 
+#[path = "support/rpc.rs"]
+mod rpc;
+
+use rpc::call;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -31,7 +35,7 @@ use std::time::{Duration, Instant};
 use daemon_process::start_daemon;
 use lookout::client::Client;
 use proc_stats::{rss_kib, status_field_kib};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const CLIENTS: usize = 8;
 /// Tasks arrive in this many waves…
@@ -233,12 +237,4 @@ fn stop(daemon: &mut Child) {
         .args(["-TERM", &daemon.id().to_string()])
         .status();
     daemon.wait().unwrap();
-}
-
-async fn call(client: &mut Client, method: &str, params: Value) -> Value {
-    client
-        .call(method, params)
-        .await
-        .unwrap()
-        .unwrap_or_else(|error| panic!("{method}: {error:?}"))
 }

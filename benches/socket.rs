@@ -18,6 +18,10 @@
 // it measures; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "support/rpc.rs"]
+mod rpc;
+
+use rpc::call;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -90,10 +94,6 @@ async fn start(group_commit: bool) -> (Daemon, tempfile::TempDir) {
         .await
         .unwrap();
     (daemon, dir)
-}
-
-async fn call(client: &mut Client, method: &str, params: Value) -> Value {
-    client.call(method, params).await.unwrap().unwrap()
 }
 
 async fn register(client: &mut Client) -> Value {

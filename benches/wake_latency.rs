@@ -19,6 +19,10 @@ mod daemon_process;
 #[path = "support/loopback_http.rs"]
 mod loopback_http;
 
+#[path = "support/rpc.rs"]
+mod rpc;
+
+use rpc::call;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -27,7 +31,7 @@ use std::time::{Duration, Instant};
 use actors::testkit::test_display::{TestWindows, Xvfb};
 use daemon_process::start_daemon;
 use lookout::client::Client;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const TITLE: &str = "Latency Probe — Installer";
 
@@ -65,14 +69,6 @@ impl Phases {
         self.0 ^= self.0 << 17;
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
-}
-
-async fn call(client: &mut Client, method: &str, params: Value) -> Value {
-    client
-        .call(method, params)
-        .await
-        .unwrap()
-        .unwrap_or_else(|error| panic!("{method}: {error:?}"))
 }
 
 struct Trial {

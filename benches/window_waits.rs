@@ -23,6 +23,10 @@ mod loopback_http;
 #[allow(dead_code)]
 mod proc_stats;
 
+#[path = "support/rpc.rs"]
+mod rpc;
+
+use rpc::call;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,14 +43,6 @@ const DISTINCT: usize = 20;
 const CONDITION: &str = "the installer says Finished";
 /// How long the waits poll before memory is read.
 const SETTLE: Duration = Duration::from_secs(5);
-
-async fn call(client: &mut Client, method: &str, params: Value) -> Value {
-    client
-        .call(method, params)
-        .await
-        .unwrap()
-        .unwrap_or_else(|error| panic!("{method}: {error:?}"))
-}
 
 async fn start_waits(client: &mut Client, target: &str, count: usize) -> Vec<String> {
     let mut ids = Vec::new();

@@ -36,6 +36,22 @@ async fn status_of(daemon: &TestDaemon, wait_id: &str) -> Value {
     daemon.ok("wait_status", json!({"wait_id": wait_id})).await
 }
 
+/// A daemon watching `display`, judging with the loopback chat-completions model at `url`.
+async fn judged_by_model(display: String, url: &str) -> TestDaemon {
+    let url = url.to_owned();
+    TestDaemon::start_with(
+        |config| {
+            config.x11.display = Some(display);
+            config.vision.backend = VisionBackend::Openai;
+            config.vision.base_url = Some(url);
+            config.vision.model = Some("llava".into());
+            config.vision.min_interval_s = 0;
+        },
+        None,
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_model_a_window_wait_skips_still_frames_and_wakes_as_changed_at_the_first_settled_change()
  {
@@ -96,17 +112,7 @@ async fn a_configured_model_judges_the_window_s_frame() {
     windows.create("Firefox — Downloads", 0, 0, 320, 200, 0x2040a0);
     let display = xvfb.display().to_owned();
     let (url, requests) = chat_server().await;
-    let daemon = TestDaemon::start_with(
-        |config| {
-            config.x11.display = Some(display);
-            config.vision.backend = VisionBackend::Openai;
-            config.vision.base_url = Some(url.clone());
-            config.vision.model = Some("llava".into());
-            config.vision.min_interval_s = 0;
-        },
-        None,
-    )
-    .await;
+    let daemon = judged_by_model(display, &url).await;
 
     let (wait_id, created) = watch(&daemon, "window:firefox", "the download finished").await;
     assert!(
@@ -232,17 +238,7 @@ async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing
     windows.create("Terminal — build", 330, 0, 320, 200, GREY);
     let display = xvfb.display().to_owned();
     let (url, requests) = chat_server().await;
-    let daemon = TestDaemon::start_with(
-        |config| {
-            config.x11.display = Some(display);
-            config.vision.backend = VisionBackend::Openai;
-            config.vision.base_url = Some(url.clone());
-            config.vision.model = Some("llava".into());
-            config.vision.min_interval_s = 0;
-        },
-        None,
-    )
-    .await;
+    let daemon = judged_by_model(display, &url).await;
 
     let (wait_id, created) = watch(&daemon, "window:Setup Wizard", "the download finished").await;
     let message = created["message"].as_str().unwrap();
@@ -297,17 +293,7 @@ async fn twenty_identical_waits_on_a_still_window_share_one_capture_per_poll_and
     let display = xvfb.display().to_owned();
     let (url, requests) =
         chat_server_saying("{\"met\": false, \"observation\": \"still copying files\"}").await;
-    let daemon = TestDaemon::start_with(
-        |config| {
-            config.x11.display = Some(display);
-            config.vision.backend = VisionBackend::Openai;
-            config.vision.base_url = Some(url.clone());
-            config.vision.model = Some("llava".into());
-            config.vision.min_interval_s = 0;
-        },
-        None,
-    )
-    .await;
+    let daemon = judged_by_model(display, &url).await;
     let mut wait_ids = Vec::new();
     for _ in 0..20 {
         let (wait_id, _) = watch(&daemon, "window:installer", "the installer finished").await;

@@ -363,12 +363,16 @@ impl PixelGate {
     fn seen(&self, content: &Content) -> Seen {
         match content {
             Content::Frame(frame) => {
+                // The hashes of a probe's frame or a poll's were computed already.
                 let probed = (self.probed.as_ref())
-                    .filter(|(probed, _)| Arc::ptr_eq(&probed.pixels, &frame.pixels));
-                let hashes = match &self.tracking {
-                    _ if probed.is_some() => probed.map(|(_, h)| h.clone()).unwrap_or_default(),
-                    Some(tracking) if tracking.is_of(frame) => tracking.current.clone(),
-                    _ => {
+                    .filter(|(probed, _)| Arc::ptr_eq(&probed.pixels, &frame.pixels))
+                    .map(|(_, hashes)| hashes);
+                let polled = (self.tracking.as_ref())
+                    .filter(|tracking| tracking.is_of(frame))
+                    .map(|tracking| &tracking.current);
+                let hashes = match probed.or(polled) {
+                    Some(hashes) => hashes.clone(),
+                    None => {
                         let mut hashes = Vec::new();
                         tiles::hash_tiles(frame, &mut hashes);
                         hashes

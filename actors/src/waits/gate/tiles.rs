@@ -124,22 +124,31 @@ pub fn hash_tiles(frame: &Frame, hashes: &mut Vec<u64>) {
     let grid = TileGrid::of(frame);
     hashes.clear();
     hashes.reserve(grid.len());
-    let stride = frame.width as usize * BYTES_PER_PIXEL;
-    let tile_row_bytes = TILE_SIZE as usize * BYTES_PER_PIXEL;
-    // Gathering a tile's rows into one buffer and hashing that runs as fast as memcpy and
-    // lets xxh3 use its long-input path (measured against chaining per-row hashes).
-    let mut gathered = Vec::with_capacity(tile_row_bytes * TILE_SIZE as usize);
+    let mut gathered = tile_buffer();
     for index in 0..grid.len() {
-        let rect = grid.rect(index);
-        let start = rect.x as usize * BYTES_PER_PIXEL;
-        let end = start + rect.width as usize * BYTES_PER_PIXEL;
-        gathered.clear();
-        for y in rect.y..rect.y + rect.height {
-            let row = &frame.pixels[y as usize * stride..][..stride];
-            gathered.extend_from_slice(&row[start..end]);
-        }
-        hashes.push(xxh3_64(&gathered));
+        hashes.push(hash_tile(frame, &grid, index, &mut gathered));
     }
+}
+
+/// A buffer one tile's bytes fit in, for [`hash_tile`].
+fn tile_buffer() -> Vec<u8> {
+    Vec::with_capacity(TILE_SIZE as usize * TILE_SIZE as usize * BYTES_PER_PIXEL)
+}
+
+/// The hash of tile `index` of `frame`: xxh3 of its BGRA bytes, row after row. Gathering the
+/// rows into one buffer and hashing that runs as fast as memcpy and lets xxh3 use its
+/// long-input path (measured against chaining per-row hashes).
+fn hash_tile(frame: &Frame, grid: &TileGrid, index: usize, gathered: &mut Vec<u8>) -> u64 {
+    let stride = frame.width as usize * BYTES_PER_PIXEL;
+    let rect = grid.rect(index);
+    let start = rect.x as usize * BYTES_PER_PIXEL;
+    let end = start + rect.width as usize * BYTES_PER_PIXEL;
+    gathered.clear();
+    for y in rect.y..rect.y + rect.height {
+        let row = &frame.pixels[y as usize * stride..][..stride];
+        gathered.extend_from_slice(&row[start..end]);
+    }
+    xxh3_64(gathered)
 }
 
 /// Like [`hash_tiles`], for a frame of the same size as `previous`, whose tile hashes are
@@ -175,21 +184,13 @@ pub fn hash_tiles_since(
     }
     hashes.clear();
     hashes.reserve(grid.len());
-    let mut gathered = Vec::with_capacity(tile_row_bytes * TILE_SIZE as usize);
+    let mut gathered = tile_buffer();
     for (index, &changed) in differs.iter().enumerate() {
-        if !changed {
-            hashes.push(previous_hashes[index]);
-            continue;
-        }
-        let rect = grid.rect(index);
-        let start = rect.x as usize * BYTES_PER_PIXEL;
-        let end = start + rect.width as usize * BYTES_PER_PIXEL;
-        gathered.clear();
-        for y in rect.y..rect.y + rect.height {
-            let row = &frame.pixels[y as usize * stride..][..stride];
-            gathered.extend_from_slice(&row[start..end]);
-        }
-        hashes.push(xxh3_64(&gathered));
+        hashes.push(if changed {
+            hash_tile(frame, &grid, index, &mut gathered)
+        } else {
+            previous_hashes[index]
+        });
     }
 }
 

@@ -103,14 +103,19 @@ impl Watch {
     fn show(&mut self, content: &Content) -> GateDecision {
         let now = Timestamp(self.now_ms);
         let decision = self.gate.consider(content, now);
+        self.tell_judge(content, decision, now);
+        self.now_ms += POLL_MS;
+        decision
+    }
+
+    /// What a wait does with a decision: the judge looks when asked to.
+    fn tell_judge(&mut self, content: &Content, decision: GateDecision, now: Timestamp) {
         if let Judge(readiness) = decision {
             self.gate.judged(content, readiness, now);
             if readiness == Settled {
                 self.settled_judgments += 1;
             }
         }
-        self.now_ms += POLL_MS;
-        decision
     }
 
     /// Captures the same frame `times` times and returns the decisions.
@@ -160,12 +165,7 @@ impl Watch {
         let now = Timestamp(self.now_ms - POLL_MS + 100);
         let content = Content::Frame(frame.clone());
         let decision = self.gate.settle_probe(&content, now);
-        if let Judge(readiness) = decision {
-            self.gate.judged(&content, readiness, now);
-            if readiness == Settled {
-                self.settled_judgments += 1;
-            }
-        }
+        self.tell_judge(&content, decision, now);
         decision
     }
 }
