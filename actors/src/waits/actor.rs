@@ -98,14 +98,33 @@ pub struct WaitActorState {
     pub(super) record: Option<WaitRecord>,
     pub(super) target: Option<Target>,
     pub(super) reading: Reading,
-    /// The last content observed (for conditions about time passing without change).
-    pub(super) last_content: Option<Content>,
+    /// What is kept of the last content observed (for conditions about time passing
+    /// without change).
+    pub(super) last_content: Option<LastContent>,
     pub(super) watcher: Option<ActorRef<WatcherMsg>>,
     pub(super) counters: Arc<WatchCounters>,
     pub(super) watch: Watch,
     /// The end of the wait could not be saved: the actor fails after this message, and the
     /// supervisor resumes the wait from storage (where it is still live).
     pub(super) unsaved_end: Option<String>,
+}
+
+/// What a wait keeps of the last content observed: text and absences whole, of a frame
+/// only that it was one (a quiet condition is decided on time, not pixels, and the gate
+/// keeps what it needs of them), so a wait holds no frame between captures.
+#[derive(Clone, Debug)]
+pub(super) enum LastContent {
+    Frame,
+    Other(Content),
+}
+
+impl LastContent {
+    pub(super) fn of(content: &Content) -> LastContent {
+        match content {
+            Content::Frame(_) => LastContent::Frame,
+            other => LastContent::Other(other.clone()),
+        }
+    }
 }
 
 impl Actor for WaitActor {

@@ -1,7 +1,10 @@
 //! What a watcher saw: rendered text, a frame of pixels, or the target's absence.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use crate::waits::gate::compact::CompactFrame;
 
 /// The description of `Content::Absent` for a watched window that existed and is gone (the
 /// X11 source says so; one never found and one minimised are described otherwise). A wait
@@ -9,13 +12,27 @@ use std::sync::Arc;
 pub const WINDOW_CLOSED: &str = "window closed";
 
 /// A captured image: 8-bit BGRA (X11's native order on little-endian), row-major,
-/// `width * 4` bytes per row.
-#[derive(Clone, PartialEq, Eq)]
+/// `width * 4` bytes per row. Clones share the pixels, the frame's identity and its compact
+/// form; two frames are equal when their pixels are.
+#[derive(Clone)]
 pub struct Frame {
     pub width: u32,
     pub height: u32,
     pub pixels: Arc<[u8]>,
+    shared: Arc<FrameShared>,
 }
+
+/// What the clones of one frame share besides its pixels.
+struct FrameShared {
+    /// Unique among the daemon's frames: tells which capture tile hashes were computed from
+    /// without holding on to that capture's pixels.
+    id: u64,
+    /// The frame kept compactly once a judge saw it ([`Frame::compact`]): computed once for
+    /// every wait that saw it.
+    compact: OnceLock<Arc<CompactFrame>>,
+}
+
+static NEXT_FRAME_ID: AtomicU64 = AtomicU64::new(1);
 
 impl Frame {
     pub fn new(width: u32, height: u32, pixels: impl Into<Arc<[u8]>>) -> Frame {
@@ -29,7 +46,27 @@ impl Frame {
             width,
             height,
             pixels,
+            shared: Arc::new(FrameShared {
+                id: NEXT_FRAME_ID.fetch_add(1, Ordering::Relaxed),
+                compact: OnceLock::new(),
+            }),
         }
+    }
+
+    /// This frame's identity: the same for its clones, different for any other frame, even
+    /// one with the same pixels.
+    pub fn id(&self) -> u64 {
+        self.shared.id
+    }
+
+    /// The frame compressed tile by tile, for what must remember it between captures (the
+    /// pixel gate's baseline): about a tenth of the pixels on a typical window. Compressed
+    /// once, however many waits keep it.
+    pub fn compact(&self) -> Arc<CompactFrame> {
+        self.shared
+            .compact
+            .get_or_init(|| Arc::new(CompactFrame::of(self)))
+            .clone()
     }
 
     /// The BGRA bytes of row `y`.
@@ -38,6 +75,14 @@ impl Frame {
         &self.pixels[y as usize * stride..(y as usize + 1) * stride]
     }
 }
+
+impl PartialEq for Frame {
+    fn eq(&self, other: &Frame) -> bool {
+        (self.width, self.height) == (other.width, other.height) && self.pixels == other.pixels
+    }
+}
+
+impl Eq for Frame {}
 
 impl fmt::Debug for Frame {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

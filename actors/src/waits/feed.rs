@@ -12,6 +12,10 @@
 //!
 //! Settle probes share captures too but never move the timeline (their captures are not the
 //! polls' rhythm), and a poll never takes a probe's capture for its own.
+//!
+//! A capture is kept for handing on only until every wait on the target has taken it: on a
+//! still window nothing holds its pixels between polls (the gates keep tile hashes and the
+//! judged frame compressed), so a window wait costs well under one frame of memory.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -120,28 +124,54 @@ impl std::fmt::Debug for Feed {
     }
 }
 
+impl FeedState {
+    /// Lets go of capture `seq`: every wait on the target took it.
+    fn forget(&mut self, seq: u64) {
+        for slot in [&mut self.last, &mut self.last_poll] {
+            if slot.as_ref().is_some_and(|cached| cached.captured.seq == seq) {
+                *slot = None;
+            }
+        }
+    }
+}
+
 struct FeedState {
     source: Box<dyn Source>,
-    /// The latest capture of any kind, and the latest of a poll.
-    last: Option<Captured>,
-    last_poll: Option<Captured>,
+    /// The latest capture of any kind, and the latest of a poll, while some wait on the
+    /// target has not taken it yet.
+    last: Option<Cached>,
+    last_poll: Option<Cached>,
     timeline: Option<Arc<Timeline>>,
+}
+
+/// A capture kept for handing on, and how many waits took it.
+struct Cached {
+    captured: Captured,
+    taken: usize,
 }
 
 impl Feed {
     /// A capture for a wait's `look` at `now`, newer than the capture `seen_seq` the wait
     /// had last: one taken for another wait within [`COALESCE`] (a poll takes only a
-    /// poll's), else a new one.
-    pub async fn capture(&self, look: Look, now: Timestamp, seen_seq: u64) -> Captured {
+    /// poll's), else a new one. Once every wait on the target (every holder of this feed)
+    /// took a capture, the feed lets go of it.
+    pub async fn capture(self: &Arc<Self>, look: Look, now: Timestamp, seen_seq: u64) -> Captured {
+        let members = Arc::strong_count(self);
         let mut state = self.state.lock().await;
         let recent = match look {
-            Look::Poll => state.last_poll.as_ref(),
-            Look::SettleProbe => state.last.as_ref(),
+            Look::Poll => state.last_poll.as_mut(),
+            Look::SettleProbe => state.last.as_mut(),
         };
-        if let Some(recent) = recent.filter(|c| {
+        if let Some(recent) = recent.filter(|cached| {
+            let c = &cached.captured;
             c.seq > seen_seq && c.at <= now && now.millis_since(c.at) <= COALESCE.as_millis() as u64
         }) {
-            return recent.clone();
+            recent.taken += 1;
+            let (captured, everyone) = (recent.captured.clone(), recent.taken >= members);
+            if everyone {
+                state.forget(captured.seq);
+            }
+            return captured;
         }
         let seq = self.captures.fetch_add(1, Ordering::Relaxed) + 1;
         let content = match tokio::time::timeout(CAPTURE_TIMEOUT, state.source.capture()).await {
@@ -156,8 +186,6 @@ impl Feed {
             (Ok(Content::Frame(frame)), Look::Poll) if self.pixels => {
                 let timeline = Timeline::after(state.timeline.take(), &frame, now);
                 state.timeline = Some(timeline.clone());
-                // An unchanged frame is handed on as the one before it, sharing its pixels.
-                let frame = timeline.frame().clone();
                 (Ok(Content::Frame(frame)), Some(timeline))
             }
             (content, _) => (content, None),
@@ -168,10 +196,19 @@ impl Feed {
             content,
             timeline,
         };
-        if look == Look::Poll {
-            state.last_poll = Some(captured.clone());
+        if members > 1 {
+            let cached = || Cached {
+                captured: captured.clone(),
+                taken: 1,
+            };
+            if look == Look::Poll {
+                state.last_poll = Some(cached());
+            }
+            state.last = Some(cached());
+        } else {
+            state.last = None;
+            state.last_poll = None;
         }
-        state.last = Some(captured.clone());
         captured
     }
 

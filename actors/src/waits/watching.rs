@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 
 use crate::error::CallError;
 use crate::waits::actor::{
-    POLL_TIMEOUT, RECORD_TIMEOUT, WaitActorState, WaitMsg, finish, is_watching, record_mut, save,
+    POLL_TIMEOUT, RECORD_TIMEOUT, LastContent, WaitActorState, WaitMsg, finish, is_watching, record_mut, save,
     target_text,
 };
 use crate::waits::capture::CaptureError;
@@ -67,8 +67,9 @@ pub(super) async fn observe(
     let print = fingerprint(&content);
     let is_baseline = state.watch.is_baseline(print);
     let quiet_for = state.watch.observed_at(print, now);
-    let decision = decide_on(state, &target, &content, readiness, is_baseline, quiet_for);
-    state.last_content = Some(content.clone());
+    let last = LastContent::of(&content);
+    let decision = decide_on(state, &target, &last, readiness, is_baseline, quiet_for);
+    state.last_content = Some(last);
     let record = state.record.as_mut()?;
     match transition::observed(record, &mut state.watch, decision, now) {
         Step::AskModel => {
@@ -124,7 +125,7 @@ pub(super) async fn check_quiet(myself: &ActorRef<WaitMsg>, state: &mut WaitActo
 fn decide_on(
     state: &WaitActorState,
     target: &Target,
-    content: &Content,
+    content: &LastContent,
     readiness: Readiness,
     is_baseline: bool,
     quiet_for: Duration,
@@ -132,7 +133,7 @@ fn decide_on(
     let baseline = state.record.as_ref().and_then(|r| r.baseline.as_ref());
     let fresh_text;
     let observed = match content {
-        Content::Text { text, exit, .. } => {
+        LastContent::Other(content @ Content::Text { text, exit, .. }) => {
             fresh_text = fresh::new_text(content, baseline);
             Observed {
                 text,
@@ -144,7 +145,7 @@ fn decide_on(
                 pixels: false,
             }
         }
-        Content::Frame(_) => Observed {
+        LastContent::Frame | LastContent::Other(Content::Frame(_)) => Observed {
             text: "",
             fresh: "",
             exit: None,
@@ -153,7 +154,7 @@ fn decide_on(
             description: Some("the window changed"),
             pixels: true,
         },
-        Content::Absent { description } => Observed {
+        LastContent::Other(Content::Absent { description }) => Observed {
             text: "",
             fresh: "",
             exit: None,

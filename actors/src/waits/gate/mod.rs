@@ -6,6 +6,7 @@
 //! [`text::TextGate`] serves text targets; [`pixel::PixelGate`] (tiles, blink and ticker
 //! suppression, a floor interval) window and screen targets.
 
+pub mod compact;
 pub mod pixel;
 pub mod text;
 pub mod tiles;

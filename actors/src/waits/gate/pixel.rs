@@ -49,6 +49,7 @@ use std::time::Duration;
 use storage::Timestamp;
 
 use crate::waits::content::{Content, Frame};
+use crate::waits::gate::compact::CompactFrame;
 use crate::waits::gate::tiles::{self, TileGrid, TileRect};
 use crate::waits::gate::{Gate, GateDecision, Readiness};
 
@@ -98,8 +99,8 @@ pub struct PixelGate {
     changed_region: Option<TileRect>,
     /// The quiet tiles of the change last seen `Changing`, for the settle probes.
     changing_tiles: Vec<usize>,
-    /// The last probe's frame and tile hashes (what the next probe compares with).
-    probed: Option<(Frame, Vec<u64>)>,
+    /// The last probe's frame id and tile hashes (what the next probe compares with).
+    probed: Option<(u64, Vec<u64>)>,
 }
 
 impl std::fmt::Debug for PixelGate {
@@ -120,7 +121,11 @@ struct Baseline {
 }
 
 enum Seen {
-    Frame { frame: Frame, hashes: Vec<u64> },
+    /// The frame, compressed, and its tile hashes.
+    Frame {
+        compact: Arc<CompactFrame>,
+        hashes: Vec<u64>,
+    },
     Other(u64),
 }
 
@@ -192,7 +197,7 @@ impl PixelGate {
         let Some(Baseline {
             seen:
                 Seen::Frame {
-                    frame: seen_frame,
+                    compact: seen_frame,
                     hashes: seen_hashes,
                 },
             ..
@@ -203,7 +208,7 @@ impl PixelGate {
                 JudgeReason::FirstSight,
             );
         };
-        if TileGrid::of(seen_frame) != grid {
+        if seen_frame.grid() != grid {
             return self.decide(
                 GateDecision::Judge(Readiness::Settled),
                 JudgeReason::FirstSight,
@@ -214,6 +219,7 @@ impl PixelGate {
         // Tiles that really differ from what the judge saw (not blinking, some pixel beyond
         // the delta), each marked busy or not.
         let mut changed: Vec<ChangedTile> = Vec::new();
+        let mut seen_tile = tiles::tile_buffer();
         let differing = (tracking.current.iter().zip(seen_hashes))
             .enumerate()
             .filter(|(_, (now, seen))| now != seen)
@@ -226,8 +232,9 @@ impl PixelGate {
             // A busy tile needs one real pixel; a quiet one is counted up to the threshold so
             // that a few stray pixels spread over tiles still add up.
             let enough = if busy { 1 } else { MIN_CHANGED_PIXELS };
+            seen_frame.tile(index, &mut seen_tile);
             let pixels = tiles::count_changed_pixels(
-                seen_frame,
+                &seen_tile,
                 frame,
                 grid.rect(index),
                 PIXEL_DELTA,
@@ -350,7 +357,7 @@ impl PixelGate {
         tiles::hash_tiles(frame, &mut hashes);
         let before = self.probed.as_ref().map_or(&tracking.current, |(_, h)| h);
         let still = (self.changing_tiles.iter()).all(|&index| hashes[index] == before[index]);
-        self.probed = Some((frame.clone(), hashes));
+        self.probed = Some((frame.id(), hashes));
         if still {
             self.changing_tiles.clear();
             let reason = self.last_reason.unwrap_or(JudgeReason::FirstSight);
@@ -365,7 +372,7 @@ impl PixelGate {
             Content::Frame(frame) => {
                 // The hashes of a probe's frame or a poll's were computed already.
                 let probed = (self.probed.as_ref())
-                    .filter(|(probed, _)| Arc::ptr_eq(&probed.pixels, &frame.pixels))
+                    .filter(|(probed, _)| *probed == frame.id())
                     .map(|(_, hashes)| hashes);
                 let polled = (self.tracking.as_ref())
                     .filter(|tracking| tracking.is_of(frame))
@@ -379,7 +386,7 @@ impl PixelGate {
                     }
                 };
                 Seen::Frame {
-                    frame: frame.clone(),
+                    compact: frame.compact(),
                     hashes,
                 }
             }

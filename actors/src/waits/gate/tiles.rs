@@ -130,17 +130,24 @@ pub fn hash_tiles(frame: &Frame, hashes: &mut Vec<u64>) {
     }
 }
 
-/// A buffer one tile's bytes fit in, for [`hash_tile`].
-fn tile_buffer() -> Vec<u8> {
+/// Hashes every row of `frame` into `rows` (cleared first): xxh3 of the row's BGRA bytes,
+/// straight from the frame. What tells [`hash_tiles_since`] which tiles may have changed
+/// without keeping the frame before.
+pub fn hash_rows(frame: &Frame, rows: &mut Vec<u64>) {
+    let stride = frame.width as usize * BYTES_PER_PIXEL;
+    rows.clear();
+    rows.extend(frame.pixels.chunks_exact(stride.max(1)).map(xxh3_64));
+}
+
+/// A buffer one tile's bytes fit in, for [`gather_tile`].
+pub fn tile_buffer() -> Vec<u8> {
     Vec::with_capacity(TILE_SIZE as usize * TILE_SIZE as usize * BYTES_PER_PIXEL)
 }
 
-/// The hash of tile `index` of `frame`: xxh3 of its BGRA bytes, row after row. Gathering the
-/// rows into one buffer and hashing that runs as fast as memcpy and lets xxh3 use its
-/// long-input path (measured against chaining per-row hashes).
-fn hash_tile(frame: &Frame, grid: &TileGrid, index: usize, gathered: &mut Vec<u8>) -> u64 {
+/// Copies the BGRA bytes of `rect` of `frame` into `gathered` (cleared first), row after
+/// row: `rect.width * 4` bytes per row.
+pub fn gather_tile(frame: &Frame, rect: TileRect, gathered: &mut Vec<u8>) {
     let stride = frame.width as usize * BYTES_PER_PIXEL;
-    let rect = grid.rect(index);
     let start = rect.x as usize * BYTES_PER_PIXEL;
     let end = start + rect.width as usize * BYTES_PER_PIXEL;
     gathered.clear();
@@ -148,77 +155,75 @@ fn hash_tile(frame: &Frame, grid: &TileGrid, index: usize, gathered: &mut Vec<u8
         let row = &frame.pixels[y as usize * stride..][..stride];
         gathered.extend_from_slice(&row[start..end]);
     }
+}
+
+/// The hash of tile `index` of `frame`: xxh3 of its BGRA bytes, row after row. Gathering the
+/// rows into one buffer and hashing that runs as fast as memcpy and lets xxh3 use its
+/// long-input path (measured against chaining per-row hashes).
+fn hash_tile(frame: &Frame, grid: &TileGrid, index: usize, gathered: &mut Vec<u8>) -> u64 {
+    gather_tile(frame, grid.rect(index), gathered);
     xxh3_64(gathered)
 }
 
-/// Like [`hash_tiles`], for a frame of the same size as `previous`, whose tile hashes are
-/// `previous_hashes`: a tile whose bytes are all those of `previous` keeps its hash, and only
-/// the others are hashed. Exact (equal bytes, equal hash), and on an unchanged frame a
-/// comparison of whole rows at memory speed instead of hashing every byte.
+/// Like [`hash_tiles`], for a frame of the same size as the capture before, whose row and
+/// tile hashes are `previous_rows` and `previous_hashes`; also hashes `frame`'s rows into
+/// `rows`. A band of tiles none of whose rows changed keeps its tiles' hashes, and only the
+/// other bands are hashed again: on an unchanged frame one pass of xxh3 over the rows, at
+/// about the speed of memcpy, and no copy of the frame before kept to compare with. As exact
+/// as the tile hashes themselves (a row hash, like a tile hash, is a 64-bit xxh3).
 pub fn hash_tiles_since(
-    previous: &Frame,
+    previous_rows: &[u64],
     previous_hashes: &[u64],
     frame: &Frame,
+    rows: &mut Vec<u64>,
     hashes: &mut Vec<u64>,
 ) {
     let grid = TileGrid::of(frame);
-    if TileGrid::of(previous) != grid || previous_hashes.len() != grid.len() {
+    hash_rows(frame, rows);
+    if previous_rows.len() != rows.len() || previous_hashes.len() != grid.len() {
         return hash_tiles(frame, hashes);
     }
-    let stride = frame.width as usize * BYTES_PER_PIXEL;
-    let tile_row_bytes = TILE_SIZE as usize * BYTES_PER_PIXEL;
     let columns = grid.columns as usize;
-    let mut differs = vec![false; grid.len()];
-    for y in 0..frame.height as usize {
-        let row = &frame.pixels[y * stride..][..stride];
-        let before = &previous.pixels[y * stride..][..stride];
-        if row == before {
-            continue;
-        }
-        let first = y / TILE_SIZE as usize * columns;
-        for (column, flag) in differs[first..first + columns].iter_mut().enumerate() {
-            let start = column * tile_row_bytes;
-            let end = (start + tile_row_bytes).min(stride);
-            *flag = *flag || row[start..end] != before[start..end];
-        }
-    }
     hashes.clear();
     hashes.reserve(grid.len());
     let mut gathered = tile_buffer();
-    for (index, &changed) in differs.iter().enumerate() {
-        hashes.push(if changed {
-            hash_tile(frame, &grid, index, &mut gathered)
+    let bands = rows.chunks(TILE_SIZE as usize).zip(previous_rows.chunks(TILE_SIZE as usize));
+    for (band, (now, before)) in bands.enumerate() {
+        let first = band * columns;
+        if now == before {
+            hashes.extend_from_slice(&previous_hashes[first..first + columns]);
         } else {
-            previous_hashes[index]
-        });
+            for index in first..first + columns {
+                hashes.push(hash_tile(frame, &grid, index, &mut gathered));
+            }
+        }
     }
 }
 
-/// Counts the pixels of one tile whose colour differs between `a` and `b` (same size) by more
-/// than `delta` in some channel, stopping early once the count reaches `enough`. Alpha is
-/// ignored.
+/// Counts the pixels of one tile whose colour differs between `seen` (the tile's bytes as
+/// [`gather_tile`] lays them out) and `frame` by more than `delta` in some channel, stopping
+/// early once the count reaches `enough`. Alpha is ignored.
 pub fn count_changed_pixels(
-    a: &Frame,
-    b: &Frame,
+    seen: &[u8],
+    frame: &Frame,
     rect: TileRect,
     delta: u8,
     enough: usize,
 ) -> usize {
-    debug_assert_eq!((a.width, a.height), (b.width, b.height));
-    let stride = a.width as usize * BYTES_PER_PIXEL;
+    let stride = frame.width as usize * BYTES_PER_PIXEL;
     let start = rect.x as usize * BYTES_PER_PIXEL;
-    let end = start + rect.width as usize * BYTES_PER_PIXEL;
+    let tile_stride = rect.width as usize * BYTES_PER_PIXEL;
+    debug_assert_eq!(seen.len(), tile_stride * rect.height as usize);
     let mut changed = 0;
-    for y in rect.y..rect.y + rect.height {
-        let offset = y as usize * stride;
-        let row_a = &a.pixels[offset + start..offset + end];
-        let row_b = &b.pixels[offset + start..offset + end];
-        if row_a == row_b {
+    for (row_seen, y) in seen.chunks_exact(tile_stride).zip(rect.y..) {
+        let offset = y as usize * stride + start;
+        let row_now = &frame.pixels[offset..offset + tile_stride];
+        if row_seen == row_now {
             continue;
         }
-        for (pixel_a, pixel_b) in row_a
+        for (pixel_a, pixel_b) in row_seen
             .chunks_exact(BYTES_PER_PIXEL)
-            .zip(row_b.chunks_exact(BYTES_PER_PIXEL))
+            .zip(row_now.chunks_exact(BYTES_PER_PIXEL))
         {
             let differs = pixel_a[..3]
                 .iter()
@@ -247,7 +252,8 @@ mod tests {
             .map(|i| (i * 7 % 251) as u8)
             .collect();
         let before = Frame::new(width, height, pixels.clone());
-        let mut before_hashes = Vec::new();
+        let (mut before_rows, mut before_hashes) = (Vec::new(), Vec::new());
+        hash_rows(&before, &mut before_rows);
         hash_tiles(&before, &mut before_hashes);
         // One byte in the last, narrow tile; one in the middle of the first row of tiles.
         for at in [
@@ -257,16 +263,26 @@ mod tests {
             pixels[at] ^= 0x55;
         }
         let after = Frame::new(width, height, pixels);
-        let (mut reused, mut fresh) = (Vec::new(), Vec::new());
-        hash_tiles_since(&before, &before_hashes, &after, &mut reused);
+        let (mut rows, mut reused, mut fresh) = (Vec::new(), Vec::new(), Vec::new());
+        hash_tiles_since(&before_rows, &before_hashes, &after, &mut rows, &mut reused);
         hash_tiles(&after, &mut fresh);
         assert_eq!(reused, fresh);
         let changed: Vec<usize> = (0..fresh.len())
             .filter(|&i| fresh[i] != before_hashes[i])
             .collect();
         assert_eq!(changed, [1, 5], "the two tiles touched, no more");
-        hash_tiles_since(&after, &fresh, &after, &mut reused);
+        let changed_rows: Vec<usize> = (0..rows.len())
+            .filter(|&y| rows[y] != before_rows[y])
+            .collect();
+        assert_eq!(changed_rows, [5, 39]);
+        let after_rows = rows.clone();
+        hash_tiles_since(&after_rows, &fresh, &after, &mut rows, &mut reused);
         assert_eq!(reused, fresh, "an unchanged frame keeps every hash");
+        // Stale hashes handed in for an unchanged band are kept: only changed bands are
+        // hashed again.
+        let stale = vec![7u64; fresh.len()];
+        hash_tiles_since(&after_rows, &stale, &after, &mut rows, &mut reused);
+        assert_eq!(reused, stale);
     }
 
     fn solid(width: u32, height: u32, bgra: [u8; 4]) -> Vec<u8> {
@@ -316,14 +332,11 @@ mod tests {
         let grid = TileGrid::of(&before);
         let changed: Vec<usize> = (0..grid.len()).filter(|&i| a[i] != b[i]).collect();
         assert_eq!(changed, [6]); // column 2, row 1 of a 4-column grid
-        assert_eq!(
-            count_changed_pixels(&before, &after, grid.rect(6), 24, 100),
-            1
-        );
-        assert_eq!(
-            count_changed_pixels(&before, &after, grid.rect(5), 24, 100),
-            0
-        );
+        let mut seen = tile_buffer();
+        gather_tile(&before, grid.rect(6), &mut seen);
+        assert_eq!(count_changed_pixels(&seen, &after, grid.rect(6), 24, 100), 1);
+        gather_tile(&before, grid.rect(5), &mut seen);
+        assert_eq!(count_changed_pixels(&seen, &after, grid.rect(5), 24, 100), 0);
     }
 
     #[test]
@@ -331,12 +344,11 @@ mod tests {
         let before = Frame::new(32, 32, solid(32, 32, [100, 100, 100, 255]));
         let dithered = Frame::new(32, 32, solid(32, 32, [104, 96, 108, 255]));
         let rect = TileGrid::of(&before).rect(0);
-        assert_eq!(count_changed_pixels(&before, &dithered, rect, 24, 2000), 0);
+        let mut seen = tile_buffer();
+        gather_tile(&before, rect, &mut seen);
+        assert_eq!(count_changed_pixels(&seen, &dithered, rect, 24, 2000), 0);
         let changed = Frame::new(32, 32, solid(32, 32, [100, 200, 100, 255]));
-        assert_eq!(
-            count_changed_pixels(&before, &changed, rect, 24, 2000),
-            1024
-        );
-        assert_eq!(count_changed_pixels(&before, &changed, rect, 24, 10), 10);
+        assert_eq!(count_changed_pixels(&seen, &changed, rect, 24, 2000), 1024);
+        assert_eq!(count_changed_pixels(&seen, &changed, rect, 24, 10), 10);
     }
 }

@@ -58,8 +58,10 @@ pub struct Timeline {
     previous: Option<Vec<u64>>,
     before_previous: Option<Vec<u64>>,
     tiles: Vec<TileHistory>,
-    /// The frame `current` was computed from, to reuse its hashes in `judged`.
-    frame: Frame,
+    /// The row hashes of the latest capture: which bands of tiles the next one changed.
+    rows: Vec<u64>,
+    /// The id of the frame `current` was computed from, to reuse its hashes in `judged`.
+    frame_id: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -123,39 +125,42 @@ impl TileHistory {
 impl Timeline {
     /// `previous` moved on by the capture of `frame` (a new timeline at a new size), sharing
     /// `previous`'s buffers when nobody else holds it. What a feed runs once per capture.
+    /// Keeps no pixels: the row hashes tell which tiles to hash again.
     pub fn after(previous: Option<Arc<Timeline>>, frame: &Frame, now: Timestamp) -> Arc<Timeline> {
         let grid = TileGrid::of(frame);
         match previous {
             Some(mut timeline) if timeline.grid == grid => {
                 let moving = Arc::make_mut(&mut timeline);
                 // Reuse the oldest hash buffer: no allocation per capture. `current` holds
-                // the hashes of `frame`'s predecessor, so only the tiles whose bytes changed
-                // are hashed again.
+                // the hashes of `frame`'s predecessor, so only the bands of tiles whose rows
+                // changed are hashed again.
                 let mut hashes = moving.before_previous.take().unwrap_or_default();
-                tiles::hash_tiles_since(&moving.frame, &moving.current, frame, &mut hashes);
-                moving.observe(hashes, frame.clone(), now);
+                let previous_rows = std::mem::take(&mut moving.rows);
+                tiles::hash_tiles_since(
+                    &previous_rows,
+                    &moving.current,
+                    frame,
+                    &mut moving.rows,
+                    &mut hashes,
+                );
+                moving.observe(hashes, frame.id(), now);
                 timeline
             }
             _ => {
-                let mut hashes = Vec::new();
+                let (mut rows, mut hashes) = (Vec::new(), Vec::new());
+                tiles::hash_rows(frame, &mut rows);
                 tiles::hash_tiles(frame, &mut hashes);
-                Arc::new(Timeline::new(grid, hashes, frame.clone()))
+                Arc::new(Timeline::new(grid, rows, hashes, frame.id()))
             }
         }
     }
 
-    /// The latest capture's frame: the one captured, or the capture before it when every
-    /// tile hashed the same (a still window keeps one frame in memory, not one per poll).
-    pub fn frame(&self) -> &Frame {
-        &self.frame
-    }
-
     /// Whether this timeline's latest capture is `frame`.
     pub fn is_of(&self, frame: &Frame) -> bool {
-        Arc::ptr_eq(&self.frame.pixels, &frame.pixels)
+        self.frame_id == frame.id()
     }
 
-    fn new(grid: TileGrid, hashes: Vec<u64>, frame: Frame) -> Timeline {
+    fn new(grid: TileGrid, rows: Vec<u64>, hashes: Vec<u64>, frame_id: u64) -> Timeline {
         Timeline {
             grid,
             tiles: hashes
@@ -165,17 +170,16 @@ impl Timeline {
             current: hashes,
             previous: None,
             before_previous: None,
-            frame,
+            rows,
+            frame_id,
         }
     }
 
-    fn observe(&mut self, hashes: Vec<u64>, frame: Frame, now: Timestamp) {
+    fn observe(&mut self, hashes: Vec<u64>, frame_id: u64, now: Timestamp) {
         for (tile, &hash) in self.tiles.iter_mut().zip(&hashes) {
             tile.observe(hash, now);
         }
-        if hashes != self.current {
-            self.frame = frame;
-        }
+        self.frame_id = frame_id;
         let older = std::mem::replace(&mut self.current, hashes);
         self.before_previous = self.previous.replace(older);
     }
@@ -250,7 +254,6 @@ impl Timeline {
         flipping || self.tiles[index].is_blinking()
     }
 
-    /// Whether tile `index` holds the state it had one or two captures ago.
     /// Whether tile `index` was already on the move before its latest change: it came back
     /// to a state it had lately (a blink not yet known as one), or it had changed at the
     /// capture before too (a ticker not yet known as busy). Such a change is left to the
@@ -264,6 +267,7 @@ impl Timeline {
         self.tiles[index].returned || changed_before
     }
 
+    /// Whether tile `index` holds the state it had one or two captures ago.
     pub(super) fn holds_still(&self, index: usize) -> bool {
         let now = self.current[index];
         let same_as = |hashes: &Option<Vec<u64>>| hashes.as_ref().is_some_and(|h| h[index] == now);
