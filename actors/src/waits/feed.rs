@@ -37,6 +37,14 @@ pub const COALESCE: Duration = Duration::from_millis(100);
 /// How long one capture may take before it counts as a failed capture.
 pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// How many window or screen captures run at once, over all targets. Polls are aligned, so
+/// without a limit every watched window would be captured on the same tick, each into a
+/// frame-sized buffer of its own on a thread of its own; the allocator keeps such buffers
+/// once freed, and the daemon would grow by about a frame per window. Two at a time keep
+/// both cores busy and the buffers few (a 640x480 capture and its hashing take about a
+/// millisecond, so twenty windows are captured within a few).
+pub const PIXEL_CAPTURES_AT_ONCE: usize = 2;
+
 /// What a capture is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Look {
@@ -58,9 +66,20 @@ pub struct Captured {
 }
 
 /// The feeds of the targets being watched, by target.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Feeds {
     live: Mutex<HashMap<String, Weak<Feed>>>,
+    /// Turns for window and screen captures: [`PIXEL_CAPTURES_AT_ONCE`].
+    pixel_captures: Arc<tokio::sync::Semaphore>,
+}
+
+impl Default for Feeds {
+    fn default() -> Feeds {
+        Feeds {
+            live: Mutex::default(),
+            pixel_captures: Arc::new(tokio::sync::Semaphore::new(PIXEL_CAPTURES_AT_ONCE)),
+        }
+    }
 }
 
 impl Feeds {
@@ -79,6 +98,7 @@ impl Feeds {
         }
         let feed = Arc::new(Feed {
             pixels: target.is_pixels(),
+            turns: target.is_pixels().then(|| self.pixel_captures.clone()),
             captures: AtomicU64::new(0),
             state: tokio::sync::Mutex::new(FeedState {
                 source: make()?,
@@ -112,6 +132,8 @@ pub struct FeedStats {
 /// One watched target's source and latest captures. See the module documentation.
 pub struct Feed {
     pixels: bool,
+    /// Turns to take before capturing (window and screen targets).
+    turns: Option<Arc<tokio::sync::Semaphore>>,
     captures: AtomicU64,
     state: tokio::sync::Mutex<FeedState>,
 }
@@ -128,7 +150,10 @@ impl FeedState {
     /// Lets go of capture `seq`: every wait on the target took it.
     fn forget(&mut self, seq: u64) {
         for slot in [&mut self.last, &mut self.last_poll] {
-            if slot.as_ref().is_some_and(|cached| cached.captured.seq == seq) {
+            if slot
+                .as_ref()
+                .is_some_and(|cached| cached.captured.seq == seq)
+            {
                 *slot = None;
             }
         }
@@ -174,6 +199,15 @@ impl Feed {
             return captured;
         }
         let seq = self.captures.fetch_add(1, Ordering::Relaxed) + 1;
+        let _turn = match &self.turns {
+            Some(turns) => Some(
+                turns
+                    .acquire()
+                    .await
+                    .expect("the semaphore is never closed"),
+            ),
+            None => None,
+        };
         let content = match tokio::time::timeout(CAPTURE_TIMEOUT, state.source.capture()).await {
             Ok(captured) => captured,
             Err(_) => Err(CaptureError::retryable(format!(

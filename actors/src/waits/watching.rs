@@ -12,8 +12,8 @@ use tokio::task::JoinHandle;
 
 use crate::error::CallError;
 use crate::waits::actor::{
-    POLL_TIMEOUT, RECORD_TIMEOUT, LastContent, WaitActorState, WaitMsg, finish, is_watching, record_mut, save,
-    target_text,
+    LastContent, POLL_TIMEOUT, RECORD_TIMEOUT, WaitActorState, WaitMsg, finish, is_watching,
+    record_mut, save, target_text,
 };
 use crate::waits::capture::CaptureError;
 use crate::waits::content::Content;

@@ -187,7 +187,9 @@ pub fn hash_tiles_since(
     hashes.clear();
     hashes.reserve(grid.len());
     let mut gathered = tile_buffer();
-    let bands = rows.chunks(TILE_SIZE as usize).zip(previous_rows.chunks(TILE_SIZE as usize));
+    let bands = rows
+        .chunks(TILE_SIZE as usize)
+        .zip(previous_rows.chunks(TILE_SIZE as usize));
     for (band, (now, before)) in bands.enumerate() {
         let first = band * columns;
         if now == before {
@@ -334,9 +336,15 @@ mod tests {
         assert_eq!(changed, [6]); // column 2, row 1 of a 4-column grid
         let mut seen = tile_buffer();
         gather_tile(&before, grid.rect(6), &mut seen);
-        assert_eq!(count_changed_pixels(&seen, &after, grid.rect(6), 24, 100), 1);
+        assert_eq!(
+            count_changed_pixels(&seen, &after, grid.rect(6), 24, 100),
+            1
+        );
         gather_tile(&before, grid.rect(5), &mut seen);
-        assert_eq!(count_changed_pixels(&seen, &after, grid.rect(5), 24, 100), 0);
+        assert_eq!(
+            count_changed_pixels(&seen, &after, grid.rect(5), 24, 100),
+            0
+        );
     }
 
     #[test]
