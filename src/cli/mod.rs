@@ -2,6 +2,7 @@
 //! `service` installs it as a systemd user service, `tools` prints the catalogue for other
 //! APIs; everything else is a client of its socket.
 
+mod allocator;
 mod conventions;
 mod doctor;
 mod follow;
@@ -335,6 +336,9 @@ pub fn main() -> ExitCode {
             ),
             EXIT_USAGE,
         );
+    }
+    if let Command::Serve = cli.command {
+        allocator::tune();
     }
     // A socket passed by systemd is taken now, while the process has one thread: taking it
     // edits the environment.

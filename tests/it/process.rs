@@ -980,3 +980,49 @@ async fn sigkill_cycles_under_updates_waits_and_stuck_alerts() {
     }
     let _ = daemon.terminate();
 }
+
+/// `serve` starts itself over once with glibc's large-buffer threshold fixed (so freed frames
+/// go back to the system), in the same process, and leaves a threshold the user set alone.
+#[test]
+fn serve_runs_with_the_allocator_told_to_give_large_buffers_back() {
+    // glibc cuts GLIBC_TUNABLES after each value it reads, so the tunables show as entries
+    // of their own in the environment the process was started with.
+    let environment_of = |pid: u32| -> Vec<String> {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+        (environ.split(|&byte| byte == 0))
+            .filter_map(|entry| std::str::from_utf8(entry).ok())
+            .filter(|entry| entry.contains("glibc.") || entry.starts_with("LOOKOUT_ALLOCATOR"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = DaemonProcess::start_with(
+        dir.path(),
+        "",
+        &[("GLIBC_TUNABLES", "glibc.malloc.arena_max=4")],
+    );
+    // The process answering is the one started: `exec` kept its id.
+    assert_eq!(
+        environment_of(daemon.child.id()),
+        [
+            "GLIBC_TUNABLES=glibc.malloc.arena_max=4",
+            "glibc.malloc.mmap_threshold=131072",
+            "glibc.malloc.trim_threshold=131072",
+            "LOOKOUT_ALLOCATOR_TUNED=1"
+        ]
+    );
+    crate::support::signal(daemon.child.id(), "TERM");
+    assert!(wait_with_timeout(&mut daemon.child, Duration::from_secs(20)).success());
+
+    let own = tempfile::tempdir().unwrap();
+    let daemon = DaemonProcess::start_with(
+        own.path(),
+        "",
+        &[("GLIBC_TUNABLES", "glibc.malloc.mmap_threshold=65536")],
+    );
+    assert_eq!(
+        environment_of(daemon.child.id()),
+        ["GLIBC_TUNABLES=glibc.malloc.mmap_threshold=65536"],
+        "the user's own threshold is kept, and the daemon did not start over"
+    );
+}
