@@ -7,7 +7,7 @@
 
 use fast_image_resize::images::{Image, ImageRef};
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
-use xxhash_rust::xxh3::Xxh3;
+use twox_hash::XxHash3_128;
 
 use crate::vision::backend::EncodedImage;
 use crate::waits::content::{Content, Frame};
@@ -206,28 +206,28 @@ fn encode_png(
 /// A 128-bit fingerprint of the content, the cache's key with the condition. Frames are
 /// hashed whole with xxh3 (about 0.3 ms for 1080p): an identical frame, not a similar one.
 pub fn content_key(content: &Content) -> u128 {
-    let mut hasher = Xxh3::new();
+    let mut hasher = XxHash3_128::new();
     match content {
         Content::Frame(frame) => {
-            hasher.update(b"frame");
-            hasher.update(&frame.width.to_le_bytes());
-            hasher.update(&frame.height.to_le_bytes());
-            hasher.update(&frame.pixels);
+            hasher.write(b"frame");
+            hasher.write(&frame.width.to_le_bytes());
+            hasher.write(&frame.height.to_le_bytes());
+            hasher.write(&frame.pixels);
         }
         Content::Text { text, exit, .. } => {
-            hasher.update(b"text");
+            hasher.write(b"text");
             match exit {
-                None => hasher.update(b"running"),
-                Some(exit) => hasher.update(format!("exit {:?}", exit.code).as_bytes()),
+                None => hasher.write(b"running"),
+                Some(exit) => hasher.write(format!("exit {:?}", exit.code).as_bytes()),
             }
-            hasher.update(text.as_bytes());
+            hasher.write(text.as_bytes());
         }
         Content::Absent { description } => {
-            hasher.update(b"absent");
-            hasher.update(description.as_bytes());
+            hasher.write(b"absent");
+            hasher.write(description.as_bytes());
         }
     }
-    hasher.digest128()
+    hasher.finish_128()
 }
 
 #[cfg(test)]

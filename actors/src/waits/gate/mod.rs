@@ -14,7 +14,7 @@ pub mod tiles;
 use std::sync::Arc;
 
 use storage::Timestamp;
-use xxhash_rust::xxh3::xxh3_64_with_seed;
+use twox_hash::XxHash3_64;
 
 use crate::waits::content::Content;
 use crate::waits::gate::pixel::Timeline;
@@ -73,12 +73,12 @@ pub fn fingerprint(content: &Content) -> u64 {
                 Some(None) => 1,
                 Some(Some(code)) => 2 + u64::from(code as u32),
             };
-            xxh3_64_with_seed(text.as_bytes(), exit << 2)
+            XxHash3_64::oneshot_with_seed(exit << 2, text.as_bytes())
         }
-        Content::Absent { description } => xxh3_64_with_seed(description.as_bytes(), 1),
-        Content::Frame(frame) => xxh3_64_with_seed(
-            &frame.pixels,
+        Content::Absent { description } => XxHash3_64::oneshot_with_seed(1, description.as_bytes()),
+        Content::Frame(frame) => XxHash3_64::oneshot_with_seed(
             (u64::from(frame.width) << 34) | (u64::from(frame.height) << 2) | 2,
+            &frame.pixels,
         ),
     }
 }

@@ -5,7 +5,7 @@
 //! hashes also make a compact key for a frame (the vision cache). Pure computation: no
 //! threads, no time.
 
-use xxhash_rust::xxh3::xxh3_64;
+use twox_hash::XxHash3_64;
 
 use crate::waits::content::Frame;
 
@@ -136,7 +136,12 @@ pub fn hash_tiles(frame: &Frame, hashes: &mut Vec<u64>) {
 pub fn hash_rows(frame: &Frame, rows: &mut Vec<u64>) {
     let stride = frame.width as usize * BYTES_PER_PIXEL;
     rows.clear();
-    rows.extend(frame.pixels.chunks_exact(stride.max(1)).map(xxh3_64));
+    rows.extend(
+        frame
+            .pixels
+            .chunks_exact(stride.max(1))
+            .map(XxHash3_64::oneshot),
+    );
 }
 
 /// A buffer one tile's bytes fit in, for [`gather_tile`].
@@ -162,7 +167,7 @@ pub fn gather_tile(frame: &Frame, rect: TileRect, gathered: &mut Vec<u8>) {
 /// long-input path (measured against chaining per-row hashes).
 fn hash_tile(frame: &Frame, grid: &TileGrid, index: usize, gathered: &mut Vec<u8>) -> u64 {
     gather_tile(frame, grid.rect(index), gathered);
-    xxh3_64(gathered)
+    XxHash3_64::oneshot(gathered)
 }
 
 /// Like [`hash_tiles`], for a frame of the same size as the capture before, whose row and
