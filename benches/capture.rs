@@ -2,7 +2,8 @@
 //!
 //! Starts a private 1920x1080x24 Xvfb with a 1280x720 window half covered by another, and
 //! measures (criterion) one capture of the screen and of the window, with MIT-SHM and with
-//! GetImage, side by side. Then watches the window as a wait does (capture and pixel gate
+//! GetImage, side by side, beside the floor: copying a frame of the same size into a new
+//! buffer, which every capture does at least once. Then watches the window as a wait does (capture and pixel gate
 //! every 2 s) for `LOOKOUT_BENCH_WATCH_SECONDS` (default 60) and prints the CPU this process
 //! and the X server used meanwhile, as a share of one core.
 
@@ -37,6 +38,15 @@ fn capture_of(display: &str, target: &str, shared_memory: bool) -> X11Capture {
 
 fn bench_captures(criterion: &mut Criterion, display: &str) {
     let mut group = criterion.benchmark_group("capture on Xvfb");
+    // The floor: copying a frame of each size into a fresh buffer, which every capture does
+    // at least once (out of the segment or the X socket).
+    for (size, bytes) in [("1920x1080", 1920 * 1080 * 4), ("1280x720", 1280 * 720 * 4)] {
+        let frame = vec![0x5au8; bytes];
+        group.bench_function(
+            format!("memcpy of a {size} frame into a new buffer (floor)"),
+            |b| b.iter(|| std::hint::black_box(frame.clone())),
+        );
+    }
     for (target, size) in [
         ("screen", "1920x1080"),
         ("window:watched", "1280x720, half covered"),
