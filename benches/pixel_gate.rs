@@ -18,6 +18,9 @@
 // it measures; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "support/xorshift.rs"]
+mod xorshift;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -27,6 +30,7 @@ use actors::waits::gate::tiles;
 use actors::waits::gate::{Gate, GateDecision, Readiness};
 use criterion::Criterion;
 use storage::Timestamp;
+use xorshift::Xorshift;
 
 use actors::testkit::synthetic;
 
@@ -134,22 +138,6 @@ impl Desktop {
     }
 }
 
-/// A small deterministic generator for the noise (xorshift).
-struct Noise(u64);
-
-impl Noise {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn coin(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
-}
-
 /// A meaningful change: applied at a poll, settled (complete and still) at a later or the
 /// same poll.
 struct Change {
@@ -226,7 +214,7 @@ struct Outcome {
 fn scripted_watch(progress_step_every: usize, probes: bool) -> Outcome {
     let mut gate = PixelGate::new(FLOOR);
     let mut desktop = Desktop::new();
-    let mut noise = Noise(0x2545_f491_4f6c_dd1d);
+    let mut noise = Xorshift(0x2545_f491_4f6c_dd1d);
     let script = changes();
     let mut settled_at_polls = Vec::new();
     let mut outcome = Outcome {

@@ -21,12 +21,15 @@ mod loopback_http;
 
 #[path = "support/rpc.rs"]
 mod rpc;
+#[path = "support/xorshift.rs"]
+mod xorshift;
 
 use rpc::call;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use xorshift::Xorshift;
 
 use actors::testkit::test_display::{TestWindows, Xvfb};
 use daemon_process::start_daemon;
@@ -57,18 +60,6 @@ fn model_answer(model: &Model) -> String {
         "usage": {"prompt_tokens": 800, "completion_tokens": 12},
     })
     .to_string()
-}
-
-/// A small xorshift: random phases without a dependency.
-struct Phases(u64);
-
-impl Phases {
-    fn next_fraction(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 struct Trial {
@@ -170,7 +161,7 @@ fn main() {
     let mut mixed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
     mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    let mut phases = Phases((mixed ^ (mixed >> 31)) | 1);
+    let mut phases = Xorshift((mixed ^ (mixed >> 31)) | 1);
     println!(
         "wake latency from a window change to the wake event, {trials} trials per row, random phase\n"
     );
@@ -200,7 +191,7 @@ fn main() {
                     colour = colour.wrapping_add(0x0a0b0c) & 0x7f7f7f;
                     // Stratified: trial i changes the window at a random point of the i-th
                     // n-th of the poll, so ten trials cover the whole period evenly.
-                    let fraction = (index as f64 + phases.next_fraction()) / trials as f64;
+                    let fraction = (index as f64 + phases.fraction()) / trials as f64;
                     let phase = poll.mul_f64(fraction);
                     let result = trial(
                         &mut client,
