@@ -12,6 +12,8 @@ pub mod model;
 mod private;
 mod schema;
 mod store;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 
 pub use codec::Versioned;
 pub use error::StorageError;

@@ -336,42 +336,13 @@ pub fn wait_event_tail(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
 
-    use storage::{TaskId, Timestamp, WaitState};
+    use storage::{Timestamp, WaitState};
 
     use super::*;
 
     fn task(done: &[u32]) -> TaskRecord {
-        TaskRecord {
-            id: TaskId::new("t-7k2m9q"),
-            name: "Deploy coursefolio to production".into(),
-            status: Status::Active,
-            plan: [
-                "Build Docker image",
-                "Push to registry",
-                "SSH into server",
-                "Pull and run",
-                "Verify",
-            ]
-            .map(String::from)
-            .to_vec(),
-            completed_steps: done.iter().copied().collect::<BTreeSet<_>>(),
-            current_step: None,
-            metadata_json: "{}".into(),
-            session_key: None,
-            agent_id: None,
-            created_at: Timestamp(0),
-            updated_at: Timestamp(0),
-            last_seq: 0,
-            plan_revisions: 0,
-            active_wait_ids: vec![],
-            last_wait_state: None,
-            last_wait_event_at: None,
-            last_stuck_alert_at: None,
-            stuck_threshold_s: None,
-            origin: None,
-        }
+        storage::testkit::deploy_task(&storage::testkit::DEPLOY_PLAN, done)
     }
 
     fn agent(seq: u64, text: &str) -> (u64, MessageRecord) {

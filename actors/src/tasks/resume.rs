@@ -314,41 +314,16 @@ pub fn suggested_next_action(task: &TaskRecord, progress: &PlanProgress) -> Stri
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
 
-    use storage::{Role, Status, TaskId, Timestamp};
+    use storage::{Role, Timestamp};
 
     use super::*;
 
     fn task() -> TaskRecord {
         TaskRecord {
-            id: TaskId::new("t-7k2m9q"),
-            name: "Deploy coursefolio to production".into(),
-            status: Status::Active,
-            plan: [
-                "Build Docker image",
-                "Push to registry",
-                "SSH into server",
-                "Pull and run",
-                "Verify",
-            ]
-            .map(String::from)
-            .to_vec(),
-            completed_steps: BTreeSet::from([1, 2]),
-            current_step: None,
-            metadata_json: "{}".into(),
-            session_key: None,
-            agent_id: None,
             created_at: Timestamp::from_secs(1_000),
             updated_at: Timestamp::from_secs(2_000),
-            last_seq: 0,
-            plan_revisions: 0,
-            active_wait_ids: vec![],
-            last_wait_state: None,
-            last_wait_event_at: None,
-            last_stuck_alert_at: None,
-            stuck_threshold_s: None,
-            origin: None,
+            ..storage::testkit::deploy_task(&storage::testkit::DEPLOY_PLAN, &[1, 2])
         }
     }
 

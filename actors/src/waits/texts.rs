@@ -317,37 +317,14 @@ pub fn taskless_tail(kind: EventKind, id: &WaitId) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
 
-    use storage::{Status, TaskId, TaskRecord, Timestamp};
+    use storage::TaskRecord;
 
     use super::*;
     use crate::tasks::plan::PlanProgress;
 
     fn task(done: &[u32]) -> TaskRecord {
-        TaskRecord {
-            id: TaskId::new("t-7k2m9q"),
-            name: "Deploy coursefolio to production".into(),
-            status: Status::Active,
-            plan: ["Build", "Push", "SSH", "Pull and run"]
-                .map(String::from)
-                .to_vec(),
-            completed_steps: done.iter().copied().collect::<BTreeSet<_>>(),
-            current_step: None,
-            metadata_json: "{}".into(),
-            session_key: None,
-            agent_id: None,
-            created_at: Timestamp(0),
-            updated_at: Timestamp(0),
-            last_seq: 0,
-            plan_revisions: 0,
-            active_wait_ids: vec![],
-            last_wait_state: None,
-            last_wait_event_at: None,
-            last_stuck_alert_at: None,
-            stuck_threshold_s: None,
-            origin: None,
-        }
+        storage::testkit::deploy_task(&["Build", "Push", "SSH", "Pull and run"], done)
     }
 
     #[test]
