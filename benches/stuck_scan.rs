@@ -9,7 +9,6 @@
 // it measures; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use actors::tasks::stuck::StuckPolicy;
@@ -36,27 +35,12 @@ fn task(sequence: u64) -> TaskRecord {
         } else {
             Status::Completed
         },
-        plan: vec![
-            "Build".into(),
-            "Push".into(),
-            "Deploy".into(),
-            "Verify".into(),
-        ],
-        completed_steps: BTreeSet::from([1]),
-        current_step: None,
         metadata_json: r#"{"repo":"coursefolio"}"#.into(),
         session_key: Some("agent:main:main".into()),
-        agent_id: None,
         created_at: Timestamp::from_secs(NOW_S - 86_400),
         updated_at: Timestamp::from_secs(NOW_S - idle_s),
         last_seq: 12,
-        plan_revisions: 0,
-        active_wait_ids: vec![],
-        last_wait_state: None,
-        last_wait_event_at: None,
-        last_stuck_alert_at: None,
-        stuck_threshold_s: None,
-        origin: None,
+        ..storage::testkit::deploy_task(&["Build", "Push", "Deploy", "Verify"], &[1])
     }
 }
 

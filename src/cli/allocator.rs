@@ -6,7 +6,7 @@
 //! buffer is freed: from then on it raises that threshold to the buffer's size and keeps
 //! freed buffers in its heaps, out of the system's reach. A daemon that captures frames
 //! all day then holds about a frame per watched window and per capture thread that it no
-//! longer uses (BENCHMARKS.md, window waits: 544 KiB per window wait with the default, 172
+//! longer uses (BENCHMARKS.md, window waits: 544 KiB per window wait with the default, 156–160
 //! KiB with the threshold fixed). Fixing the threshold takes `mallopt`, which needs
 //! `unsafe`, or the `glibc.malloc.mmap_threshold` tunable, which glibc reads only when the
 //! program starts: so `serve` starts itself over (`exec`: the same process id, the same

@@ -20,22 +20,11 @@ fn task(sequence: u64, status: Status, updated_at_secs: u64) -> TaskRecord {
         id: TaskId::from_sequence(sequence),
         name: format!("task {sequence}"),
         status,
-        plan: vec!["Build".into(), "Push".into(), "Deploy".into()],
-        completed_steps: BTreeSet::from([1]),
-        current_step: None,
         metadata_json: r#"{"repo":"coursefolio"}"#.into(),
         session_key: Some("agent:main".into()),
-        agent_id: None,
         created_at: Timestamp::from_secs(1_771_000_000),
         updated_at: Timestamp::from_secs(updated_at_secs),
-        last_seq: 0,
-        plan_revisions: 0,
-        active_wait_ids: vec![],
-        last_wait_state: None,
-        last_wait_event_at: None,
-        last_stuck_alert_at: None,
-        stuck_threshold_s: None,
-        origin: None,
+        ..crate::testkit::deploy_task(&["Build", "Push", "Deploy"], &[1])
     }
 }
 
