@@ -6,8 +6,25 @@
 
 use serde_json::{Value, json};
 
+use actors::tasks::types::{MAX_NAME_CHARS, MAX_STEP_CHARS, MAX_STEPS};
+use actors::terminals::screen::SCROLLBACK_LINES;
+use actors::terminals::types::{
+    DEFAULT_COLS, DEFAULT_ROWS, MAX_COLS, MAX_KEYS, MAX_ROWS, MIN_COLS, MIN_ROWS,
+};
+
+use crate::params::{
+    DEFAULT_LIST_LIMIT, DEFAULT_POLL_INTERVAL_S, DEFAULT_RECALL_LIMIT, DEFAULT_RECENCY_BIAS,
+    DEFAULT_TERM_READ_LINES, DEFAULT_THREAD_LIMIT, DEFAULT_WAIT_TIMEOUT_S, MAX_LIMIT,
+    MAX_RECALL_LIMIT, MAX_WAIT_TIMEOUT_S, POLL_INTERVAL_RANGE_S,
+};
+use crate::spine::Method;
+use crate::wire::tasks::{
+    DEFAULT_QUERY_BYTES, DEFAULT_READ_BYTES, DEFAULT_TASK_GET_BYTES, MAX_ANSWER_BYTES,
+    MAX_TASK_GET_BYTES, MIN_ANSWER_BYTES,
+};
+
 pub struct Tool {
-    pub name: &'static str,
+    pub method: Method,
     pub description: &'static str,
     pub input_schema: fn() -> Value,
     /// The fields every successful result has, with their JSON types (`"string|null"` for
@@ -31,10 +48,14 @@ pub struct Hints {
 }
 
 impl Tool {
+    pub fn name(&self) -> &'static str {
+        self.method.name()
+    }
+
     /// The tool as MCP's `tools/list` gives it: with its title, annotations and output schema.
     pub fn to_json(&self) -> Value {
         json!({
-            "name": self.name,
+            "name": self.name(),
             "title": self.hints.title,
             "description": self.description,
             "inputSchema": (self.input_schema)(),
@@ -89,7 +110,7 @@ impl Tool {
                     .collect()
             })
             .unwrap_or_default();
-        format!("{}({})", self.name, params.join(", "))
+        format!("{}({})", self.name(), params.join(", "))
     }
 }
 
@@ -100,7 +121,7 @@ pub fn markdown_reference() -> String {
     for tool in tools() {
         let signature = tool.signature();
         let params = signature
-            .trim_start_matches(tool.name)
+            .trim_start_matches(tool.name())
             .trim_start_matches('(')
             .trim_end_matches(')');
         let first_sentence = tool
@@ -113,7 +134,7 @@ pub fn markdown_reference() -> String {
         let params = params.replace('|', "\\|");
         table.push_str(&format!(
             "| `{}` | `{params}` | {first_sentence}. |\n",
-            tool.name
+            tool.name()
         ));
     }
     table
@@ -134,508 +155,556 @@ fn type_name(spec: &Value) -> String {
     }
 }
 
-pub fn tools() -> &'static [Tool] {
-    TOOLS
+/// Every tool, in the spine's order.
+pub fn tools() -> impl Iterator<Item = &'static Tool> {
+    Method::tools().filter_map(Method::tool)
 }
 
+/// The tool called `name`, if it is one (the daemon's own methods are not tools).
 pub fn find(name: &str) -> Option<&'static Tool> {
-    TOOLS.iter().find(|tool| tool.name == name)
+    Method::named(name).and_then(Method::tool)
+}
+
+/// `tools.list`: the catalogue, as MCP's `tools/list` gives it.
+pub fn listing() -> Value {
+    let tools: Vec<Value> = tools().map(Tool::to_json).collect();
+    let count = tools.len();
+    json!({"tools": tools, "message": format!("{count} tools.")})
+}
+
+/// The catalogue entry of each method that is a tool (see [`Method::tool`]).
+pub(crate) fn entry(method: Method) -> Option<&'static Tool> {
+    Some(match method {
+        Method::TaskRegister => &TASK_REGISTER,
+        Method::TaskUpdate => &TASK_UPDATE,
+        Method::TaskPlanUpdate => &TASK_PLAN_UPDATE,
+        Method::TaskList => &TASK_LIST,
+        Method::TaskThread => &TASK_THREAD,
+        Method::TaskGet => &TASK_GET,
+        Method::MemoryRecall => &MEMORY_RECALL,
+        Method::SmartWait => &SMART_WAIT,
+        Method::WaitUpdate => &WAIT_UPDATE,
+        Method::WaitCancel => &WAIT_CANCEL,
+        Method::WaitStatus => &WAIT_STATUS,
+        Method::TermStart => &TERM_START,
+        Method::TermSend => &TERM_SEND,
+        Method::TermRead => &TERM_READ,
+        Method::TermStop => &TERM_STOP,
+        Method::ToolsList
+        | Method::DaemonStatus
+        | Method::EventsSubscribe
+        | Method::RecallPause
+        | Method::RecallResume
+        | Method::RecallForget => return None,
+    })
 }
 
 const STATUS_VALUES: [&str; 5] = ["active", "paused", "completed", "failed", "cancelled"];
 
-static TOOLS: &[Tool] = &[
-    Tool {
-        name: "task_register",
-        description: "Start tracking a multi-step task (a deploy, a migration) so you never lose your \
-            place. Give an ordered plan (steps numbered from 1), narrate with task_update, and after \
-            context compaction ask task_update(query: \"where am I?\").",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "description": "Short task name", "maxLength": 200},
-                    "plan": {"type": "array", "items": {"type": "string", "maxLength": 500}, "minItems": 1, "maxItems": 100,
-                             "description": "Ordered steps, e.g. [\"Build image\", \"Push\", \"Deploy\"]"},
-                    "metadata": {"type": "object", "description": "Context to keep, e.g. {\"repo\": \"coursefolio\"}"},
-                    "session_key": {"type": "string", "description": "Agent session to wake about it (e.g. an OpenClaw session key)"},
-                    "agent_id": {"type": "string", "description": "The owning agent's id"}
-                },
-                "required": ["name", "plan"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("task_id", "string"),
-            ("name", "string"),
-            ("status", "string"),
-            ("plan", "array"),
-            ("created_at", "string"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Register a task",
-            read_only: false,
-            destructive: false,
-            idempotent: false,
-            open_world: false,
-        },
+static TASK_REGISTER: Tool = Tool {
+    method: Method::TaskRegister,
+    description: "Start tracking a multi-step task (a deploy, a migration) so you never lose your \
+        place. Give an ordered plan (steps numbered from 1), narrate with task_update, and after \
+        context compaction ask task_update(query: \"where am I?\").",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "Short task name", "maxLength": MAX_NAME_CHARS},
+                "plan": {"type": "array", "items": {"type": "string", "maxLength": MAX_STEP_CHARS}, "minItems": 1, "maxItems": MAX_STEPS,
+                         "description": "Ordered steps, e.g. [\"Build image\", \"Push\", \"Deploy\"]"},
+                "metadata": {"type": "object", "description": "Context to keep, e.g. {\"repo\": \"coursefolio\"}"},
+                "session_key": {"type": "string", "description": "Agent session to wake about it (e.g. an OpenClaw session key)"},
+                "agent_id": {"type": "string", "description": "The owning agent's id"}
+            },
+            "required": ["name", "plan"],
+            "additionalProperties": false
+        })
     },
-    Tool {
-        name: "task_update",
-        description: "Report progress, change status or plan, or ask where a task stands. Say each step \
-            as you finish it (\"Step 2 done — pushed v1.2.3\"); set status completed, failed, cancelled \
-            or paused when it applies instead of just saying so. query returns a summary, progress and the \
-            messages that answer it, within max_bytes. Needs message, query, status or plan.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "task_id": {"type": "string", "description": "From task_register, e.g. t-7k2m9q"},
-                    "message": {"type": "string", "description": "Progress note"},
-                    "query": {"type": "string", "description": "A question, e.g. \"where am I?\""},
-                    "status": {"type": "string", "enum": STATUS_VALUES, "description": "New status"},
-                    "plan": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 100,
-                             "description": "Replacement plan; done marks of unchanged steps are kept"},
-                    "plan_reason": {"type": "string", "description": "Why the plan changed"},
-                    "completed_steps": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Step numbers to mark done"},
-                    "current_step": {"type": "integer", "minimum": 1, "description": "The step you are on"},
-                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Size of the query answer. Default: 4096"}
-                },
-                "required": ["task_id"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("task_id", "string"),
-            ("status", "string"),
-            ("plan_progress", "object"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Report progress or ask where you are",
-            read_only: false,
-            destructive: false,
-            idempotent: false,
-            open_world: false,
-        },
+    output: &[
+        ("task_id", "string"),
+        ("name", "string"),
+        ("status", "string"),
+        ("plan", "array"),
+        ("created_at", "string"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Register a task",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
     },
-    Tool {
-        name: "task_plan_update",
-        description: "Revise a task's plan when the work changes. The old and new plans and the reason \
-            are kept; done marks of unchanged steps survive.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "task_id": {"type": "string", "description": "The task's id"},
-                    "new_plan": {"type": "array", "items": {"type": "string", "maxLength": 500}, "minItems": 1, "maxItems": 100,
-                                 "description": "The full new plan"},
-                    "reason": {"type": "string", "description": "Why it changed"}
-                },
-                "required": ["task_id", "new_plan"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("task_id", "string"),
-            ("revision", "integer"),
-            ("plan", "array"),
-            ("kept_completed", "array"),
-            ("dropped_completed", "array"),
-            ("plan_progress", "object"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Replace a task's plan",
-            read_only: false,
-            destructive: false,
-            idempotent: false,
-            open_world: false,
-        },
+};
+
+static TASK_UPDATE: Tool = Tool {
+    method: Method::TaskUpdate,
+    description: "Report progress, change status or plan, or ask where a task stands. Say each step \
+        as you finish it (\"Step 2 done — pushed v1.2.3\"); set status completed, failed, cancelled \
+        or paused when it applies instead of just saying so. query returns a summary, progress and the \
+        messages that answer it, within max_bytes. Needs message, query, status or plan.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "task_id": {"type": "string", "description": "From task_register, e.g. t-7k2m9q"},
+                "message": {"type": "string", "description": "Progress note"},
+                "query": {"type": "string", "description": "A question, e.g. \"where am I?\""},
+                "status": {"type": "string", "enum": STATUS_VALUES, "description": "New status"},
+                "plan": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_STEPS,
+                         "description": "Replacement plan; done marks of unchanged steps are kept"},
+                "plan_reason": {"type": "string", "description": "Why the plan changed"},
+                "completed_steps": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Step numbers to mark done"},
+                "current_step": {"type": "integer", "minimum": 1, "description": "The step you are on"},
+                "max_bytes": {"type": "integer", "minimum": MIN_ANSWER_BYTES, "maximum": MAX_ANSWER_BYTES, "description": format!("Size of the query answer. Default: {DEFAULT_QUERY_BYTES}")}
+            },
+            "required": ["task_id"],
+            "additionalProperties": false
+        })
     },
-    Tool {
-        name: "task_list",
-        description: "Your tasks, most recently updated first. Default: active ones.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "status": {"type": "string", "enum": ["active", "paused", "completed", "failed", "cancelled", "all"], "description": "Default: active"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Default: 10"},
-                    "cursor": {"type": "string", "description": "next_cursor of the previous page"},
-                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Default: 16384"}
-                },
-                "additionalProperties": false
-            })
-        },
-        output: &[("tasks", "array"), ("message", "string")],
-        hints: Hints {
-            title: "List tasks",
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            open_world: false,
-        },
+    output: &[
+        ("task_id", "string"),
+        ("status", "string"),
+        ("plan_progress", "object"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Report progress or ask where you are",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
     },
-    Tool {
-        name: "task_thread",
-        description: "A task's messages (notes, progress, status and plan changes), oldest first; page \
-            back with before.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "task_id": {"type": "string", "description": "The task's id"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Default: 50"},
-                    "before": {"type": "integer", "minimum": 1, "description": "Only messages with a lower seq"},
-                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Default: 16384"}
-                },
-                "required": ["task_id"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("task_id", "string"),
-            ("messages", "array"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Read a task's thread",
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            open_world: false,
-        },
+};
+
+static TASK_PLAN_UPDATE: Tool = Tool {
+    method: Method::TaskPlanUpdate,
+    description: "Revise a task's plan when the work changes. The old and new plans and the reason \
+        are kept; done marks of unchanged steps survive.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "task_id": {"type": "string", "description": "The task's id"},
+                "new_plan": {"type": "array", "items": {"type": "string", "maxLength": MAX_STEP_CHARS}, "minItems": 1, "maxItems": MAX_STEPS,
+                             "description": "The full new plan"},
+                "reason": {"type": "string", "description": "Why it changed"}
+            },
+            "required": ["task_id", "new_plan"],
+            "additionalProperties": false
+        })
     },
-    Tool {
-        name: "task_get",
-        description: "One task whole: metadata as given (with active_wait_ids, last_wait_state, \
-            last_wait_event_at), every step with its mark, plan revisions, its waits.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "task_id": {"type": "string", "description": "The task's id"},
-                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 1048576, "description": "Default: 65536"}
-                },
-                "required": ["task_id"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("task_id", "string"),
-            ("name", "string"),
-            ("status", "string"),
-            ("session_key", "string|null"),
-            ("agent_id", "string|null"),
-            ("created_at", "string"),
-            ("last_update", "string"),
-            ("metadata", "object"),
-            ("plan", "array"),
-            ("plan_progress", "object"),
-            ("plan_revisions", "array"),
-            ("waits", "array"),
-            ("messages", "integer"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Read a task whole",
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            open_world: false,
-        },
+    output: &[
+        ("task_id", "string"),
+        ("revision", "integer"),
+        ("plan", "array"),
+        ("kept_completed", "array"),
+        ("dropped_completed", "array"),
+        ("plan_progress", "object"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Replace a task's plan",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
     },
-    Tool {
-        name: "memory_recall",
-        description: "Have I done this before? Search your past and current tasks (names, plans, notes, \
-            outcomes), waits, terminal sessions and, when recording is on, screen history by keywords; \
-            try 2-3 variants. Each result has its steps with times. confidence ranks results against \
-            the best match; it is not a probability.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "description": "Keywords, e.g. \"deploy coursefolio\""},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Default: 3"},
-                    "recency_bias": {"type": "number", "minimum": 0, "maximum": 1, "description": "0 best match, 1 newest. Default: 0.5"},
-                    "task_id": {"type": "string", "description": "Only this task"},
-                    "source": {"type": "string", "enum": ["task", "wait", "terminal", "screen"], "description": "Only this source"}
-                },
-                "required": ["query"],
-                "additionalProperties": false
-            })
-        },
-        output: &[("results", "array"), ("message", "string")],
-        hints: Hints {
-            title: "Recall earlier work",
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            open_world: false,
-        },
+};
+
+static TASK_LIST: Tool = Tool {
+    method: Method::TaskList,
+    description: "Your tasks, most recently updated first. Default: active ones.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "status": {"type": "string", "enum": ["active", "paused", "completed", "failed", "cancelled", "all"], "description": "Default: active"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": format!("Default: {DEFAULT_LIST_LIMIT}")},
+                "cursor": {"type": "string", "description": "next_cursor of the previous page"},
+                "max_bytes": {"type": "integer", "minimum": MIN_ANSWER_BYTES, "maximum": MAX_ANSWER_BYTES, "description": format!("Default: {DEFAULT_READ_BYTES}")}
+            },
+            "additionalProperties": false
+        })
     },
-    Tool {
-        name: "smart_wait",
-        description: "Hand a wait to lookout instead of sleeping or polling: end your turn and be woken \
-            when wake_when holds, at the timeout, or if watching fails. Quote exact text ('BUILD \
-            SUCCESSFUL'). Judged without a model: quoted text, the command finishing, an error, the \
-            prompt returning, no change for N seconds, a number reaching a value; anything else needs a \
-            [vision] model, else a wait_changed wake (not resolved) comes at the first change. Only \
-            output after the wait starts counts, except in a background command's .output file. \
-            The reply's reading says who judges what.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "target": {"type": "string", "description": "pty:<term_start id, or your OpenClaw exec sessionId: its end only>, tmux:<pane>, file:<absolute path> (a log, or the .output file of a command Claude Code backgrounded), window:<title or 0xID>, or screen"},
-                    "wake_when": {"type": "string", "description": "e.g. \"'ALL DONE' is printed or an error appears\""},
-                    "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds. Default: 300"},
-                    "task_id": {"type": "string", "description": "The task it belongs to"},
-                    "poll_interval": {"type": "number", "minimum": 0.2, "maximum": 60, "description": "Seconds between looks. Default: 2"},
-                    "session_key": {"type": "string", "description": "Session to wake (default: the task's)"},
-                    "match_existing": {"type": "boolean", "description": "Count text already there. Default: false (true for a background .output file)"}
-                },
-                "required": ["target", "wake_when"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("wait_id", "string"),
-            ("status", "string"),
-            ("target", "string"),
-            ("reading", "object"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Wait for a condition",
-            read_only: false,
-            destructive: false,
-            idempotent: false,
-            open_world: true,
-        },
+    output: &[("tasks", "array"), ("message", "string")],
+    hints: Hints {
+        title: "List tasks",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
     },
-    Tool {
-        name: "wait_update",
-        description: "After a wake: change wake_when or the timeout (counted from now), or send an ended \
-            wait back to watching. A cancelled wait stays cancelled.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "wait_id": {"type": "string", "description": "From smart_wait, e.g. w-4hx8q2"},
-                    "wake_when": {"type": "string", "description": "The new condition"},
-                    "timeout": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Seconds from now"},
-                    "message": {"type": "string", "description": "A note for its history"}
-                },
-                "required": ["wait_id"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("wait_id", "string"),
-            ("status", "string"),
-            ("reading", "object"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Change or revive a wait",
-            read_only: false,
-            destructive: false,
-            idempotent: false,
-            open_world: false,
-        },
+};
+
+static TASK_THREAD: Tool = Tool {
+    method: Method::TaskThread,
+    description: "A task's messages (notes, progress, status and plan changes), oldest first; page \
+        back with before.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "task_id": {"type": "string", "description": "The task's id"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": format!("Default: {DEFAULT_THREAD_LIMIT}")},
+                "before": {"type": "integer", "minimum": 1, "description": "Only messages with a lower seq"},
+                "max_bytes": {"type": "integer", "minimum": MIN_ANSWER_BYTES, "maximum": MAX_ANSWER_BYTES, "description": format!("Default: {DEFAULT_READ_BYTES}")}
+            },
+            "required": ["task_id"],
+            "additionalProperties": false
+        })
     },
-    Tool {
-        name: "wait_cancel",
-        description: "Stop a wait you no longer need; no wake is sent.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "wait_id": {"type": "string", "description": "The wait's id"},
-                    "reason": {"type": "string", "description": "Why"}
-                },
-                "required": ["wait_id"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("wait_id", "string"),
-            ("status", "string"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Cancel a wait",
-            read_only: false,
-            destructive: true,
-            idempotent: true,
-            open_world: false,
-        },
+    output: &[
+        ("task_id", "string"),
+        ("messages", "array"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Read a task's thread",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
     },
-    Tool {
-        name: "wait_status",
-        description: "A wait's state, last observation, cost and history; without wait_id, every live wait \
-            (of task_id, if given).",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "wait_id": {"type": "string", "description": "The wait's id"},
-                    "task_id": {"type": "string", "description": "Only this task's live waits"},
-                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 65536, "description": "Default: 16384"}
-                },
-                "additionalProperties": false
-            })
-        },
-        output: &[("message", "string")],
-        hints: Hints {
-            title: "Show waits",
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            open_world: false,
-        },
+};
+
+static TASK_GET: Tool = Tool {
+    method: Method::TaskGet,
+    description: "One task whole: metadata as given (with active_wait_ids, last_wait_state, \
+        last_wait_event_at), every step with its mark, plan revisions, its waits.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "task_id": {"type": "string", "description": "The task's id"},
+                "max_bytes": {"type": "integer", "minimum": MIN_ANSWER_BYTES, "maximum": MAX_TASK_GET_BYTES, "description": format!("Default: {DEFAULT_TASK_GET_BYTES}")}
+            },
+            "required": ["task_id"],
+            "additionalProperties": false
+        })
     },
-    // ---- terminal sessions ----
-    Tool {
-        name: "term_start",
-        description: "Run a command in a terminal session lookout keeps running in the background \
-            (through your disconnects), then smart_wait on pty:<session_id> instead of polling. \
-            Returns session_id.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "command": {
-                        "oneOf": [
-                            {"type": "string", "minLength": 1},
-                            {"type": "array", "items": {"type": "string"}, "minItems": 1}
-                        ],
-                        "description": "An argv array, run with no shell, or one string run by /bin/sh -c"
-                    },
-                    "cwd": {"type": "string", "description": "Absolute working directory"},
-                    "env": {"type": "object", "additionalProperties": {"type": "string"},
-                            "description": "Extra environment variables"},
-                    "cols": {"type": "integer", "minimum": 20, "maximum": 300, "description": "Default: 120"},
-                    "rows": {"type": "integer", "minimum": 5, "maximum": 100, "description": "Default: 40"}
-                },
-                "required": ["command"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("session_id", "string"),
-            ("pid", "integer"),
-            ("command", "string"),
-            ("cols", "integer"),
-            ("rows", "integer"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Run a command in a terminal",
-            read_only: false,
-            destructive: true,
-            idempotent: false,
-            open_world: true,
-        },
+    output: &[
+        ("task_id", "string"),
+        ("name", "string"),
+        ("status", "string"),
+        ("session_key", "string|null"),
+        ("agent_id", "string|null"),
+        ("created_at", "string"),
+        ("last_update", "string"),
+        ("metadata", "object"),
+        ("plan", "array"),
+        ("plan_progress", "object"),
+        ("plan_revisions", "array"),
+        ("waits", "array"),
+        ("messages", "integer"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Read a task whole",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
     },
-    Tool {
-        name: "term_send",
-        description: "Type into a session: text as given (no Enter added), then keys in order: Enter, \
-            Tab, Escape, Backspace, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1-F12, \
-            Ctrl-<letter>.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "session_id": {"type": "string", "description": "From term_start, e.g. s-4k9x2m"},
-                    "text": {"type": "string", "description": "Text to type"},
-                    "keys": {"type": "array", "items": {"type": "string"}, "maxItems": 256,
-                             "description": "e.g. [\"Enter\"] or [\"Ctrl-C\"]"}
-                },
-                "required": ["session_id"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("session_id", "string"),
-            ("bytes", "integer"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Type into a terminal",
-            read_only: false,
-            destructive: true,
-            idempotent: false,
-            open_world: true,
-        },
+};
+
+static MEMORY_RECALL: Tool = Tool {
+    method: Method::MemoryRecall,
+    description: "Have I done this before? Search your past and current tasks (names, plans, notes, \
+        outcomes), waits, terminal sessions and, when recording is on, screen history by keywords; \
+        try 2-3 variants. Each result has its steps with times. confidence ranks results against \
+        the best match; it is not a probability.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Keywords, e.g. \"deploy coursefolio\""},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RECALL_LIMIT, "description": format!("Default: {DEFAULT_RECALL_LIMIT}")},
+                "recency_bias": {"type": "number", "minimum": 0, "maximum": 1, "description": format!("0 best match, 1 newest. Default: {DEFAULT_RECENCY_BIAS}")},
+                "task_id": {"type": "string", "description": "Only this task"},
+                "source": {"type": "string", "enum": ["task", "wait", "terminal", "screen"], "description": "Only this source"}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        })
     },
-    Tool {
-        name: "term_read",
-        description: "A session's screen, recent scrollback, and whether its program runs or how it \
-            ended.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "session_id": {"type": "string", "description": "The session's id"},
-                    "lines": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Scrollback lines. Default: 50"}
-                },
-                "required": ["session_id"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("session_id", "string"),
-            ("command", "string"),
-            ("pid", "integer"),
-            ("running", "boolean"),
-            ("exit_code", "integer|null"),
-            ("exit_signal", "string|null"),
-            ("screen", "string"),
-            ("scrollback", "string"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Read a terminal",
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            open_world: false,
-        },
+    output: &[("results", "array"), ("message", "string")],
+    hints: Hints {
+        title: "Recall earlier work",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
     },
-    Tool {
-        name: "term_stop",
-        description: "Signal a session's program (TERM by default, INT, HUP or KILL); waits up to 3 s \
-            and says how it ended.",
-        input_schema: || {
-            json!({
-                "type": "object",
-                "properties": {
-                    "session_id": {"type": "string", "description": "The session's id"},
-                    "signal": {"type": "string", "enum": ["TERM", "INT", "HUP", "KILL"], "description": "Default: TERM"}
-                },
-                "required": ["session_id"],
-                "additionalProperties": false
-            })
-        },
-        output: &[
-            ("session_id", "string"),
-            ("signal", "string"),
-            ("running", "boolean"),
-            ("message", "string"),
-        ],
-        hints: Hints {
-            title: "Stop a terminal's program",
-            read_only: false,
-            destructive: true,
-            idempotent: true,
-            open_world: false,
-        },
+};
+
+static SMART_WAIT: Tool = Tool {
+    method: Method::SmartWait,
+    description: "Hand a wait to lookout instead of sleeping or polling: end your turn and be woken \
+        when wake_when holds, at the timeout, or if watching fails. Quote exact text ('BUILD \
+        SUCCESSFUL'). Judged without a model: quoted text, the command finishing, an error, the \
+        prompt returning, no change for N seconds, a number reaching a value; anything else needs a \
+        [vision] model, else a wait_changed wake (not resolved) comes at the first change. Only \
+        output after the wait starts counts, except in a background command's .output file. \
+        The reply's reading says who judges what.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "target": {"type": "string", "description": "pty:<term_start id, or your OpenClaw exec sessionId: its end only>, tmux:<pane>, file:<absolute path> (a log, or the .output file of a command Claude Code backgrounded), window:<title or 0xID>, or screen"},
+                "wake_when": {"type": "string", "description": "e.g. \"'ALL DONE' is printed or an error appears\""},
+                "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT_TIMEOUT_S, "description": format!("Seconds. Default: {DEFAULT_WAIT_TIMEOUT_S}")},
+                "task_id": {"type": "string", "description": "The task it belongs to"},
+                "poll_interval": {"type": "number", "minimum": POLL_INTERVAL_RANGE_S.0, "maximum": POLL_INTERVAL_RANGE_S.1, "description": format!("Seconds between looks. Default: {DEFAULT_POLL_INTERVAL_S}")},
+                "session_key": {"type": "string", "description": "Session to wake (default: the task's)"},
+                "match_existing": {"type": "boolean", "description": "Count text already there. Default: false (true for a background .output file)"}
+            },
+            "required": ["target", "wake_when"],
+            "additionalProperties": false
+        })
     },
-];
+    output: &[
+        ("wait_id", "string"),
+        ("status", "string"),
+        ("target", "string"),
+        ("reading", "object"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Wait for a condition",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: true,
+    },
+};
+
+static WAIT_UPDATE: Tool = Tool {
+    method: Method::WaitUpdate,
+    description: "After a wake: change wake_when or the timeout (counted from now), or send an ended \
+        wait back to watching. A cancelled wait stays cancelled.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "wait_id": {"type": "string", "description": "From smart_wait, e.g. w-4hx8q2"},
+                "wake_when": {"type": "string", "description": "The new condition"},
+                "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT_TIMEOUT_S, "description": "Seconds from now"},
+                "message": {"type": "string", "description": "A note for its history"}
+            },
+            "required": ["wait_id"],
+            "additionalProperties": false
+        })
+    },
+    output: &[
+        ("wait_id", "string"),
+        ("status", "string"),
+        ("reading", "object"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Change or revive a wait",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
+    },
+};
+
+static WAIT_CANCEL: Tool = Tool {
+    method: Method::WaitCancel,
+    description: "Stop a wait you no longer need; no wake is sent.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "wait_id": {"type": "string", "description": "The wait's id"},
+                "reason": {"type": "string", "description": "Why"}
+            },
+            "required": ["wait_id"],
+            "additionalProperties": false
+        })
+    },
+    output: &[
+        ("wait_id", "string"),
+        ("status", "string"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Cancel a wait",
+        read_only: false,
+        destructive: true,
+        idempotent: true,
+        open_world: false,
+    },
+};
+
+static WAIT_STATUS: Tool = Tool {
+    method: Method::WaitStatus,
+    description: "A wait's state, last observation, cost and history; without wait_id, every live wait \
+        (of task_id, if given).",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "wait_id": {"type": "string", "description": "The wait's id"},
+                "task_id": {"type": "string", "description": "Only this task's live waits"},
+                "max_bytes": {"type": "integer", "minimum": MIN_ANSWER_BYTES, "maximum": MAX_ANSWER_BYTES, "description": format!("Default: {DEFAULT_READ_BYTES}")}
+            },
+            "additionalProperties": false
+        })
+    },
+    output: &[("message", "string")],
+    hints: Hints {
+        title: "Show waits",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    },
+};
+
+// ---- terminal sessions ----
+static TERM_START: Tool = Tool {
+    method: Method::TermStart,
+    description: "Run a command in a terminal session lookout keeps running in the background \
+        (through your disconnects), then smart_wait on pty:<session_id> instead of polling. \
+        Returns session_id.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {
+                    "oneOf": [
+                        {"type": "string", "minLength": 1},
+                        {"type": "array", "items": {"type": "string"}, "minItems": 1}
+                    ],
+                    "description": "An argv array, run with no shell, or one string run by /bin/sh -c"
+                },
+                "cwd": {"type": "string", "description": "Absolute working directory"},
+                "env": {"type": "object", "additionalProperties": {"type": "string"},
+                        "description": "Extra environment variables"},
+                "cols": {"type": "integer", "minimum": MIN_COLS, "maximum": MAX_COLS, "description": format!("Default: {DEFAULT_COLS}")},
+                "rows": {"type": "integer", "minimum": MIN_ROWS, "maximum": MAX_ROWS, "description": format!("Default: {DEFAULT_ROWS}")}
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        })
+    },
+    output: &[
+        ("session_id", "string"),
+        ("pid", "integer"),
+        ("command", "string"),
+        ("cols", "integer"),
+        ("rows", "integer"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Run a command in a terminal",
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    },
+};
+
+static TERM_SEND: Tool = Tool {
+    method: Method::TermSend,
+    description: "Type into a session: text as given (no Enter added), then keys in order: Enter, \
+        Tab, Escape, Backspace, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1-F12, \
+        Ctrl-<letter>.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "session_id": {"type": "string", "description": "From term_start, e.g. s-4k9x2m"},
+                "text": {"type": "string", "description": "Text to type"},
+                "keys": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_KEYS,
+                         "description": "e.g. [\"Enter\"] or [\"Ctrl-C\"]"}
+            },
+            "required": ["session_id"],
+            "additionalProperties": false
+        })
+    },
+    output: &[
+        ("session_id", "string"),
+        ("bytes", "integer"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Type into a terminal",
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    },
+};
+
+static TERM_READ: Tool = Tool {
+    method: Method::TermRead,
+    description: "A session's screen, recent scrollback, and whether its program runs or how it \
+        ended.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "session_id": {"type": "string", "description": "The session's id"},
+                "lines": {"type": "integer", "minimum": 0, "maximum": SCROLLBACK_LINES, "description": format!("Scrollback lines. Default: {DEFAULT_TERM_READ_LINES}")}
+            },
+            "required": ["session_id"],
+            "additionalProperties": false
+        })
+    },
+    output: &[
+        ("session_id", "string"),
+        ("command", "string"),
+        ("pid", "integer"),
+        ("running", "boolean"),
+        ("exit_code", "integer|null"),
+        ("exit_signal", "string|null"),
+        ("screen", "string"),
+        ("scrollback", "string"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Read a terminal",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    },
+};
+
+static TERM_STOP: Tool = Tool {
+    method: Method::TermStop,
+    description: "Signal a session's program (TERM by default, INT, HUP or KILL); waits up to 3 s \
+        and says how it ended.",
+    input_schema: || {
+        json!({
+            "type": "object",
+            "properties": {
+                "session_id": {"type": "string", "description": "The session's id"},
+                "signal": {"type": "string", "enum": ["TERM", "INT", "HUP", "KILL"], "description": "Default: TERM"}
+            },
+            "required": ["session_id"],
+            "additionalProperties": false
+        })
+    },
+    output: &[
+        ("session_id", "string"),
+        ("signal", "string"),
+        ("running", "boolean"),
+        ("message", "string"),
+    ],
+    hints: Hints {
+        title: "Stop a terminal's program",
+        read_only: false,
+        destructive: true,
+        idempotent: true,
+        open_world: false,
+    },
+};
 
 #[cfg(test)]
 mod tests {
@@ -645,19 +714,19 @@ mod tests {
     fn every_tool_has_an_object_schema_with_described_properties() {
         for tool in tools() {
             let schema = (tool.input_schema)();
-            assert_eq!(schema["type"], "object", "{}", tool.name);
-            assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
+            assert_eq!(schema["type"], "object", "{}", tool.name());
+            assert_eq!(schema["additionalProperties"], false, "{}", tool.name());
             for (name, spec) in schema["properties"].as_object().unwrap() {
                 assert!(
                     spec["description"].is_string(),
                     "{}.{name} lacks a description",
-                    tool.name
+                    tool.name()
                 );
             }
             assert!(
                 tool.description.len() > 40,
                 "{} needs a real description",
-                tool.name
+                tool.name()
             );
         }
     }

@@ -40,7 +40,7 @@ pub enum ToolFormat {
 /// each its strict form (`strict_schema`) and `"strict": true`; OpenAI definitions always
 /// say which they are, since the SDKs' types require the field.
 pub fn tool_definitions(format: ToolFormat, strict: bool) -> Result<Value, String> {
-    let tools = catalogue::tools().iter();
+    let tools = catalogue::tools();
     let parameters = |tool: &Tool| {
         let schema = (tool.input_schema)();
         if strict {
@@ -61,7 +61,7 @@ pub fn tool_definitions(format: ToolFormat, strict: bool) -> Result<Value, Strin
             tools
                 .map(|tool| {
                     json!({"type": "function", "function": {
-                        "name": tool.name, "description": tool.description,
+                        "name": tool.name(), "description": tool.description,
                         "parameters": parameters(tool), "strict": strict
                     }})
                 })
@@ -70,7 +70,7 @@ pub fn tool_definitions(format: ToolFormat, strict: bool) -> Result<Value, Strin
         ToolFormat::OpenResponses => Value::Array(
             tools
                 .map(|tool| {
-                    json!({"type": "function", "name": tool.name, "description": tool.description,
+                    json!({"type": "function", "name": tool.name(), "description": tool.description,
                            "parameters": parameters(tool), "strict": strict})
                 })
                 .collect(),
@@ -78,7 +78,7 @@ pub fn tool_definitions(format: ToolFormat, strict: bool) -> Result<Value, Strin
         ToolFormat::Anthropic => Value::Array(
             tools
                 .map(|tool| {
-                    json!({"name": tool.name, "description": tool.description,
+                    json!({"name": tool.name(), "description": tool.description,
                            "input_schema": parameters(tool)})
                 })
                 .collect(),
@@ -154,8 +154,7 @@ impl FunctionCallError {
             None => format!(
                 "'{name}' is not a lookout tool; call one of {}",
                 catalogue::tools()
-                    .iter()
-                    .map(|tool| tool.name)
+                    .map(|tool| tool.name())
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -284,10 +283,7 @@ mod tests {
     }
 
     fn catalogue_names() -> Vec<String> {
-        catalogue::tools()
-            .iter()
-            .map(|t| t.name.to_owned())
-            .collect()
+        catalogue::tools().map(|t| t.name().to_owned()).collect()
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod params;
 pub mod paths;
 pub mod server;
 pub mod sinks;
+pub mod spine;
 pub mod strict_schema;
 pub mod subscription;
 pub mod systemd;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use actors::Tree;
-use serde_json::{Value, json};
+use serde_json::Value;
 use storage::Timestamp;
 
 use crate::catalogue;
@@ -19,20 +19,8 @@ use crate::params::{
     WaitCancelParams, WaitStatusParams, WaitUpdateParams, decode,
 };
 use crate::params::{TermReadParams, TermSendParams, TermStartParams, TermStopParams};
+use crate::spine::Method;
 use crate::wire;
-
-/// Methods that are not tools: the daemon's own.
-pub const DAEMON_METHODS: &[&str] = &[
-    "tools.list",
-    "daemon.status",
-    SUBSCRIBE_METHOD,
-    "recall.pause",
-    "recall.resume",
-    "recall.forget",
-];
-
-/// Streams wake events to the connection that calls it (handled by the socket server).
-pub const SUBSCRIBE_METHOD: &str = "events.subscribe";
 
 /// Facts about the running daemon for `daemon.status`.
 #[derive(Clone, Debug)]
@@ -60,14 +48,21 @@ impl Methods {
         &self.tree
     }
 
-    pub async fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+    /// Answers the method called `name`: an unknown name is refused with the closest one.
+    pub async fn call(&self, name: &str, params: Value) -> Result<Value, RpcError> {
+        let method = Method::named(name).ok_or_else(|| unknown_method(name))?;
+        self.answer(method, params).await
+    }
+
+    /// One arm per method of the spine, so a method without a handler does not build.
+    pub async fn answer(&self, method: Method, params: Value) -> Result<Value, RpcError> {
         let tree = &self.tree;
         match method {
-            "task_register" => {
+            Method::TaskRegister => {
                 let request = decode::<TaskRegisterParams>(method, params)?.validate()?;
                 Ok(wire::registered(&tree.register_task(request).await?))
             }
-            "task_update" => {
+            Method::TaskUpdate => {
                 let (id, request, max_bytes) =
                     decode::<TaskUpdateParams>(method, params)?.validate()?;
                 Ok(wire::updated(
@@ -75,11 +70,11 @@ impl Methods {
                     max_bytes,
                 ))
             }
-            "task_plan_update" => {
+            Method::TaskPlanUpdate => {
                 let (id, change) = decode::<TaskPlanUpdateParams>(method, params)?.validate()?;
                 Ok(wire::plan_updated(&tree.revise_plan(id, change).await?))
             }
-            "task_list" => {
+            Method::TaskList => {
                 let request = decode::<TaskListParams>(method, params)?.validate()?;
                 let listing = tree
                     .list_tasks(request.filter.clone(), request.limit, request.after)
@@ -91,28 +86,28 @@ impl Methods {
                     request.max_bytes,
                 ))
             }
-            "task_thread" => {
+            Method::TaskThread => {
                 let request = decode::<TaskThreadParams>(method, params)?.validate()?;
                 let page = tree
                     .thread(request.task_id, request.limit, request.before)
                     .await?;
                 Ok(wire::thread(&page, request.max_bytes))
             }
-            "task_get" => {
+            Method::TaskGet => {
                 let (id, max_bytes) = decode::<TaskGetParams>(method, params)?.validate()?;
                 Ok(wire::task_detail(&tree.task_detail(id).await?, max_bytes))
             }
-            "memory_recall" => {
+            Method::MemoryRecall => {
                 let request = decode::<MemoryRecallParams>(method, params)?.validate()?;
                 let answer = tree.recall(request.clone()).await?;
                 let recorder = tree.recorder_status().await.ok();
                 Ok(wire::recalled(&answer, &request, recorder.as_ref()))
             }
-            "smart_wait" => {
+            Method::SmartWait => {
                 let new = decode::<SmartWaitParams>(method, params)?.validate()?;
                 Ok(wire::wait_created(&tree.smart_wait(new).await?))
             }
-            "wait_update" => {
+            Method::WaitUpdate => {
                 let (id, update) = decode::<WaitUpdateParams>(method, params)?.validate()?;
                 if update.wake_when.is_none()
                     && update.timeout_s.is_none()
@@ -129,11 +124,11 @@ impl Methods {
                 }
                 Ok(wire::wait_changed(&tree.wait_update(id, update).await?))
             }
-            "wait_cancel" => {
+            Method::WaitCancel => {
                 let (id, reason) = decode::<WaitCancelParams>(method, params)?.validate()?;
                 Ok(wire::wait_changed(&tree.wait_cancel(id, reason).await?))
             }
-            "wait_status" => {
+            Method::WaitStatus => {
                 let request = decode::<WaitStatusParams>(method, params)?.validate()?;
                 match request.wait_id {
                     Some(id) => {
@@ -156,79 +151,59 @@ impl Methods {
                     }
                 }
             }
-            // ---- terminal sessions ----
-            "term_start" => {
+            Method::TermStart => {
                 let request = decode::<TermStartParams>(method, params)?.validate()?;
                 Ok(wire::term_started(&tree.start_terminal(request).await?))
             }
-            "term_send" => {
+            Method::TermSend => {
                 let (id, input) = decode::<TermSendParams>(method, params)?.validate()?;
                 Ok(wire::term_sent(&tree.send_to_terminal(id, input).await?))
             }
-            "term_read" => {
+            Method::TermRead => {
                 let (id, lines) = decode::<TermReadParams>(method, params)?.validate()?;
                 Ok(wire::term_read(&tree.read_terminal(id, lines).await?))
             }
-            "term_stop" => {
+            Method::TermStop => {
                 let (id, signal) = decode::<TermStopParams>(method, params)?.validate()?;
                 Ok(wire::term_stopped(&tree.stop_terminal(id, signal).await?))
             }
-            // ---- end of terminal sessions ----
-            "tools.list" => {
+            Method::ToolsList => {
                 no_params(method, &params)?;
-                let tools: Vec<Value> = catalogue::tools()
-                    .iter()
-                    .map(catalogue::Tool::to_json)
-                    .collect();
-                let count = tools.len();
-                Ok(json!({"tools": tools, "message": format!("{count} tools.")}))
+                Ok(catalogue::listing())
             }
-            "daemon.status" => {
+            Method::DaemonStatus => {
                 no_params(method, &params)?;
-                self.status().await
+                let status = tree.status().await?;
+                Ok(wire::status::daemon_status(
+                    &status,
+                    &self.info,
+                    tree.directory().now(),
+                ))
             }
-            "recall.pause" => {
+            Method::RecallPause => {
                 let duration = decode::<RecallPauseParams>(method, params)?.validate()?;
                 Ok(wire::recorder_changed(
                     &tree.pause_recorder(duration).await?,
                 ))
             }
-            "recall.resume" => {
+            Method::RecallResume => {
                 no_params(method, &params)?;
                 Ok(wire::recorder_changed(&tree.resume_recorder().await?))
             }
-            "recall.forget" => {
+            Method::RecallForget => {
                 let filter = decode::<RecallForgetParams>(method, params)?
                     .validate(tree.directory().now())?;
-                let removed = tree.forget(filter).await?;
-                Ok(json!({
-                    "forgotten": removed,
-                    "message": format!(
-                        "Forgot {} (screen segments and terminal sessions, with their keyframes). \
-                         Tasks and waits stay: they live in the task database.",
-                        actors::words::count(removed, "recorded item", None)
-                    ),
-                }))
+                Ok(wire::forgotten(tree.forget(filter).await?))
             }
-            SUBSCRIBE_METHOD => Err(RpcError::invalid_params(
+            Method::EventsSubscribe => Err(RpcError::invalid_params(
                 "events.subscribe streams events on the connection that calls it",
                 "call it on a Unix-socket connection to the daemon (e.g. `lookout events`) and keep reading that connection",
             )),
-            _ => Err(unknown_method(method)),
         }
-    }
-
-    async fn status(&self) -> Result<Value, RpcError> {
-        let status = self.tree.status().await?;
-        Ok(wire::status::daemon_status(
-            &status,
-            &self.info,
-            self.tree.directory().now(),
-        ))
     }
 }
 
-pub fn no_params(method: &str, params: &Value) -> Result<(), RpcError> {
+pub fn no_params(method: Method, params: &Value) -> Result<(), RpcError> {
     match params.as_object() {
         Some(object) if object.is_empty() => Ok(()),
         _ => Err(RpcError::invalid_params(
@@ -239,11 +214,7 @@ pub fn no_params(method: &str, params: &Value) -> Result<(), RpcError> {
 }
 
 fn unknown_method(method: &str) -> RpcError {
-    let known: Vec<&str> = catalogue::tools()
-        .iter()
-        .map(|tool| tool.name)
-        .chain(DAEMON_METHODS.iter().copied())
-        .collect();
+    let known: Vec<&str> = Method::ALL.iter().map(|method| method.name()).collect();
     let suggestion = known
         .iter()
         .map(|name| (edit_distance(method, name), *name))

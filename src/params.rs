@@ -25,8 +25,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use storage::{ListCursor, Status, StatusFilter, TaskId, WaitId};
 
-use crate::catalogue;
 use crate::jsonrpc::RpcError;
+use crate::spine::Method;
 use crate::wire::tasks::{
     DEFAULT_QUERY_BYTES, DEFAULT_READ_BYTES, DEFAULT_TASK_GET_BYTES, MAX_ANSWER_BYTES,
     MAX_TASK_GET_BYTES, MIN_ANSWER_BYTES,
@@ -42,9 +42,10 @@ pub const STATUS_HINT: &str =
 
 /// Deserializes `params` for `method`, turning serde's complaint into an invalid-params
 /// error whose hint shows the method's signature.
-pub fn decode<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
+pub fn decode<T: DeserializeOwned>(method: Method, params: Value) -> Result<T, RpcError> {
     serde_json::from_value(whole_numbers_as_integers(params)).map_err(|error| {
-        let signature = catalogue::find(method)
+        let signature = method
+            .tool()
             .map(|tool| format!("{} (see tools.list for the full schema)", tool.signature()))
             .unwrap_or_else(|| "see tools.list for the parameters".to_owned());
         RpcError::invalid_params(
@@ -451,6 +452,8 @@ impl TaskGetParams {
 /// Results `memory_recall` returns unless asked, and at most.
 pub const DEFAULT_RECALL_LIMIT: usize = 3;
 pub const MAX_RECALL_LIMIT: u32 = 20;
+/// `memory_recall`'s balance of match and age unless asked: halfway.
+pub const DEFAULT_RECENCY_BIAS: f64 = 0.5;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -485,12 +488,14 @@ impl MemoryRecallParams {
             }
         };
         let recency_bias = match self.recency_bias {
-            None => 0.5,
+            None => DEFAULT_RECENCY_BIAS,
             Some(bias) if (0.0..=1.0).contains(&bias) => bias,
             Some(bias) => {
                 return Err(CallError::invalid(
                     format!("recency_bias {bias} is out of range"),
-                    "recency_bias goes from 0 (best match first, however old) to 1 (newest first); default 0.5",
+                    format!(
+                        "recency_bias goes from 0 (best match first, however old) to 1 (newest first); default {DEFAULT_RECENCY_BIAS}"
+                    ),
                 ));
             }
         };
@@ -962,7 +967,7 @@ mod tests {
     #[test]
     fn serde_errors_quote_the_signature() {
         let error = decode::<TaskRegisterParams>(
-            "task_register",
+            Method::TaskRegister,
             json!({"name": "x", "plan": ["a"], "colour": 1}),
         )
         .err()
@@ -980,7 +985,7 @@ mod tests {
             "{}",
             error.hint
         );
-        let missing = decode::<TaskRegisterParams>("task_register", json!({"plan": ["a"]}))
+        let missing = decode::<TaskRegisterParams>(Method::TaskRegister, json!({"plan": ["a"]}))
             .err()
             .unwrap();
         assert!(
@@ -988,7 +993,7 @@ mod tests {
             "{}",
             missing.message
         );
-        let wrong = decode::<TaskListParams>("task_list", json!({"limit": "ten"}))
+        let wrong = decode::<TaskListParams>(Method::TaskList, json!({"limit": "ten"}))
             .err()
             .unwrap();
         assert!(wrong.message.contains("invalid type"), "{}", wrong.message);
@@ -996,7 +1001,7 @@ mod tests {
 
     #[test]
     fn update_needs_something_to_do_and_a_valid_status() {
-        let empty = decode::<TaskUpdateParams>("task_update", json!({"task_id": "t-1"}))
+        let empty = decode::<TaskUpdateParams>(Method::TaskUpdate, json!({"task_id": "t-1"}))
             .ok()
             .unwrap();
         assert!(
@@ -1007,7 +1012,7 @@ mod tests {
                 .contains("at least one of message, query, status or plan")
         );
         let bad = decode::<TaskUpdateParams>(
-            "task_update",
+            Method::TaskUpdate,
             json!({"task_id": "t-1", "status": "done-ish"}),
         )
         .ok()
@@ -1018,7 +1023,7 @@ mod tests {
             ("invalid status 'done-ish'", STATUS_HINT)
         );
         let alias = decode::<TaskUpdateParams>(
-            "task_update",
+            Method::TaskUpdate,
             json!({"task_id": "t-1", "status": "canceled"}),
         )
         .ok()
@@ -1029,7 +1034,7 @@ mod tests {
     #[test]
     fn list_limits_and_statuses_are_checked() {
         let list = |params: Value| {
-            decode::<TaskListParams>("task_list", params)
+            decode::<TaskListParams>(Method::TaskList, params)
                 .ok()
                 .unwrap()
                 .validate()
@@ -1087,7 +1092,7 @@ mod tests {
     #[test]
     fn term_start_takes_a_shell_line_or_an_argv() {
         let start = |params: Value| {
-            decode::<TermStartParams>("term_start", params)
+            decode::<TermStartParams>(Method::TermStart, params)
                 .ok()
                 .unwrap()
                 .validate()
@@ -1122,7 +1127,7 @@ mod tests {
             let error = start(params.clone()).unwrap_err();
             assert!(error.message.contains(words), "{params}: {}", error.message);
         }
-        let missing = decode::<TermStartParams>("term_start", json!({}))
+        let missing = decode::<TermStartParams>(Method::TermStart, json!({}))
             .err()
             .unwrap();
         assert!(
@@ -1135,7 +1140,7 @@ mod tests {
     #[test]
     fn term_send_read_and_stop_check_their_values() {
         let send = decode::<TermSendParams>(
-            "term_send",
+            Method::TermSend,
             json!({"session_id": "s-abc123", "text": "y", "keys": ["Enter", "ctrl-c"]}),
         )
         .ok()
@@ -1144,7 +1149,7 @@ mod tests {
         .unwrap();
         assert_eq!(send.1.bytes(false), b"y\r\x03");
         let bad_key = decode::<TermSendParams>(
-            "term_send",
+            Method::TermSend,
             json!({"session_id": "s-abc123", "keys": ["Enterr"]}),
         )
         .ok()
@@ -1152,7 +1157,7 @@ mod tests {
         .validate()
         .unwrap_err();
         assert!(bad_key.hint.contains("Ctrl-<letter>"), "{}", bad_key.hint);
-        let nothing = decode::<TermSendParams>("term_send", json!({"session_id": "s-abc123"}))
+        let nothing = decode::<TermSendParams>(Method::TermSend, json!({"session_id": "s-abc123"}))
             .ok()
             .unwrap()
             .validate()
@@ -1160,7 +1165,7 @@ mod tests {
         assert!(nothing.message.contains("needs text or keys"));
 
         let read = |params: Value| {
-            decode::<TermReadParams>("term_read", params)
+            decode::<TermReadParams>(Method::TermRead, params)
                 .ok()
                 .unwrap()
                 .validate()
@@ -1176,7 +1181,7 @@ mod tests {
         assert!(read(json!({"session_id": " "})).is_err());
 
         let stop = |params: Value| {
-            decode::<TermStopParams>("term_stop", params)
+            decode::<TermStopParams>(Method::TermStop, params)
                 .ok()
                 .unwrap()
                 .validate()

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::client::Client;
-use crate::methods::SUBSCRIBE_METHOD;
+use crate::spine::Method;
 
 /// How long a bounded listener keeps trying to reach a daemon that went away, and how often.
 const RECONNECT_FOR: Duration = Duration::from_secs(60);
@@ -50,7 +50,7 @@ pub fn listen(socket: &Path, patience: Patience) -> mpsc::UnboundedReceiver<Hear
                     return;
                 }
             };
-            match client.call(SUBSCRIBE_METHOD, json!({})).await {
+            match client.call(Method::EventsSubscribe.name(), json!({})).await {
                 Ok(Ok(_)) => {}
                 Ok(Err(error)) => {
                     let _ = heard.send(Heard::Gone(format!("{} ({})", error.message, error.hint)));

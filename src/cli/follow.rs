@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::cli::{EXIT_CALL_FAILED, EXIT_NO_DAEMON, fail, render};
 use crate::client::{Client, ClientError};
+use crate::spine::Method;
 use crate::subscription::{Heard, Patience, ended_wait, listen, reconnect};
 
 /// `lookout wait` exit codes beyond 0 (resolved), 1 (a call failed) and 3 (no daemon).
@@ -166,7 +167,7 @@ async fn ended(socket: &Path, calls: &mut Client, wait_id: &str, json: bool) -> 
 /// The wait's status, or what to print and the exit code.
 async fn status_of(client: &mut Client, wait_id: &str) -> Result<Value, (String, u8)> {
     match client
-        .call("wait_status", json!({"wait_id": wait_id}))
+        .call(Method::WaitStatus.name(), json!({"wait_id": wait_id}))
         .await
     {
         Ok(Ok(status)) => Ok(status),

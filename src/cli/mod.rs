@@ -22,6 +22,7 @@ use crate::config::{Config, ConfigSource};
 use crate::daemon::{self, DaemonOptions};
 use crate::export::{self, FunctionCall, ToolFormat};
 use crate::jsonrpc::{RpcError, codes};
+use crate::spine::Method;
 use crate::systemd::{ServiceManager, activation};
 use crate::wire::tasks::{MAX_ANSWER_BYTES, MAX_TASK_GET_BYTES};
 use crate::{catalogue, environment, hooks, logging, mcp, paths};
@@ -507,7 +508,11 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             function_call: Some(_),
             ..
         } => unreachable!("handled before: not a plain method call"),
-        Command::Status => ("daemon.status".into(), json!({}), render::status),
+        Command::Status => (
+            Method::DaemonStatus.name().into(),
+            json!({}),
+            render::status,
+        ),
         Command::Recall {
             control: Some(control),
             ..
@@ -517,9 +522,9 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
                     Some(duration) => json!({"for": duration}),
                     None => json!({}),
                 };
-                ("recall.pause".into(), params, message_only)
+                (Method::RecallPause.name().into(), params, message_only)
             }
-            RecallCommand::Resume => ("recall.resume".into(), json!({}), message_only),
+            RecallCommand::Resume => (Method::RecallResume.name().into(), json!({}), message_only),
             RecallCommand::Forget {
                 since,
                 app,
@@ -539,7 +544,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
                 if all {
                     params["all"] = json!(true);
                 }
-                ("recall.forget".into(), params, message_only)
+                (Method::RecallForget.name().into(), params, message_only)
             }
         },
         Command::Recall {
@@ -555,7 +560,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             if let Some(task) = task {
                 params["task_id"] = json!(task);
             }
-            ("memory_recall".into(), params, render::recalled)
+            (Method::MemoryRecall.name().into(), params, render::recalled)
         }
         Command::Call {
             method: Some(method),
@@ -586,7 +591,11 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             if let Some(key) = session_key {
                 params["session_key"] = json!(key);
             }
-            ("task_register".into(), params, render::task_registered)
+            (
+                Method::TaskRegister.name().into(),
+                params,
+                render::task_registered,
+            )
         }
         Command::Task(TaskCommand::Update {
             task_id,
@@ -617,10 +626,14 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             put("current_step", current.map(Value::from));
             put("plan", (!plan.is_empty()).then(|| json!(plan)));
             put("plan_reason", reason.map(Value::from));
-            ("task_update".into(), Value::Object(params), renderer)
+            (
+                Method::TaskUpdate.name().into(),
+                Value::Object(params),
+                renderer,
+            )
         }
         Command::Task(TaskCommand::Show { task_id }) => (
-            "task_get".into(),
+            Method::TaskGet.name().into(),
             json!({"task_id": task_id, "max_bytes": MAX_TASK_GET_BYTES}),
             render::task_show,
         ),
@@ -640,7 +653,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             if let Some(limit) = limit {
                 params["limit"] = json!(limit);
             }
-            ("task_list".into(), params, render::task_list)
+            (Method::TaskList.name().into(), params, render::task_list)
         }
         Command::Task(TaskCommand::Thread {
             task_id,
@@ -654,7 +667,11 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             if let Some(before) = before {
                 params["before"] = json!(before);
             }
-            ("task_thread".into(), params, render::task_thread)
+            (
+                Method::TaskThread.name().into(),
+                params,
+                render::task_thread,
+            )
         }
     })
 }
@@ -721,7 +738,7 @@ async fn function_call(socket: &Path, item: &str) -> ExitCode {
         },
     };
     let (outcome, exit) = if catalogue::find(&call.name).is_none() {
-        let known: Vec<&str> = catalogue::tools().iter().map(|tool| tool.name).collect();
+        let known: Vec<&str> = catalogue::tools().map(|tool| tool.name()).collect();
         let error = RpcError::new(
             codes::METHOD_NOT_FOUND,
             format!("unknown tool '{}'", call.name),
@@ -876,7 +893,6 @@ mod tests {
     /// a known word of another kind.
     fn unknown_tools(text: &str) -> Vec<&str> {
         let parameters: BTreeSet<String> = catalogue::tools()
-            .iter()
             .flat_map(|tool| {
                 let schema = (tool.input_schema)();
                 let names: Vec<String> = schema["properties"]
@@ -904,9 +920,9 @@ mod tests {
             assert!(
                 TOOL_PREFIXES
                     .iter()
-                    .any(|prefix| tool.name.starts_with(prefix)),
+                    .any(|prefix| tool.name().starts_with(prefix)),
                 "add the prefix of `{}` to TOOL_PREFIXES",
-                tool.name
+                tool.name()
             );
         }
     }
@@ -941,8 +957,7 @@ mod tests {
         {
             let mentioned = tool_shaped_words(text);
             let missing: Vec<&str> = catalogue::tools()
-                .iter()
-                .map(|tool| tool.name)
+                .map(|tool| tool.name())
                 .filter(|name| !mentioned.contains(name))
                 .collect();
             assert!(

@@ -17,6 +17,7 @@ use serde_json::json;
 use super::{EXIT_CALL_FAILED, EXIT_NO_DAEMON, ServiceCommand};
 use crate::client::Client;
 use crate::paths;
+use crate::spine::Method;
 use crate::systemd::unit::{self, SERVICE_FILE_NAME, SOCKET_FILE_NAME, Written};
 
 /// Runs a `service` command. `config` is the `--config` the command was given: an install
@@ -229,7 +230,7 @@ async fn status(socket: &Path, json: bool) -> ExitCode {
     );
     let answer = async {
         let mut client = Client::connect(socket).await?;
-        client.call("daemon.status", json!({})).await
+        client.call(Method::DaemonStatus.name(), json!({})).await
     }
     .await;
     let exit = match answer {

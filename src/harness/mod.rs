@@ -29,6 +29,7 @@ use storage::{StorageFaults, Store, Timestamp};
 use crate::config::{Config, ConfigSource};
 use crate::daemon::{Daemon, DaemonOptions};
 use crate::jsonrpc::RpcError;
+use crate::spine::Method;
 
 pub use invariants::Violations;
 pub use model::{Reply, ScriptedModel};
@@ -123,8 +124,8 @@ impl Harness {
 
     /// One call, exactly as the socket dispatches it. Acknowledged writes are remembered
     /// for [`Harness::check_invariants`].
-    pub async fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
-        match self.daemon().methods().call(method, params.clone()).await {
+    pub async fn call(&self, method: Method, params: Value) -> Result<Value, RpcError> {
+        match self.daemon().methods().answer(method, params.clone()).await {
             Ok(result) => {
                 self.acknowledge(method, &params, &result);
                 Ok(result)
@@ -136,24 +137,24 @@ impl Harness {
         }
     }
 
-    fn acknowledge(&self, method: &str, params: &Value, result: &Value) {
+    fn acknowledge(&self, method: Method, params: &Value, result: &Value) {
         let text =
             |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
         let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
         match method {
-            "task_register" => ledger.tasks.extend(text(result, "task_id")),
-            "task_update" => {
+            Method::TaskRegister => ledger.tasks.extend(text(result, "task_id")),
+            Method::TaskUpdate => {
                 if let (Some(task), Some(note)) = (text(params, "task_id"), text(params, "message"))
                 {
                     ledger.notes.push((task, note));
                 }
             }
-            "smart_wait" | "wait_update" => {
+            Method::SmartWait | Method::WaitUpdate => {
                 if let Some(id) = text(result, "wait_id") {
                     ledger.waits.insert(id, false);
                 }
             }
-            "wait_cancel" => {
+            Method::WaitCancel => {
                 // Cancelling a wait that had already ended leaves it as it was.
                 if let Some(id) = text(result, "wait_id") {
                     ledger.waits.insert(id, result["status"] == "cancelled");
@@ -165,8 +166,8 @@ impl Harness {
 
     /// A wait call that failed may still have taken effect (an I/O error in its commit):
     /// expect nothing of the wait's state.
-    fn unsure(&self, method: &str, params: &Value) {
-        if let ("wait_update" | "wait_cancel", Some(id)) =
+    fn unsure(&self, method: Method, params: &Value) {
+        if let (Method::WaitUpdate | Method::WaitCancel, Some(id)) =
             (method, params.get("wait_id").and_then(Value::as_str))
         {
             let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());

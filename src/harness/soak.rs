@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::invariants::Report;
 use super::{Harness, Reply};
+use crate::spine::Method;
 
 /// How long one call may take before the soak calls it a hang.
 const CALL_LIMIT: Duration = Duration::from_secs(60);
@@ -147,7 +148,7 @@ impl Soak {
     async fn call(
         &mut self,
         harness: &Harness,
-        method: &str,
+        method: Method,
         params: Value,
     ) -> Result<Option<Value>, String> {
         match tokio::time::timeout(CALL_LIMIT, harness.call(method, params.clone())).await {
@@ -173,7 +174,7 @@ impl Soak {
                     "name": format!("soak task {step}"),
                     "plan": ["Build", "Test", "Deploy"],
                 });
-                if let Some(result) = self.call(harness, "task_register", params).await? {
+                if let Some(result) = self.call(harness, Method::TaskRegister, params).await? {
                     self.tasks
                         .extend(result["task_id"].as_str().map(str::to_owned));
                 }
@@ -191,7 +192,7 @@ impl Soak {
                     4 => params["query"] = json!("where am I?"),
                     _ => {}
                 }
-                self.call(harness, "task_update", params).await?;
+                self.call(harness, Method::TaskUpdate, params).await?;
             }
             30..=41 => {
                 let name = format!("tmux:soak-{}", self.rng.below(6));
@@ -214,7 +215,7 @@ impl Soak {
                 {
                     params["task_id"] = json!(task);
                 }
-                if let Some(result) = self.call(harness, "smart_wait", params).await? {
+                if let Some(result) = self.call(harness, Method::SmartWait, params).await? {
                     self.waits
                         .extend(result["wait_id"].as_str().map(str::to_owned));
                 }
@@ -235,7 +236,7 @@ impl Soak {
                 let Some(wait) = self.rng.pick(&self.waits).cloned() else {
                     return Ok(());
                 };
-                self.call(harness, "wait_cancel", json!({"wait_id": wait}))
+                self.call(harness, Method::WaitCancel, json!({"wait_id": wait}))
                     .await?;
             }
             59..=62 => {
@@ -243,7 +244,7 @@ impl Soak {
                     return Ok(());
                 };
                 let params = json!({"wait_id": wait, "timeout": 60 + self.rng.below(300)});
-                self.call(harness, "wait_update", params).await?;
+                self.call(harness, Method::WaitUpdate, params).await?;
             }
             63..=77 => {
                 let by = Duration::from_secs(1 + self.rng.below(180) as u64);
@@ -254,12 +255,12 @@ impl Soak {
             }
             78..=85 => {
                 let (method, params) = match self.rng.below(4) {
-                    0 => ("task_list", json!({"status": "all"})),
-                    1 => ("wait_status", json!({})),
-                    2 => ("daemon.status", json!({})),
+                    0 => (Method::TaskList, json!({"status": "all"})),
+                    1 => (Method::WaitStatus, json!({})),
+                    2 => (Method::DaemonStatus, json!({})),
                     _ => match self.rng.pick(&self.tasks) {
-                        Some(task) => ("task_thread", json!({"task_id": task})),
-                        None => ("task_list", json!({})),
+                        Some(task) => (Method::TaskThread, json!({"task_id": task})),
+                        None => (Method::TaskList, json!({})),
                     },
                 };
                 self.call(harness, method, params).await?;

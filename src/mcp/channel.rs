@@ -21,6 +21,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, mpsc};
 
 use crate::client::Client;
+use crate::spine::Method;
 use crate::subscription::{Heard, Patience, ended_wait, listen};
 
 /// The capability key the bridge declares under `experimental`.
@@ -81,16 +82,16 @@ impl Ownership {
 
     /// Records what a successful tool call created; returns the events that arrived before
     /// it and belong to the session now.
-    pub fn note_result(&mut self, tool: &str, result: &Value) -> Vec<Value> {
+    pub fn note_result(&mut self, tool: Method, result: &Value) -> Vec<Value> {
         let id = |key: &str| result[key].as_str().map(str::to_owned);
         match tool {
-            "smart_wait" | "wait_update" => {
+            Method::SmartWait | Method::WaitUpdate => {
                 if let Some(wait_id) = id("wait_id") {
                     // A revived wait will end again: tell that end too.
                     self.waits.insert(wait_id, false);
                 }
             }
-            "task_register" => {
+            Method::TaskRegister => {
                 if let Some(task_id) = id("task_id") {
                     self.tasks.insert(task_id);
                 }
@@ -271,7 +272,10 @@ async fn catch_up(socket: &std::path::Path, ownership: &Arc<Mutex<Ownership>>) -
     };
     if lock(ownership).identity().session_id.is_some()
         && let Ok(Ok(listing)) = client
-            .call("task_list", json!({"status": "active", "limit": 1000}))
+            .call(
+                Method::TaskList.name(),
+                json!({"status": "active", "limit": 1000}),
+            )
             .await
     {
         lock(ownership).adopt_tasks(&listing);
@@ -280,7 +284,7 @@ async fn catch_up(socket: &std::path::Path, ownership: &Arc<Mutex<Ownership>>) -
     let mut to_push = Vec::new();
     for wait_id in untold {
         if let Ok(Ok(status)) = client
-            .call("wait_status", json!({"wait_id": wait_id}))
+            .call(Method::WaitStatus.name(), json!({"wait_id": wait_id}))
             .await
             && let Some(event) = lock(ownership).ended_unheard(&status)
         {
@@ -311,7 +315,7 @@ mod tests {
     fn an_event_that_beats_the_answer_naming_its_wait_is_pushed_with_that_answer() {
         let mut mine = alice();
         assert_eq!(mine.heard(event("e-000001", "w-early", None)), None);
-        let claimed = mine.note_result("smart_wait", &json!({"wait_id": "w-early"}));
+        let claimed = mine.note_result(Method::SmartWait, &json!({"wait_id": "w-early"}));
         assert_eq!(claimed.len(), 1);
         assert!(mine.untold_waits().is_empty(), "told once, and marked so");
         assert_eq!(mine.heard(event("e-000001", "w-early", None)), None);
@@ -320,7 +324,7 @@ mod tests {
     #[test]
     fn a_wait_ended_unheard_is_told_once_and_its_late_event_is_dropped() {
         let mut mine = alice();
-        mine.note_result("smart_wait", &json!({"wait_id": "w-1"}));
+        mine.note_result(Method::SmartWait, &json!({"wait_id": "w-1"}));
         let watching = json!({"wait_id": "w-1", "status": "watching"});
         assert_eq!(mine.ended_unheard(&watching), None);
         let ended = json!({"wait_id": "w-1", "status": "timeout", "task_id": null,
@@ -331,14 +335,14 @@ mod tests {
         assert_eq!(mine.ended_unheard(&ended), None);
         assert_eq!(mine.heard(event("e-000002", "w-1", None)), None);
         // Revived, it will end again: that end is told.
-        mine.note_result("wait_update", &json!({"wait_id": "w-1"}));
+        mine.note_result(Method::WaitUpdate, &json!({"wait_id": "w-1"}));
         assert!(mine.heard(event("e-000003", "w-1", None)).is_some());
     }
 
     #[test]
     fn a_cancelled_wait_is_not_told_and_strangers_are_not_owned() {
         let mut mine = alice();
-        mine.note_result("smart_wait", &json!({"wait_id": "w-1"}));
+        mine.note_result(Method::SmartWait, &json!({"wait_id": "w-1"}));
         let cancelled = json!({"wait_id": "w-1", "status": "cancelled"});
         assert_eq!(mine.ended_unheard(&cancelled), None);
         assert!(mine.untold_waits().is_empty());

@@ -29,6 +29,7 @@ use crate::catalogue;
 use crate::client::Client;
 use crate::export::error_payload;
 use crate::jsonrpc::RpcError;
+use crate::spine::Method;
 use channel::{Identity, Ownership};
 
 /// What the MCP client is told about this server when it connects.
@@ -67,8 +68,9 @@ impl McpBridge {
 
     /// Runs one tool call against the daemon and turns the outcome into an MCP result:
     /// the daemon's JSON result, or a tool error carrying its message and hint.
-    pub async fn forward(&self, name: &str, mut arguments: Value) -> CallToolResult {
-        if name == "task_register"
+    pub async fn forward(&self, tool: Method, mut arguments: Value) -> CallToolResult {
+        let name = tool.name();
+        if tool == Method::TaskRegister
             && arguments.get("origin").is_none()
             && let Some(origin) = lock(&self.ownership).identity().origin()
         {
@@ -81,7 +83,7 @@ impl McpBridge {
         .await;
         match outcome {
             Ok(Ok(result)) => {
-                for event in lock(&self.ownership).note_result(name, &result) {
+                for event in lock(&self.ownership).note_result(tool, &result) {
                     let _ = self.pushes.send(event);
                 }
                 CallToolResult::structured(result)
@@ -116,10 +118,9 @@ fn tool_error(error: &RpcError) -> CallToolResult {
 /// cannot differ.
 pub fn tools() -> Vec<Tool> {
     catalogue::tools()
-        .iter()
         .map(|tool| {
             serde_json::from_value(tool.to_json())
-                .unwrap_or_else(|error| unreachable!("{} is an MCP tool: {error}", tool.name))
+                .unwrap_or_else(|error| unreachable!("{} is an MCP tool: {error}", tool.name()))
         })
         .collect()
 }
@@ -152,8 +153,8 @@ impl ServerHandler for McpBridge {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if catalogue::find(&request.name).is_none() {
-            let known: Vec<&str> = catalogue::tools().iter().map(|t| t.name).collect();
+        let Some(tool) = Method::named(&request.name).filter(|method| method.is_tool()) else {
+            let known: Vec<&str> = catalogue::tools().map(|t| t.name()).collect();
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown tool '{}'; the tools are {}",
@@ -162,9 +163,9 @@ impl ServerHandler for McpBridge {
                 ),
                 None,
             ));
-        }
+        };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        Ok(self.forward(&request.name, arguments).await.into())
+        Ok(self.forward(tool, arguments).await.into())
     }
 }
 

@@ -30,7 +30,8 @@ pub use budget::{MAX_BATCH_REPLY_BYTES, MAX_REPLY_BYTES, OUTBOX_BYTES, POOL_BYTE
 pub use framing::{Frame, LineReader};
 
 use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
-use crate::methods::{Methods, SUBSCRIBE_METHOD};
+use crate::methods::Methods;
+use crate::spine::Method;
 use budget::{Budget, Held};
 
 /// How long shutdown waits for connections to finish the request in hand.
@@ -464,8 +465,8 @@ async fn handle_entry(
         Err(error_response) => return Some(error_response.to_string()),
     };
     // The one method that belongs to the connection rather than to the tree.
-    let outcome = if request.method == SUBSCRIBE_METHOD {
-        crate::methods::no_params(SUBSCRIBE_METHOD, &request.params)
+    let outcome = if request.method == Method::EventsSubscribe.name() {
+        crate::methods::no_params(Method::EventsSubscribe, &request.params)
             .map(|()| session.subscribe(methods))
     } else {
         methods.call(&request.method, request.params).await

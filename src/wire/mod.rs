@@ -10,7 +10,7 @@ pub mod recall;
 pub mod status;
 pub mod tasks;
 
-pub use recall::{recalled, recorder_changed, recorder_status};
+pub use recall::{forgotten, recalled, recorder_changed, recorder_status};
 pub use tasks::{plan_updated, registered, task_detail, task_list, thread, updated};
 
 use actors::tasks::plan::PlanProgress;

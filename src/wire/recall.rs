@@ -140,6 +140,18 @@ pub fn recorder_status(status: &RecorderStatus) -> Value {
     })
 }
 
+/// The answer to `recall.forget`: how many recorded items went.
+pub fn forgotten(removed: u64) -> Value {
+    json!({
+        "forgotten": removed,
+        "message": format!(
+            "Forgot {} (screen segments and terminal sessions, with their keyframes). \
+             Tasks and waits stay: they live in the task database.",
+            actors::words::count(removed, "recorded item", None)
+        ),
+    })
+}
+
 /// The answer to `recall.pause` and `recall.resume`.
 pub fn recorder_changed(status: &RecorderStatus) -> Value {
     let message = match (status.mode, status.state) {

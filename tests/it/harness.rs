@@ -5,20 +5,21 @@ use std::time::Duration;
 
 use actors::ActorKind;
 use lookout::harness::{Harness, soak};
+use lookout::spine::Method;
 use serde_json::{Value, json};
 use storage::{Mutation, WriteBatch};
 
 /// No call may take longer than this, whatever fault is armed.
 const CALL_LIMIT: Duration = Duration::from_secs(30);
 
-async fn call(harness: &Harness, method: &str, params: Value) -> Result<Value, String> {
+async fn call(harness: &Harness, method: Method, params: Value) -> Result<Value, String> {
     match tokio::time::timeout(CALL_LIMIT, harness.call(method, params)).await {
         Ok(outcome) => outcome.map_err(|error| format!("{} ({})", error.message, error.hint)),
         Err(_) => panic!("{method} hung past {CALL_LIMIT:?}"),
     }
 }
 
-async fn ok(harness: &Harness, method: &str, params: Value) -> Value {
+async fn ok(harness: &Harness, method: Method, params: Value) -> Value {
     call(harness, method, params.clone())
         .await
         .unwrap_or_else(|error| panic!("{method}({params}) failed: {error}"))
@@ -26,14 +27,14 @@ async fn ok(harness: &Harness, method: &str, params: Value) -> Value {
 
 async fn register(harness: &Harness) -> String {
     let params = json!({"name": "Deploy coursefolio", "plan": ["Build", "Push", "Verify"]});
-    ok(harness, "task_register", params).await["task_id"]
+    ok(harness, Method::TaskRegister, params).await["task_id"]
         .as_str()
         .unwrap()
         .to_owned()
 }
 
 async fn wait_state(harness: &Harness, wait: &str) -> String {
-    ok(harness, "wait_status", json!({"wait_id": wait})).await["status"]
+    ok(harness, Method::WaitStatus, json!({"wait_id": wait})).await["status"]
         .as_str()
         .unwrap()
         .to_owned()
@@ -88,7 +89,7 @@ async fn every_actor_kind_panicking_mid_request_is_restarted_and_loses_nothing()
         // A note, a model-judged wait and its resolution: every kind sees a message.
         let noted = call(
             &harness,
-            "task_update",
+            Method::TaskUpdate,
             json!({"task_id": task, "message": "first note"}),
         )
         .await;
@@ -97,7 +98,7 @@ async fn every_actor_kind_panicking_mid_request_is_restarted_and_loses_nothing()
         for _ in 0..100 {
             let params =
                 json!({"target": "tmux:build", "wake_when": "the build is green", "task_id": task});
-            created = call(&harness, "smart_wait", params).await;
+            created = call(&harness, Method::SmartWait, params).await;
             if created.is_ok() {
                 break;
             }
@@ -112,7 +113,7 @@ async fn every_actor_kind_panicking_mid_request_is_restarted_and_loses_nothing()
             "tests pass\nthe build is green",
         ));
         advance_until(&harness, Duration::from_secs(2), 200, || async {
-            call(&harness, "wait_status", json!({"wait_id": wait}))
+            call(&harness, Method::WaitStatus, json!({"wait_id": wait}))
                 .await
                 .is_ok_and(|status| status["status"] == "resolved")
                 && delivered_for(&harness, &wait) == 1
@@ -124,7 +125,7 @@ async fn every_actor_kind_panicking_mid_request_is_restarted_and_loses_nothing()
         );
         ok(
             &harness,
-            "task_update",
+            Method::TaskUpdate,
             json!({"task_id": task, "message": "after the fault"}),
         )
         .await;
@@ -148,7 +149,7 @@ async fn storage_faults_are_errors_and_the_daemon_recovers_when_they_clear() {
     let task = register(&harness).await;
     ok(
         &harness,
-        "task_update",
+        Method::TaskUpdate,
         json!({"task_id": task, "message": "before"}),
     )
     .await;
@@ -156,17 +157,17 @@ async fn storage_faults_are_errors_and_the_daemon_recovers_when_they_clear() {
     harness.storage_faults().fail_next_commits(1);
     let error = call(
         &harness,
-        "task_update",
+        Method::TaskUpdate,
         json!({"task_id": task, "message": "during"}),
     )
     .await
     .unwrap_err();
     assert!(error.contains("storage failed"), "{error}");
     assert!(error.contains("may or may not be stored"), "{error}");
-    ok(&harness, "daemon.status", json!({})).await;
+    ok(&harness, Method::DaemonStatus, json!({})).await;
 
     harness.storage_faults().fail_next_reads(1);
-    let error = call(&harness, "task_thread", json!({"task_id": task}))
+    let error = call(&harness, Method::TaskThread, json!({"task_id": task}))
         .await
         .unwrap_err();
     assert!(error.contains("reading storage failed"), "{error}");
@@ -174,11 +175,11 @@ async fn storage_faults_are_errors_and_the_daemon_recovers_when_they_clear() {
 
     ok(
         &harness,
-        "task_update",
+        Method::TaskUpdate,
         json!({"task_id": task, "message": "after"}),
     )
     .await;
-    let thread = ok(&harness, "task_thread", json!({"task_id": task})).await;
+    let thread = ok(&harness, Method::TaskThread, json!({"task_id": task})).await;
     let contents: Vec<&str> = thread["messages"]
         .as_array()
         .unwrap()
@@ -226,7 +227,7 @@ async fn a_wait_whose_end_cannot_be_saved_ends_again_and_wakes_once() {
     let target = harness.target("tmux:deploy", "deploying");
     let wait = ok(
         &harness,
-        "smart_wait",
+        Method::SmartWait,
         json!({"target": "tmux:deploy", "wake_when": "'DEPLOYED'", "task_id": task}),
     )
     .await["wait_id"]
@@ -259,14 +260,14 @@ async fn a_crash_image_keeps_every_acknowledged_write_and_waits_resume() {
             let note = format!("task {n} note {m}");
             ok(
                 &harness,
-                "task_update",
+                Method::TaskUpdate,
                 json!({"task_id": task, "message": note}),
             )
             .await;
         }
         let wait = ok(
             &harness,
-            "smart_wait",
+            Method::SmartWait,
             json!({"target": "tmux:tests", "wake_when": format!("'PASS {n}'"), "task_id": task}),
         )
         .await;
@@ -303,7 +304,7 @@ async fn a_failing_or_hanging_sink_delays_delivery_and_nothing_else() {
     harness.sink().fail_next(3);
     let wait = ok(
         &harness,
-        "smart_wait",
+        Method::SmartWait,
         json!({"target": "tmux:job", "wake_when": "'FINISHED'"}),
     )
     .await["wait_id"]
@@ -321,7 +322,7 @@ async fn a_failing_or_hanging_sink_delays_delivery_and_nothing_else() {
     let target = harness.target("tmux:job2", "working");
     let wait = ok(
         &harness,
-        "smart_wait",
+        Method::SmartWait,
         json!({"target": "tmux:job2", "wake_when": "'FINISHED'"}),
     )
     .await["wait_id"]
@@ -335,7 +336,7 @@ async fn a_failing_or_hanging_sink_delays_delivery_and_nothing_else() {
     let task = register(&harness).await;
     ok(
         &harness,
-        "task_update",
+        Method::TaskUpdate,
         json!({"task_id": task, "message": "still served"}),
     )
     .await;
@@ -410,7 +411,7 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
     }
     let params =
         json!({"target": "tmux:build", "wake_when": "the build is green", "task_id": task});
-    let garbled = ok(&harness, "smart_wait", params).await["wait_id"]
+    let garbled = ok(&harness, Method::SmartWait, params).await["wait_id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -450,7 +451,7 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
     });
     let params =
         json!({"target": "tmux:deploy", "wake_when": "the deploy finished", "task_id": task});
-    let retried = ok(&harness, "smart_wait", params).await["wait_id"]
+    let retried = ok(&harness, Method::SmartWait, params).await["wait_id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -459,7 +460,7 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
         wait_state(&harness, &retried).await != "watching"
     })
     .await;
-    let status = ok(&harness, "wait_status", json!({"wait_id": retried})).await;
+    let status = ok(&harness, Method::WaitStatus, json!({"wait_id": retried})).await;
     assert_eq!(status["status"], "resolved", "{status}");
     assert_eq!(
         harness.model().asked(),
@@ -473,7 +474,7 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
     let release = harness.target("tmux:release", "tagging");
     let params =
         json!({"target": "tmux:release", "wake_when": "the release is out", "task_id": task});
-    let slow = ok(&harness, "smart_wait", params).await["wait_id"]
+    let slow = ok(&harness, Method::SmartWait, params).await["wait_id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -521,7 +522,7 @@ async fn pixel_frames_reach_the_model_through_the_gate() {
     let installer = harness.target("window:Installer", "");
     installer.show(solid(40));
     let params = json!({"target": "window:Installer", "wake_when": "the installer finishes", "task_id": task});
-    let wait = ok(&harness, "smart_wait", params).await["wait_id"]
+    let wait = ok(&harness, Method::SmartWait, params).await["wait_id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -539,7 +540,7 @@ async fn pixel_frames_reach_the_model_through_the_gate() {
         wait_state(&harness, &wait).await != "watching"
     })
     .await;
-    let status = ok(&harness, "wait_status", json!({"wait_id": wait})).await;
+    let status = ok(&harness, Method::WaitStatus, json!({"wait_id": wait})).await;
     assert_eq!(status["status"], "resolved", "{status}");
     assert!(
         status.to_string().contains("the installer says Finished"),
@@ -568,7 +569,7 @@ async fn a_restart_serves_first_and_settles_overdue_waits_behind() {
         let _source = harness.target(&target, "compiling");
         let wait = ok(
             &harness,
-            "smart_wait",
+            Method::SmartWait,
             json!({"target": target, "wake_when": "'DONE'", "timeout": 60, "task_id": task}),
         )
         .await;
@@ -584,7 +585,7 @@ async fn a_restart_serves_first_and_settles_overdue_waits_behind() {
     }
     let listed = tokio::time::timeout(
         Duration::from_secs(20),
-        ok(&harness, "task_list", json!({"status": "all"})),
+        ok(&harness, Method::TaskList, json!({"status": "all"})),
     )
     .await;
     let Ok(listed) = listed else {

@@ -2,6 +2,7 @@
 //! input and many clients.
 
 use lookout::jsonrpc::codes;
+use lookout::spine::Method;
 use serde_json::{Value, json};
 
 use crate::support::{TestDaemon, deploy_task, err, ok};
@@ -519,11 +520,7 @@ fn with_live_ids(params: &Value, ids: &std::collections::HashMap<String, String>
 async fn the_protocol_reference_replays_against_the_daemon() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/protocol.md");
     let doc = std::fs::read_to_string(&path).unwrap();
-    let mut expected: Vec<&str> = lookout::catalogue::tools()
-        .iter()
-        .map(|tool| tool.name)
-        .chain(lookout::methods::DAEMON_METHODS.iter().copied())
-        .collect();
+    let mut expected: Vec<&str> = Method::ALL.iter().map(|method| method.name()).collect();
     expected.sort();
     let mut headed: Vec<&str> = doc
         .lines()
@@ -562,6 +559,33 @@ async fn the_protocol_reference_replays_against_the_daemon() {
         differences.is_empty(),
         "docs/protocol.md shows results of another shape than the daemon gives now:\n{}",
         differences.join("\n")
+    );
+}
+
+/// Every method of the spine is answered on the socket: called with no params, it gives a
+/// result or says what the params lack, never "unknown method"; and a name that is not in
+/// the spine is refused as unknown, naming the closest one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_method_of_the_spine_is_answered_on_the_socket() {
+    let daemon = TestDaemon::start().await;
+    for method in Method::ALL {
+        let mut client = daemon.client().await;
+        match client.call(method.name(), json!({})).await.unwrap() {
+            Ok(_) => {}
+            Err(error) => assert_ne!(
+                error.code,
+                codes::METHOD_NOT_FOUND,
+                "{method} is in the spine but not dispatched: {}",
+                error.message
+            ),
+        }
+    }
+    let error = daemon.err("wait_statu", json!({})).await;
+    assert_eq!(error.code, codes::METHOD_NOT_FOUND);
+    assert!(
+        error.hint.starts_with("did you mean wait_status?"),
+        "{}",
+        error.hint
     );
 }
 
@@ -631,7 +655,7 @@ async fn every_bound_the_catalogue_states_is_the_daemons() {
         let schema = (tool.input_schema)();
         let examples: Vec<&Value> = base
             .iter()
-            .filter(|(method, _)| method == tool.name)
+            .filter(|(method, _)| method == tool.name())
             .map(|(_, params)| params)
             .collect();
         for (name, spec) in schema["properties"].as_object().unwrap() {
@@ -661,26 +685,29 @@ async fn every_bound_the_catalogue_states_is_the_daemons() {
                     let mut refused = live(start);
                     refused[name] = wrap(over);
                     let mut client = daemon.client().await;
-                    match client.call(tool.name, refused).await.unwrap() {
+                    match client.call(tool.name(), refused).await.unwrap() {
                         Err(error)
                             if error.code == codes::INVALID_PARAMS
                                 || error.code == codes::TOO_LARGE => {}
                         Err(error) => disagreements.push(format!(
                             "{}.{name} {keyword} {bound}: one past it got {} ({})",
-                            tool.name, error.code, error.message
+                            tool.name(),
+                            error.code,
+                            error.message
                         )),
                         Ok(_) => disagreements.push(format!(
                             "{}.{name} {keyword} {bound}: one past it was taken",
-                            tool.name
+                            tool.name()
                         )),
                     }
                     let mut taken = live(start);
                     taken[name] = wrap(at);
-                    let answer = client.call(tool.name, taken).await.unwrap();
+                    let answer = client.call(tool.name(), taken).await.unwrap();
                     if let Err(error) = answer {
                         disagreements.push(format!(
                             "{}.{name} {keyword} {bound}: the bound itself was refused: {}",
-                            tool.name, error.message
+                            tool.name(),
+                            error.message
                         ));
                     }
                     checked += 1;

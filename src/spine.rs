@@ -1,0 +1,134 @@
+//! The spine of the tool surface: every method the daemon answers, listed once, as a type.
+//!
+//! [`Method`] names each tool and each of the daemon's own methods. Everything that speaks of
+//! a method starts here rather than from a string: the catalogue gives each tool's entry
+//! ([`Method::tool`], an exhaustive match in `catalogue.rs`), the dispatch in `methods.rs`
+//! matches every method, the harness keeps its ledger by method, the CLI, the MCP server and
+//! the docs tests walk [`Method::ALL`]. A new method is one line below; the compiler then
+//! points at its catalogue entry and its handler until both exist.
+
+use crate::catalogue::{self, Tool};
+
+/// Declares [`Method`] with its wire names from one list, in the order tools are listed.
+macro_rules! spine {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
+        /// A method of the daemon's protocol: a tool, or one of the daemon's own.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Method {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Method {
+            /// Every method, tools first in the catalogue's order, then the daemon's own.
+            pub const ALL: &'static [Method] = &[$(Method::$variant,)*];
+
+            /// The method's name on the wire (JSON-RPC `method`, MCP tool name).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Method::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+spine! {
+    TaskRegister = "task_register",
+    TaskUpdate = "task_update",
+    TaskPlanUpdate = "task_plan_update",
+    TaskList = "task_list",
+    TaskThread = "task_thread",
+    TaskGet = "task_get",
+    MemoryRecall = "memory_recall",
+    SmartWait = "smart_wait",
+    WaitUpdate = "wait_update",
+    WaitCancel = "wait_cancel",
+    WaitStatus = "wait_status",
+    TermStart = "term_start",
+    TermSend = "term_send",
+    TermRead = "term_read",
+    TermStop = "term_stop",
+    /// The catalogue, as MCP's `tools/list` gives it.
+    ToolsList = "tools.list",
+    /// The daemon's own state: version, counts, sinks, vision, recorder.
+    DaemonStatus = "daemon.status",
+    /// Streams wake events on the connection that calls it (the socket server answers it).
+    EventsSubscribe = "events.subscribe",
+    RecallPause = "recall.pause",
+    RecallResume = "recall.resume",
+    RecallForget = "recall.forget",
+}
+
+impl Method {
+    /// The method called `name`, if there is one.
+    pub fn named(name: &str) -> Option<Method> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|method| method.name() == name)
+    }
+
+    /// The tool's catalogue entry; `None` for the daemon's own methods, which agents do not
+    /// see as tools.
+    pub fn tool(self) -> Option<&'static Tool> {
+        catalogue::entry(self)
+    }
+
+    /// The methods agents see as tools, in the catalogue's order.
+    pub fn tools() -> impl Iterator<Item = Method> {
+        Self::ALL.iter().copied().filter(|method| method.is_tool())
+    }
+
+    /// The daemon's own methods (status, the event stream, the recorder).
+    pub fn daemon_methods() -> impl Iterator<Item = Method> {
+        Self::ALL.iter().copied().filter(|method| !method.is_tool())
+    }
+
+    pub fn is_tool(self) -> bool {
+        self.tool().is_some()
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn every_method_is_found_by_its_name_and_no_name_is_used_twice() {
+        let names: BTreeSet<&str> = Method::ALL.iter().map(|method| method.name()).collect();
+        assert_eq!(names.len(), Method::ALL.len(), "a name is used twice");
+        for &method in Method::ALL {
+            assert_eq!(Method::named(method.name()), Some(method));
+        }
+        assert_eq!(Method::named("task_regster"), None);
+    }
+
+    #[test]
+    fn each_tool_entry_belongs_to_its_method_and_tools_come_first() {
+        for &method in Method::ALL {
+            if let Some(tool) = method.tool() {
+                assert_eq!(tool.method, method, "{method}'s entry is another tool's");
+                assert_eq!(tool.name(), method.name());
+            }
+        }
+        // Tools are listed before the daemon's methods, so `tools.list` keeps its order.
+        let first_daemon_method = Method::ALL.iter().position(|m| !m.is_tool()).unwrap();
+        assert!(
+            Method::ALL[first_daemon_method..]
+                .iter()
+                .all(|m| !m.is_tool())
+        );
+        assert_eq!(Method::tools().count(), 15);
+        // The daemon's methods have dotted names; tools never do (MCP tool names).
+        assert!(Method::tools().all(|m| !m.name().contains('.')));
+        assert!(Method::daemon_methods().all(|m| m.name().contains('.')));
+    }
+}
