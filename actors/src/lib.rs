@@ -40,10 +40,13 @@ pub mod waits;
 pub mod wake;
 pub mod words;
 
-/// Test support for the other crates' tests and benchmarks (feature `testkit`): a private
-/// Xvfb with painted windows, and synthetic screens for the pixel gate.
-#[cfg(feature = "testkit")]
+/// Test support for this crate's tests and, with the feature `testkit`, other crates' tests
+/// and benchmarks: a private Xvfb with painted windows, synthetic screens for the pixel
+/// gate, and a loopback model server speaking the OpenAI and Anthropic wire formats.
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit {
+    pub mod model_server;
+
     pub use crate::waits::capture::x11::test_display;
     pub use crate::waits::gate::pixel::synthetic;
 }

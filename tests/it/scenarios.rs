@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use actors::testkit::model_server::{ModelServer, Wire};
 use lookout::client::Client;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::support::{DaemonProcess, Tmux, append, ok};
 
@@ -400,59 +400,19 @@ const SCENARIOS: &[Scenario] = &[
     },
 ];
 
-/// A chat-completions server that finds the condition met exactly when the prompt shows
-/// `model-yes`.
+/// A chat-completions server (the test kit's) that finds the condition met exactly when
+/// the prompt shows `model-yes`.
 async fn ruled_model() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let mut raw = Vec::new();
-                let mut chunk = vec![0u8; 65536];
-                let body = loop {
-                    let Ok(read) = stream.read(&mut chunk).await else {
-                        return;
-                    };
-                    if read == 0 {
-                        return;
-                    }
-                    raw.extend_from_slice(&chunk[..read]);
-                    let text = String::from_utf8_lossy(&raw).to_string();
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let length: usize = text[..end]
-                            .lines()
-                            .find_map(|line| {
-                                let (name, value) = line.split_once(':')?;
-                                name.eq_ignore_ascii_case("content-length")
-                                    .then(|| value.trim().parse().ok())?
-                            })
-                            .unwrap_or(0);
-                        if raw.len() >= end + 4 + length {
-                            break String::from_utf8_lossy(&raw[end + 4..]).into_owned();
-                        }
-                    }
-                };
-                let met = body.contains("model-yes");
-                let said = if met {
-                    json!({"met": true, "observation": "model saw model-yes"})
-                } else {
-                    json!({"met": false, "observation": "model saw nothing yet"})
-                };
-                let reply = json!({
-                    "choices": [{"message": {"role": "assistant", "content": said.to_string()}}],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 10},
-                })
-                .to_string();
-                let response = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                    reply.len()
-                );
-                let _ = stream.write_all(response.as_bytes()).await;
-            });
-        }
+    let server = ModelServer::start(Wire::OpenAi, None).await;
+    server.answer_with(|body| {
+        let verdict = if body.to_string().contains("model-yes") {
+            json!({"met": true, "observation": "model saw model-yes"})
+        } else {
+            json!({"met": false, "observation": "model saw nothing yet"})
+        };
+        verdict.to_string()
     });
-    url
+    server.base_url
 }
 
 /// Wake events as they arrive, by wait id: (kind, text, when).

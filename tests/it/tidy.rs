@@ -64,12 +64,13 @@ fn is_test_code(path: &Path) -> bool {
         || text.contains("/tests/")
         || text.ends_with("/tests.rs")
         || text.ends_with("test_display.rs")
+        || text.contains("/testkit/")
         || text.ends_with("/synthetic.rs")
 }
 
 /// The file's text before its inline test module, if any.
 fn without_inline_tests(text: &str) -> &str {
-    match text.find("#[cfg(test)]\nmod tests") {
+    match text.find("#[cfg(test)]\nmod tests {") {
         Some(at) => &text[..at],
         None => text,
     }
@@ -242,6 +243,28 @@ fn no_actor_module_outgrows_a_reading() {
     assert!(
         too_long.is_empty(),
         "split these by concern (at most {MAX_LINES} lines besides tests): {too_long:?}"
+    );
+}
+
+/// Unit tests sit at the end of their module while they are short enough to read with it;
+/// longer ones move to a sibling `tests.rs` (`mod tests;`), so a module reads as its code.
+#[test]
+fn long_unit_tests_live_in_a_sibling_file() {
+    const MAX_INLINE_TEST_LINES: usize = 250;
+    let mut too_long = Vec::new();
+    for folder in ["src", "actors/src", "storage/src", "recall/src"] {
+        for path in files(&root().join(folder), &[".rs"]) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = without_inline_tests(&text);
+            let lines = text[code.len()..].lines().count();
+            if lines > MAX_INLINE_TEST_LINES {
+                too_long.push(format!("{} ({lines} lines)", relative(&path)));
+            }
+        }
+    }
+    assert!(
+        too_long.is_empty(),
+        "move these inline tests to a sibling tests.rs (`#[cfg(test)] mod tests;`): {too_long:?}"
     );
 }
 

@@ -3,88 +3,36 @@
 //! by that model, and `daemon.status` and `wait_status` report what judging cost; a missing
 //! key variable stops the real binary at start with a message naming it.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use actors::testkit::model_server::{ModelServer, Wire};
 use actors::waits::content::{Content, Frame};
 use actors::waits::judge::{Judge, JudgeRequest};
 use lookout::config::VisionBackend;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::support::{DaemonProcess, TestDaemon, wait_until, wait_with_timeout};
 
-/// The request bodies a chat server received.
-pub type Bodies = Arc<Mutex<Vec<String>>>;
-
-/// A chat-completions server that answers every request with a fenced "met" verdict ("the
-/// installer says Finished") and records the request bodies.
-pub async fn chat_server() -> (String, Bodies) {
+/// A chat-completions server (the test kit's loopback model server) that answers every
+/// request with a fenced "met" verdict ("the installer says Finished").
+pub async fn chat_server() -> (String, ModelServer) {
     chat_server_saying(
         "```json\n{\"met\": true, \"observation\": \"the installer says Finished\"}\n```",
     )
     .await
 }
 
-/// A chat-completions server whose model says `said` to every request, recording the request
-/// bodies.
-pub async fn chat_server_saying(said: &str) -> (String, Bodies) {
+/// A chat-completions server whose model says `said` to every request.
+pub async fn chat_server_saying(said: &str) -> (String, ModelServer) {
+    let server = ModelServer::start(Wire::OpenAi, None).await;
     let said = said.to_owned();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let bodies = Bodies::default();
-    let recorded = bodies.clone();
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            let recorded = recorded.clone();
-            let said = said.clone();
-            tokio::spawn(async move {
-                let mut raw = Vec::new();
-                let mut chunk = vec![0u8; 65536];
-                let body = loop {
-                    let Ok(read) = stream.read(&mut chunk).await else {
-                        return;
-                    };
-                    if read == 0 {
-                        return;
-                    }
-                    raw.extend_from_slice(&chunk[..read]);
-                    let text = String::from_utf8_lossy(&raw).to_string();
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let length: usize = text[..end]
-                            .lines()
-                            .find_map(|line| {
-                                let (name, value) = line.split_once(':')?;
-                                name.eq_ignore_ascii_case("content-length")
-                                    .then(|| value.trim().parse().ok())?
-                            })
-                            .unwrap_or(0);
-                        if raw.len() >= end + 4 + length {
-                            break String::from_utf8_lossy(&raw[end + 4..]).into_owned();
-                        }
-                    }
-                };
-                recorded.lock().unwrap().push(body);
-                let body = json!({
-                    "choices": [{"message": {"role": "assistant", "content": said}}],
-                    "usage": {"prompt_tokens": 812, "completion_tokens": 17},
-                })
-                .to_string();
-                let response = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(response.as_bytes()).await;
-                let _ = stream.shutdown().await;
-            });
-        }
-    });
-    (url, bodies)
+    server.answer_with(move |_| said.clone());
+    (server.base_url.clone(), server)
 }
 
 #[tokio::test]
 async fn a_configured_backend_judges_and_daemon_status_counts_it() {
-    let (url, requests) = chat_server().await;
+    let (url, model) = chat_server().await;
     let daemon = TestDaemon::start_with(
         |config| {
             config.vision.backend = VisionBackend::Openai;
@@ -109,25 +57,27 @@ async fn a_configured_backend_judges_and_daemon_status_counts_it() {
         .unwrap();
     assert!(verdict.met);
     assert_eq!(verdict.observation, "the installer says Finished");
-    assert_eq!(requests.lock().unwrap().len(), 1);
+    assert_eq!(model.requests(), 1);
 
     let status = daemon.ok("daemon.status", json!({})).await;
     let vision = &status["vision"];
     assert_eq!(vision["backend"], format!("openai llava at {url}"));
     assert_eq!(vision["calls"], 1);
     assert_eq!(vision["failures"], 0);
-    assert_eq!(vision["input_tokens"], 812);
-    assert_eq!(vision["output_tokens"], 17);
+    let (input_tokens, output_tokens) = model.reported_tokens();
+    assert!(input_tokens > 0 && output_tokens > 0);
+    assert_eq!(vision["input_tokens"], input_tokens);
+    assert_eq!(vision["output_tokens"], output_tokens);
     assert_eq!(vision["max_concurrency"], 2);
     assert_eq!(vision["queued"], 0);
     let usage = daemon.tree().vision_usage("w-installer").unwrap();
-    assert_eq!((usage.calls, usage.input_tokens), (1, 812));
+    assert_eq!((usage.calls, usage.input_tokens), (1, input_tokens));
     daemon.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_configured_model_judges_a_text_wait_that_no_phrase_decides() {
-    let (url, requests) = chat_server().await;
+    let (url, model) = chat_server().await;
     let daemon = TestDaemon::start_with(
         |config| {
             config.vision.backend = VisionBackend::Openai;
@@ -155,7 +105,7 @@ async fn a_configured_model_judges_a_text_wait_that_no_phrase_decides() {
     // What was there before the wait is not news: the model is asked once the installer
     // writes something, and sees what it wrote.
     tokio::time::sleep(Duration::from_millis(600)).await;
-    assert!(requests.lock().unwrap().is_empty());
+    assert_eq!(model.requests(), 0);
     let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
     std::io::Write::write_all(
         &mut file,
@@ -176,7 +126,7 @@ async fn a_configured_model_judges_a_text_wait_that_no_phrase_decides() {
         )),
         "{text}"
     );
-    let bodies = requests.lock().unwrap().clone();
+    let bodies = model.bodies();
     assert_eq!(bodies.len(), 1, "one settled text, one model call");
     let request: serde_json::Value = serde_json::from_str(&bodies[0]).unwrap();
     assert_eq!(request["model"], "qwen2.5");
@@ -194,7 +144,11 @@ async fn a_configured_model_judges_a_text_wait_that_no_phrase_decides() {
             counters["input_tokens"].as_u64(),
             counters["output_tokens"].as_u64()
         ),
-        (Some(1), Some(812), Some(17)),
+        (
+            Some(1),
+            Some(model.reported_tokens().0),
+            Some(model.reported_tokens().1)
+        ),
         "{status}"
     );
     daemon.stop().await;

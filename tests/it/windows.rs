@@ -111,7 +111,7 @@ async fn a_configured_model_judges_the_window_s_frame() {
     let windows = TestWindows::connect(xvfb.display());
     windows.create("Firefox — Downloads", 0, 0, 320, 200, 0x2040a0);
     let display = xvfb.display().to_owned();
-    let (url, requests) = chat_server().await;
+    let (url, model) = chat_server().await;
     let daemon = judged_by_model(display, &url).await;
 
     let (wait_id, created) = watch(&daemon, "window:firefox", "the download finished").await;
@@ -133,7 +133,7 @@ async fn a_configured_model_judges_the_window_s_frame() {
         )),
         "{text}"
     );
-    let bodies = requests.lock().unwrap().clone();
+    let bodies = model.bodies();
     assert_eq!(bodies.len(), 1, "the first settled frame, judged once");
     let asked = bodies[0].as_str();
     assert!(
@@ -144,7 +144,11 @@ async fn a_configured_model_judges_the_window_s_frame() {
     assert!(asked.contains("window:firefox"));
     let status = status_of(&daemon, &wait_id).await;
     assert_eq!(status["counters"]["judge_calls"], 1, "{status}");
-    assert_eq!(status["counters"]["input_tokens"], 812, "{status}");
+    assert_eq!(
+        status["counters"]["input_tokens"],
+        model.reported_tokens().0,
+        "{status}"
+    );
     daemon.stop().await;
 }
 
@@ -179,7 +183,7 @@ async fn a_window_that_closes_and_stays_closed_ends_the_wait_in_error() {
     let windows = TestWindows::connect(xvfb.display());
     let installer = windows.create("Setup Wizard — Installer", 40, 40, 400, 300, GREY);
     let display = xvfb.display().to_owned();
-    let (url, requests) = chat_server_saying(
+    let (url, model) = chat_server_saying(
         "{\"met\": false, \"observation\": \"the installer is still copying files\"}",
     )
     .await;
@@ -198,7 +202,7 @@ async fn a_window_that_closes_and_stays_closed_ends_the_wait_in_error() {
 
     let (wait_id, _) = watch(&daemon, "window:installer", "the installation finishes").await;
     wait_until("the model judged the window", PATIENCE, async || {
-        !requests.lock().unwrap().is_empty()
+        model.requests() > 0
     })
     .await;
     windows.destroy(installer);
@@ -237,7 +241,7 @@ async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing
     windows.create("Firefox — Downloads", 0, 0, 320, 200, 0x2040a0);
     windows.create("Terminal — build", 330, 0, 320, 200, GREY);
     let display = xvfb.display().to_owned();
-    let (url, requests) = chat_server().await;
+    let (url, model) = chat_server().await;
     let daemon = judged_by_model(display, &url).await;
 
     let (wait_id, created) = watch(&daemon, "window:Setup Wizard", "the download finished").await;
@@ -262,7 +266,7 @@ async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing
     )
     .await;
     assert!(
-        requests.lock().unwrap().is_empty(),
+        model.requests() == 0,
         "no model call while the window does not exist"
     );
     let status = status_of(&daemon, &wait_id).await;
@@ -280,7 +284,7 @@ async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing
         daemon.sink.received().len() == 1
     })
     .await;
-    assert_eq!(requests.lock().unwrap().len(), 1, "judged once it appeared");
+    assert_eq!(model.requests(), 1, "judged once it appeared");
     assert_eq!(daemon.sink.received()[0].kind, EventKind::WaitResolved);
     daemon.stop().await;
 }
@@ -291,7 +295,7 @@ async fn twenty_identical_waits_on_a_still_window_share_one_capture_per_poll_and
     let windows = TestWindows::connect(xvfb.display());
     windows.create("Setup Wizard — Installer", 40, 40, 400, 300, GREY);
     let display = xvfb.display().to_owned();
-    let (url, requests) =
+    let (url, model) =
         chat_server_saying("{\"met\": false, \"observation\": \"still copying files\"}").await;
     let daemon = judged_by_model(display, &url).await;
     let mut wait_ids = Vec::new();
@@ -337,7 +341,7 @@ async fn twenty_identical_waits_on_a_still_window_share_one_capture_per_poll_and
         "{captures} captures for {polls} polls of 20 waits: they are not shared"
     );
     assert_eq!(
-        requests.lock().unwrap().len(),
+        model.requests(),
         1,
         "the same question about the same frame is asked once"
     );

@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use super::glyphs::render;
-use super::model_server::{ModelServer, Scripted, Wire};
 use super::{Fixture, eventually};
+use crate::testkit::model_server::{ModelServer, Scripted, Wire};
 use crate::vision::backend::{ApiKey, BackendSpec};
 use crate::vision::image::{ImageFormat, ImageSettings};
 use crate::vision::{PUMP_TIMER, VisionSettings, VisionSpec, VisionStatus};

@@ -15,10 +15,10 @@ use std::time::Duration;
 use storage::{EventKind, WaitId, WaitRecord, WaitState};
 use x11rb::protocol::xproto::Window;
 
-use super::model_server::{ModelServer, Scripted, Wire};
 use super::vision::{KEY, KEY_VARIABLE, backend_for, quick_settings};
 use super::{Fixture, eventually};
 use crate::TreeArgs;
+use crate::testkit::model_server::{ModelServer, Scripted, Wire};
 use crate::vision::VisionSpec;
 use crate::vision::image::ImageSettings;
 use crate::waits::NewWait;

@@ -2,6 +2,7 @@
 
 use super::test_display::{TestWindows, Xvfb};
 use super::*;
+use crate::waits::capture::Source;
 
 const RED: u32 = 0xff0000;
 const GREEN: u32 = 0x00ff00;

@@ -3,7 +3,9 @@
 //! pixels ("met" once the frame is mostly green), or from the text for text questions.
 //!
 //! It checks the key header, counts requests, can hold them (to see the concurrency bound)
-//! and can be scripted to fail first (429 with `Retry-After`, 500, a hang, a prose answer).
+//! and can be scripted to fail first (429 with `Retry-After`, 500, a hang, a prose answer),
+//! or told how to answer every request ([`ModelServer::answer_with`]). The actors' vision
+//! tests and, through the feature `testkit`, the daemon's integration tests use it.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -62,8 +64,12 @@ pub fn reported_usage(image: Option<&(String, u32, u32, [u8; 3])>) -> (u64, u64)
     (100 + pixels / 1000, 20)
 }
 
+/// A caller's rule for the model's answer, given the request body.
+type Rule = Arc<dyn Fn(&Value) -> String + Send + Sync>;
+
 struct ServerState {
     wire: Wire,
+    rule: Mutex<Option<Rule>>,
     key: Option<String>,
     script: Mutex<VecDeque<Scripted>>,
     seen: Mutex<Vec<Seen>>,
@@ -90,6 +96,7 @@ impl ModelServer {
         let (open, _) = watch::channel(true);
         let state = Arc::new(ServerState {
             wire,
+            rule: Mutex::default(),
             key: key.map(str::to_owned),
             script: Mutex::default(),
             seen: Mutex::default(),
@@ -106,6 +113,12 @@ impl ModelServer {
         ModelServer { base_url, state }
     }
 
+    /// Answers every request that nothing scripted answers with what `rule` says of its
+    /// body (the model's text), instead of judging the image or the text itself.
+    pub fn answer_with(&self, rule: impl Fn(&Value) -> String + Send + Sync + 'static) {
+        *self.state.rule.lock().unwrap() = Some(Arc::new(rule));
+    }
+
     pub fn script(&self, answers: impl IntoIterator<Item = Scripted>) {
         self.state.script.lock().unwrap().extend(answers);
     }
@@ -113,6 +126,14 @@ impl ModelServer {
     /// Every request received so far, in order.
     pub fn seen(&self) -> Vec<Seen> {
         self.state.seen.lock().unwrap().clone()
+    }
+
+    /// Each request's body as JSON text, in arrival order.
+    pub fn bodies(&self) -> Vec<String> {
+        self.seen()
+            .iter()
+            .map(|seen| seen.body.to_string())
+            .collect()
     }
 
     pub fn requests(&self) -> usize {
@@ -217,12 +238,16 @@ async fn serve(mut stream: TcpStream, state: Arc<ServerState>) {
                 Some((1, 1)),
             ),
             None => {
-                let verdict = judge(image.as_ref(), &text);
+                let rule = state.rule.lock().unwrap().clone();
+                let said = match rule {
+                    Some(rule) => rule(&body),
+                    None => judge(image.as_ref(), &text).to_string(),
+                };
                 let usage = reported_usage(image.as_ref());
                 (
                     200,
                     String::new(),
-                    wrap(state.wire, &verdict.to_string(), usage),
+                    wrap(state.wire, &said, usage),
                     Some(usage),
                 )
             }
