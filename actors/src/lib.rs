@@ -8,7 +8,8 @@
 //!       ├─ Wake
 //!       ├─ Terminals
 //!       ├─ Tasks ── TaskActor{id}…
-//!       └─ Waits ── WaitActor{id}… ── Watcher
+//!       ├─ Waits ── WaitActor{id}… ── Watcher
+//!       └─ Recorder (opt-in screen history for recall)
 //! ```
 //!
 //! The Registry alone touches the database; the Clock alone reads time; the Root restarts
