@@ -31,6 +31,7 @@ pub struct Config {
     pub wait: WaitConfig,
     pub vision: VisionConfig,
     pub x11: X11Config,
+    pub wayland: WaylandConfig,
     pub recall: RecallConfig,
 }
 
@@ -206,6 +207,66 @@ impl X11Config {
     /// wait then fails with a message saying how to set one).
     pub fn resolved_display(&self) -> Option<String> {
         resolve_display(self.display.as_deref(), crate::environment::var("DISPLAY"))
+    }
+}
+
+/// `[wayland]`: whether `window:` and `screen` waits read a Wayland compositor instead of an
+/// X display, and where it listens.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WaylandConfig {
+    /// `"auto"` (the default: Wayland when `display` or `WAYLAND_DISPLAY` is set, else X11),
+    /// `"wayland"` or `"x11"`.
+    pub session: String,
+    /// The compositor's socket: a name in `XDG_RUNTIME_DIR` (`wayland-1`) or an absolute
+    /// path. Default: the daemon's `WAYLAND_DISPLAY`.
+    pub display: Option<String>,
+    /// sway's IPC socket, which says where windows are. Default: the daemon's `SWAYSOCK`.
+    pub sway_socket: Option<PathBuf>,
+}
+
+impl Default for WaylandConfig {
+    fn default() -> Self {
+        WaylandConfig {
+            session: "auto".to_owned(),
+            display: None,
+            sway_socket: None,
+        }
+    }
+}
+
+impl WaylandConfig {
+    /// The Wayland compositor pixel waits read, or `None` for X11.
+    pub fn resolved(
+        &self,
+    ) -> anyhow::Result<Option<actors::waits::capture::wayland::WaylandDisplay>> {
+        let display = resolve_display(
+            self.display.as_deref(),
+            crate::environment::var("WAYLAND_DISPLAY"),
+        );
+        let display = match (self.session.trim(), display) {
+            ("x11", _) | ("auto", None) => return Ok(None),
+            ("wayland", None) => "wayland-0".to_owned(),
+            ("wayland" | "auto", Some(display)) => display,
+            (other, _) => anyhow::bail!(
+                "[wayland] session = \"{other}\" is not one of \"auto\", \"wayland\", \"x11\""
+            ),
+        };
+        let socket = PathBuf::from(&display);
+        let socket = if socket.is_absolute() {
+            socket
+        } else {
+            crate::paths::runtime_dir().join(socket)
+        };
+        let sway = self
+            .sway_socket
+            .clone()
+            .filter(|path| !path.as_os_str().is_empty())
+            .or_else(|| crate::environment::non_empty("SWAYSOCK").map(PathBuf::from));
+        Ok(Some(actors::waits::capture::wayland::WaylandDisplay {
+            socket,
+            sway,
+        }))
     }
 }
 
@@ -445,6 +506,7 @@ impl Default for Config {
             wait: WaitConfig::default(),
             vision: VisionConfig::default(),
             x11: X11Config::default(),
+            wayland: WaylandConfig::default(),
             recall: RecallConfig::default(),
         }
     }

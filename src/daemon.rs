@@ -173,6 +173,18 @@ impl Daemon {
         tree_args.wake.max_delivery_attempts = config.wake.max_attempts;
         tree_args.waits.max_consecutive_failures = config.wait.max_consecutive_failures;
         tree_args.waits.x11_display = config.x11.resolved_display();
+        tree_args.waits.wayland = config.wayland.resolved()?;
+        match &tree_args.waits.wayland {
+            Some(wayland) => tracing::info!(
+                socket = %wayland.socket.display(),
+                sway = ?wayland.sway,
+                "window: and screen waits read the Wayland compositor"
+            ),
+            None => tracing::info!(
+                display = ?tree_args.waits.x11_display,
+                "window: and screen waits read the X display"
+            ),
+        }
         tree_args.recall.retention = config.recall.retention();
         tree_args.recall.recorder = RecorderSettings {
             mode: config.recall.mode(),

@@ -58,6 +58,12 @@ pub fn default_socket_path() -> PathBuf {
     }
 }
 
+/// `$XDG_RUNTIME_DIR`, else `/run/user/$UID` (where a Wayland compositor's socket lives).
+pub fn runtime_dir() -> PathBuf {
+    env_path("XDG_RUNTIME_DIR")
+        .unwrap_or_else(|| PathBuf::from(format!("/run/user/{}", current_uid())))
+}
+
 fn config_home() -> Option<PathBuf> {
     env_path("XDG_CONFIG_HOME").or_else(|| home().map(|h| h.join(".config")))
 }

@@ -43,10 +43,12 @@ pub mod words;
 
 /// Test support for this crate's tests and, with the feature `testkit`, other crates' tests
 /// and benchmarks: a private Xvfb with painted windows, synthetic screens for the pixel
-/// gate, and a loopback model server speaking the OpenAI and Anthropic wire formats.
+/// gate, a loopback model server speaking the OpenAI and Anthropic wire formats, and a
+/// headless sway with terminal windows.
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit {
     pub mod model_server;
+    pub mod sway;
 
     pub use crate::waits::capture::x11::test_display;
     pub use crate::waits::gate::pixel::synthetic;

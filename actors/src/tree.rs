@@ -124,6 +124,7 @@ impl Tree {
             Arc::new(ProductionSources {
                 spawner: args.spawner.clone(),
                 display: args.waits.x11_display,
+                wayland: args.waits.wayland,
                 pixel_floor: args.waits.pixel_floor,
                 openclaw: args.waits.openclaw,
             })

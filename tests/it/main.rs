@@ -33,4 +33,5 @@ mod tidy;
 mod vision;
 mod waits;
 mod wakes;
+mod wayland;
 mod windows;

@@ -16,6 +16,7 @@ use crate::tasks::stuck::StuckPolicy;
 use crate::terminals::session::TerminalLimits;
 use crate::vision::VisionSpec;
 use crate::waits::capture::sources::SourceFactory;
+use crate::waits::capture::wayland::WaylandDisplay;
 use crate::waits::judge::Judge;
 use crate::wake::WakeSettings;
 use crate::wake::sinks::SinkSpec;
@@ -80,6 +81,9 @@ pub struct WaitArgs {
     /// The X display of `window:` and `screen` waits (`None`: such waits fail, saying how
     /// to set one).
     pub x11_display: Option<String>,
+    /// The Wayland compositor `window:` and `screen` waits read instead of the X display,
+    /// when the desktop is a Wayland session (`None`: X11).
+    pub wayland: Option<WaylandDisplay>,
     /// The pixel gate's floor: a still window is judged again after this long.
     pub pixel_floor: Duration,
     /// How long a watched window may stay closed before its wait ends in `error`.
@@ -136,6 +140,7 @@ impl TreeArgs {
                 pixel_judge: None,
                 max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
                 x11_display: None,
+                wayland: None,
                 pixel_floor: DEFAULT_PIXEL_FLOOR,
                 window_gone_grace: DEFAULT_WINDOW_GONE_GRACE,
                 settle_probe: DEFAULT_SETTLE_PROBE,

@@ -6,7 +6,8 @@
 //! - `pty:` — terminal sessions the daemon owns (`terminals::source`), or the agent's own
 //!   OpenClaw exec sessions ([`super::openclaw::ExecSource`]) when the id is not the daemon's
 //!   and an OpenClaw gateway is set up;
-//! - `window:`/`screen` — pixels, through the X11 capture and the pixel gate.
+//! - `window:`/`screen` — pixels, through the X11 capture, or the Wayland one when the
+//!   daemon was given a Wayland compositor, and the pixel gate.
 
 use std::fmt::Debug;
 use std::path::PathBuf;
@@ -22,12 +23,13 @@ use crate::openclaw::exec::{ExecLedger, ExecSession, ExecState};
 use crate::process::Spawner;
 use crate::terminals::source::TerminalSource;
 use crate::terminals::types::SessionId;
-use crate::waits::capture::Source;
 use crate::waits::capture::file::{FileTail, not_a_regular_file};
 use crate::waits::capture::openclaw::ExecSource;
 use crate::waits::capture::tmux::TmuxPane;
+use crate::waits::capture::wayland::{WaylandCapture, WaylandDisplay, WaylandSource};
 use crate::waits::capture::x11::windows::closest_titles;
 use crate::waits::capture::x11::{CaptureOptions, Watched, WindowStatus, X11Capture, X11Source};
+use crate::waits::capture::{CaptureError, Source};
 use crate::waits::gate::Gate;
 use crate::waits::gate::pixel::PixelGate;
 use crate::waits::gate::text::TextGate;
@@ -93,6 +95,9 @@ pub struct ProductionSources {
     pub spawner: Arc<dyn Spawner>,
     /// The X display of `window:` and `screen` targets (`[x11] display`, else `DISPLAY`).
     pub display: Option<String>,
+    /// The Wayland compositor that `window:` and `screen` targets are read from instead of
+    /// X11, when the desktop is a Wayland session.
+    pub wayland: Option<WaylandDisplay>,
     /// The pixel gate's floor: a still window is judged again after this long.
     pub pixel_floor: Duration,
     /// The task ledger of the user's OpenClaw gateway, for `pty:` ids of the agent's own
@@ -115,11 +120,17 @@ impl SourceFactory for ProductionSources {
                 _ => Ok(Box::new(TerminalSource::new(directory, session))),
             },
             Target::Window(_) | Target::Screen => {
-                let source =
-                    X11Source::deferred(self.display.clone(), target).map_err(|error| {
-                        CallError::internal(error.message, "this is a bug in lookout")
-                    })?;
-                Ok(Box::new(source))
+                let bug = |error: CaptureError| {
+                    CallError::internal(error.message, "this is a bug in lookout")
+                };
+                Ok(match &self.wayland {
+                    Some(wayland) => {
+                        Box::new(WaylandSource::deferred(wayland.clone(), target).map_err(bug)?)
+                    }
+                    None => {
+                        Box::new(X11Source::deferred(self.display.clone(), target).map_err(bug)?)
+                    }
+                })
             }
         }
     }
@@ -158,6 +169,7 @@ impl SourceFactory for ProductionSources {
         };
         let watched = Watched::of(target);
         let display = self.display.clone();
+        let wayland = self.wayland.clone();
         let background_output = target.is_background_output();
         Box::pin(async move {
             if let Some((path, lane)) = file {
@@ -176,20 +188,28 @@ impl SourceFactory for ProductionSources {
             // Open the display once, off the runtime, so that a wait that cannot work fails
             // now with a reason instead of at its first captures; a window not there yet is
             // fine (it may open later), and the reply says what is there instead.
-            let opened = tokio::task::spawn_blocking(move || {
-                let mut capture =
-                    X11Capture::connect(display.as_deref(), watched, CaptureOptions::default())?;
-                capture.window_status()
+            let session = if wayland.is_some() { "Wayland" } else { "X11" };
+            let opened = tokio::task::spawn_blocking(move || match wayland {
+                Some(wayland) => WaylandCapture::connect(&wayland, watched)?.window_status(),
+                None => {
+                    X11Capture::connect(display.as_deref(), watched, CaptureOptions::default())?
+                        .window_status()
+                }
             })
             .await
             .map_err(|error| {
-                CallError::internal(format!("opening the X display failed: {error}"), "retry")
+                CallError::internal(
+                    format!("opening the {session} display failed: {error}"),
+                    "retry",
+                )
             })?;
             let status = opened.map_err(|error| {
                 CallError::unavailable(
                     error.message,
-                    "window: and screen waits need an X display the daemon can open; text \
-                     targets (pty:, tmux:, file:) work without one",
+                    format!(
+                        "window: and screen waits need a display the daemon can read ({session} \
+                         here); text targets (pty:, tmux:, file:) work without one"
+                    ),
                 )
             })?;
             Ok(match (status, needle) {

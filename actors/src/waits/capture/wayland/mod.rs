@@ -1,0 +1,343 @@
+//! Wayland capture on wlroots compositors (sway, Hyprland, river, labwc, Wayfire): the
+//! [`Source`] of `window:` and `screen` targets when the desktop is a Wayland session.
+//!
+//! [`WaylandCapture`] is the blocking core: one connection to the compositor
+//! ([`client`]: wayland-client's pure-Rust backend, no libwayland), pixels copied with
+//! `wlr-screencopy` into shared memory ([`screencopy`]), windows found by title through
+//! `wlr-foreign-toplevel-management`, and a window's place from sway's IPC tree ([`sway`]),
+//! since the toplevel protocol does not say where a window is. A window is captured as the
+//! region of its output it covers, so what lies over it is what is read (unlike X11's
+//! Composite, Wayland gives clients no window's own pixels).
+//!
+//! What a capture sees, as on X11:
+//! - `screen`: the first output, whole.
+//! - `window:<text>`: the first window whose title contains the text (case-insensitively);
+//!   one that is gone is `Content::Absent` with [`WINDOW_CLOSED`], one minimised or on a
+//!   workspace not shown is `Content::Absent` with [`WINDOW_HIDDEN`]. A title is looked up
+//!   at every capture, so a window that reopens, or another with that title, is followed.
+//! - `window:0x…` is an X11 window id: refused, a Wayland window is named by its title.
+//!
+//! [`WaylandSource`] runs each capture on a blocking thread and connects again after the
+//! compositor went away. Owns no configuration: the sockets come from the caller
+//! (`[wayland]`, else `WAYLAND_DISPLAY` and `SWAYSOCK`, resolved in `src/`).
+
+mod client;
+mod screencopy;
+mod sway;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use futures::future::BoxFuture;
+
+use crate::waits::capture::x11::{WINDOW_HIDDEN, Watched, WindowStatus};
+use crate::waits::capture::{CaptureError, Source};
+use crate::waits::content::{Content, WINDOW_CLOSED};
+use crate::waits::target::{Target, WindowSelector};
+use client::Client;
+use screencopy::{Pool, Region};
+use sway::SwayWindow;
+
+/// Where the compositor listens, and sway's IPC when the compositor is sway.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaylandDisplay {
+    /// The compositor's socket (`$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY`).
+    pub socket: PathBuf,
+    /// sway's IPC socket (`SWAYSOCK`): where windows are. `None` on other compositors, where
+    /// only `screen` can be watched.
+    pub sway: Option<PathBuf>,
+}
+
+impl WaylandDisplay {
+    fn name(&self) -> String {
+        self.socket
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.socket.display().to_string())
+    }
+}
+
+/// The titles of the windows sway shows, from its IPC socket; blocking.
+pub fn sway_window_titles(ipc: &Path) -> Result<Vec<String>, CaptureError> {
+    Ok(sway::windows(ipc)?
+        .into_iter()
+        .map(|window| window.title)
+        .collect())
+}
+
+/// A blocking Wayland capture of one target. See the module documentation.
+pub struct WaylandCapture {
+    display: WaylandDisplay,
+    watched: Watched,
+    client: Client,
+    pool: Option<Pool>,
+    /// What the last capture saw, for `describe`.
+    seen: String,
+}
+
+impl fmt::Debug for WaylandCapture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WaylandCapture")
+            .field("display", &self.display)
+            .field("watched", &self.watched)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WaylandCapture {
+    /// Connects to the compositor for `watched`; blocking. Refuses what cannot be watched on
+    /// this compositor (an X11 window id; a window on a compositor that does not say where
+    /// windows are).
+    pub fn connect(
+        display: &WaylandDisplay,
+        watched: Watched,
+    ) -> Result<WaylandCapture, CaptureError> {
+        if let Watched::Window(WindowSelector::Id(id)) = &watched {
+            return Err(CaptureError::permanent(format!(
+                "window:0x{id:x} is an X11 window id, and this desktop is a Wayland session: \
+                 name the window by its title, e.g. window:Firefox"
+            )));
+        }
+        if matches!(watched, Watched::Window(_)) && display.sway.is_none() {
+            return Err(CaptureError::permanent(format!(
+                "this Wayland compositor ({}) does not say where its windows are, so lookout can \
+                 watch the whole screen but not one window: watch screen instead, or run sway \
+                 (its IPC gives window places; set SWAYSOCK or [wayland] sway_socket)",
+                display.socket.display()
+            )));
+        }
+        let client = Client::connect(&display.socket)?;
+        if client.state.outputs.is_empty() {
+            return Err(CaptureError::retryable(format!(
+                "the Wayland compositor at {} has no output to capture",
+                display.socket.display()
+            )));
+        }
+        let seen = describe(display, &watched, None);
+        Ok(WaylandCapture {
+            display: display.clone(),
+            watched,
+            client,
+            pool: None,
+            seen,
+        })
+    }
+
+    pub fn describe(&self) -> String {
+        self.seen.clone()
+    }
+
+    /// One capture of the watched target; blocking.
+    pub fn capture(&mut self) -> Result<Content, CaptureError> {
+        self.client.refresh(&self.display.socket)?;
+        match self.watched.clone() {
+            Watched::Screen => {
+                let output = self.client.state.outputs[0].wl.clone();
+                let frame = screencopy::copy(
+                    &mut self.client,
+                    &mut self.pool,
+                    &output,
+                    None,
+                    &self.display.socket,
+                )?;
+                self.seen = describe(&self.display, &self.watched, None);
+                Ok(Content::Frame(frame))
+            }
+            Watched::Window(WindowSelector::Title(needle)) => self.capture_window(&needle),
+            Watched::Window(WindowSelector::Id(_)) => {
+                unreachable!("connect refuses X11 window ids")
+            }
+        }
+    }
+
+    fn capture_window(&mut self, needle: &str) -> Result<Content, CaptureError> {
+        let sway_socket = self.display.sway.clone().expect("connect requires sway");
+        let windows = sway::windows(&sway_socket)?;
+        let Some(window) = self.find(needle, &windows) else {
+            self.seen = describe(&self.display, &self.watched, None);
+            return Ok(Content::Absent {
+                description: WINDOW_CLOSED.to_owned(),
+            });
+        };
+        self.seen = describe(&self.display, &self.watched, Some(&window));
+        let minimized = self
+            .client
+            .state
+            .toplevels
+            .iter()
+            .any(|t| t.title == window.title && t.minimized);
+        if !window.visible || minimized || window.content.width <= 0 || window.content.height <= 0 {
+            return Ok(Content::Absent {
+                description: WINDOW_HIDDEN.to_owned(),
+            });
+        }
+        let outputs = &self.client.state.outputs;
+        let output = outputs
+            .iter()
+            .find(|o| o.name.as_deref() == Some(window.output.as_str()))
+            .or_else(|| {
+                outputs
+                    .iter()
+                    .find(|o| (o.x, o.y) == (window.output_rect.x, window.output_rect.y))
+            })
+            .or(outputs.first())
+            .map(|o| o.wl.clone())
+            .expect("connect requires an output");
+        let region = Region {
+            x: window.content.x - window.output_rect.x,
+            y: window.content.y - window.output_rect.y,
+            width: window.content.width,
+            height: window.content.height,
+        };
+        let frame = screencopy::copy(
+            &mut self.client,
+            &mut self.pool,
+            &output,
+            Some(region),
+            &self.display.socket,
+        )?;
+        Ok(Content::Frame(frame))
+    }
+
+    /// The watched window: the first toplevel whose title contains `needle`, placed by
+    /// sway's tree (sway alone when the compositor lists no toplevels).
+    fn find(&self, needle: &str, windows: &[SwayWindow]) -> Option<SwayWindow> {
+        let needle = needle.to_lowercase();
+        let matches = |title: &str| title.to_lowercase().contains(&needle);
+        let toplevels = &self.client.state.toplevels;
+        if self.client.toplevels.is_none() {
+            return windows.iter().find(|w| matches(&w.title)).cloned();
+        }
+        let toplevel = toplevels.iter().find(|t| matches(&t.title))?;
+        windows
+            .iter()
+            .find(|w| w.title == toplevel.title && w.app_id == toplevel.app_id)
+            .or_else(|| windows.iter().find(|w| w.title == toplevel.title))
+            .cloned()
+    }
+
+    /// Whether the watched window is there, and if not which titles are (for the reply to
+    /// `smart_wait`).
+    pub fn window_status(&mut self) -> Result<WindowStatus, CaptureError> {
+        let Watched::Window(WindowSelector::Title(needle)) = self.watched.clone() else {
+            return Ok(WindowStatus::Found);
+        };
+        self.client.refresh(&self.display.socket)?;
+        let windows = match &self.display.sway {
+            Some(socket) => sway::windows(socket)?,
+            None => Vec::new(),
+        };
+        if self.find(&needle, &windows).is_some() {
+            return Ok(WindowStatus::Found);
+        }
+        let mut titles: Vec<String> = self
+            .client
+            .state
+            .toplevels
+            .iter()
+            .map(|t| t.title.clone())
+            .chain(windows.iter().map(|w| w.title.clone()))
+            .filter(|title| !title.is_empty())
+            .collect();
+        titles.sort();
+        titles.dedup();
+        Ok(WindowStatus::Missing { titles })
+    }
+}
+
+fn describe(display: &WaylandDisplay, watched: &Watched, window: Option<&SwayWindow>) -> String {
+    let name = display.name();
+    match (watched, window) {
+        (Watched::Screen, _) => format!("the screen of Wayland display {name}"),
+        (_, Some(window)) if !window.app_id.is_empty() => format!(
+            "Wayland window '{}' ({}) on {name}",
+            window.title, window.app_id
+        ),
+        (_, Some(window)) => format!("Wayland window '{}' on {name}", window.title),
+        (Watched::Window(WindowSelector::Title(text)), None) => {
+            format!("a Wayland window whose title contains '{text}' on {name}")
+        }
+        (Watched::Window(WindowSelector::Id(id)), None) => format!("window 0x{id:x}"),
+    }
+}
+
+/// The [`Source`] of `window:` and `screen` targets on a Wayland session: a
+/// [`WaylandCapture`] driven from blocking threads, connecting again after the compositor
+/// went away.
+pub struct WaylandSource {
+    display: WaylandDisplay,
+    watched: Watched,
+    description: String,
+    /// `None` before the first connection, after a broken one, and while a capture runs.
+    capture: Option<WaylandCapture>,
+}
+
+impl fmt::Debug for WaylandSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WaylandSource")
+            .field("description", &self.description)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WaylandSource {
+    /// A source that connects at its first capture (a resumed wait may start before the
+    /// compositor does).
+    pub fn deferred(
+        display: WaylandDisplay,
+        target: &Target,
+    ) -> Result<WaylandSource, CaptureError> {
+        let watched = Watched::of(target).ok_or_else(|| {
+            CaptureError::permanent(format!(
+                "Wayland capture watches window: and screen targets, not {target}"
+            ))
+        })?;
+        let description = describe(&display, &watched, None);
+        Ok(WaylandSource {
+            display,
+            watched,
+            description,
+            capture: None,
+        })
+    }
+}
+
+impl Source for WaylandSource {
+    fn describe(&self) -> String {
+        self.description.clone()
+    }
+
+    fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
+        Box::pin(async move {
+            let capture = self.capture.take();
+            let display = self.display.clone();
+            let watched = self.watched.clone();
+            let joined = tokio::task::spawn_blocking(move || {
+                let mut capture = match capture {
+                    Some(capture) => capture,
+                    None => match WaylandCapture::connect(&display, watched) {
+                        Ok(capture) => capture,
+                        Err(error) => return (None, Err(error)),
+                    },
+                };
+                let content = capture.capture();
+                // A broken connection is not kept: the next capture connects again.
+                let keep = content.is_ok();
+                (keep.then_some(capture), content)
+            })
+            .await;
+            match joined {
+                Ok((capture, content)) => {
+                    if let Some(capture) = &capture {
+                        self.description = capture.describe();
+                    }
+                    self.capture = capture;
+                    content
+                }
+                Err(error) => Err(CaptureError::retryable(format!(
+                    "the Wayland capture thread failed: {error}"
+                ))),
+            }
+        })
+    }
+}

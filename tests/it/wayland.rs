@@ -1,0 +1,241 @@
+//! Window and screen waits on a Wayland session: a private headless sway
+//! (`actors::testkit::sway`, as an unprivileged user), foot terminal windows with known
+//! titles, and the daemon reading them through wlr-screencopy, foreign-toplevel and sway's
+//! IPC. The same scenarios as the X11 tests: a still window costs at most one judge call, a
+//! change is judged, a window that closes ends its wait in `error`, `screen` works without a
+//! model and says nothing was judged, and what Wayland cannot watch is refused with a reason.
+
+use std::path::Path;
+use std::time::Duration;
+
+use actors::testkit::sway::HeadlessSway;
+use lookout::config::VisionBackend;
+use lookout::jsonrpc::codes;
+use serde_json::{Value, json};
+use storage::EventKind;
+
+use crate::support::{TestDaemon, wait_until};
+use crate::vision::chat_server_saying;
+
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A daemon reading the Wayland compositor `sway` runs, with `adjust` applied.
+async fn daemon_on(
+    sway: &HeadlessSway,
+    adjust: impl FnOnce(&mut lookout::config::Config),
+) -> TestDaemon {
+    let display = sway.display().clone();
+    TestDaemon::start_with(
+        |config| {
+            config.x11.display = None;
+            config.wayland.session = "wayland".into();
+            config.wayland.display = Some(display.socket.to_string_lossy().into_owned());
+            config.wayland.sway_socket = display.sway.clone();
+            adjust(config);
+        },
+        None,
+    )
+    .await
+}
+
+async fn watch(daemon: &TestDaemon, target: &str, condition: &str) -> (String, Value) {
+    let created = daemon
+        .ok(
+            "smart_wait",
+            json!({"target": target, "wake_when": condition, "poll_interval": 0.3, "timeout": 90}),
+        )
+        .await;
+    assert_eq!(created["status"], "watching", "{created}");
+    (created["wait_id"].as_str().unwrap().to_owned(), created)
+}
+
+async fn status_of(daemon: &TestDaemon, wait_id: &str) -> Value {
+    daemon.ok("wait_status", json!({"wait_id": wait_id})).await
+}
+
+/// A terminal that shows what is appended to `log` (a file sway's user can read).
+fn follow_script(log: &Path) -> String {
+    std::fs::write(log, "").unwrap();
+    std::fs::set_permissions(log, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    format!("tail -n +1 -F {}", log.display())
+}
+
+fn append(log: &Path, text: &str) {
+    let mut file = std::fs::OpenOptions::new().append(true).open(log).unwrap();
+    std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
+}
+
+/// Paints the whole terminal green: a true-colour background, then clear.
+const GREEN_SCREEN: &str = "\x1b[48;2;0;200;0m\x1b[2J\x1b[H";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_still_wayland_window_is_judged_once_and_its_change_resolves_the_wait() {
+    let mut sway = HeadlessSway::start();
+    let log = sway.shared_folder().join("installer.log");
+    let script = follow_script(&log);
+    sway.open_terminal("Setup Wizard — Installer", &script);
+    // The test kit's model judges frames by their colour: met once the window is green.
+    let model = actors::testkit::model_server::ModelServer::start(
+        actors::testkit::model_server::Wire::OpenAi,
+        None,
+    )
+    .await;
+    let url = model.base_url.clone();
+    let daemon = daemon_on(&sway, |config| {
+        config.vision.backend = VisionBackend::Openai;
+        config.vision.base_url = Some(url);
+        config.vision.model = Some("llava".into());
+        config.vision.min_interval_s = 0;
+    })
+    .await;
+
+    let (wait_id, _) = watch(&daemon, "window:setup wizard", "the window turns green").await;
+    wait_until("still frames were skipped", PATIENCE, async || {
+        status_of(&daemon, &wait_id).await["counters"]["skipped_by_gate"]
+            .as_u64()
+            .unwrap()
+            >= 5
+    })
+    .await;
+    let status = status_of(&daemon, &wait_id).await;
+    assert_eq!(status["status"], "watching", "{status}");
+    assert!(
+        status["counters"]["judge_calls"].as_u64().unwrap() <= 1,
+        "a still window costs at most one judge call: {status}"
+    );
+    let seen = model.seen();
+    if let Some(first) = seen.first() {
+        let (media_type, width, height, _) = first.image.clone().expect("a frame was sent");
+        assert_eq!(media_type, "image/png");
+        // The window fills the 1920x1080 output (no borders), shrunk for the model.
+        assert!(width > height && width >= 640, "{width}x{height}");
+    }
+
+    append(&log, GREEN_SCREEN);
+    wait_until("the green window resolved the wait", PATIENCE, async || {
+        !daemon.sink.received().is_empty()
+    })
+    .await;
+    let event = daemon.sink.received()[0].clone();
+    assert_eq!(event.kind, EventKind::WaitResolved, "{}", event.text);
+    assert!(event.text.contains("is green"), "{}", event.text);
+    let status = status_of(&daemon, &wait_id).await;
+    assert_eq!(status["status"], "resolved");
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_the_wayland_screen_wakes_as_changed_and_says_nothing_was_judged() {
+    let mut sway = HeadlessSway::start();
+    let daemon = daemon_on(&sway, |_| {}).await;
+    let (wait_id, created) = watch(&daemon, "screen", "the build window opens").await;
+    assert!(
+        created["message"]
+            .as_str()
+            .unwrap()
+            .contains("No model is configured to judge"),
+        "{created}"
+    );
+    wait_until("the empty screen was captured", PATIENCE, async || {
+        status_of(&daemon, &wait_id).await["counters"]["captures"]
+            .as_u64()
+            .unwrap()
+            >= 3
+    })
+    .await;
+    assert!(
+        daemon.sink.received().is_empty(),
+        "a still screen woke the agent"
+    );
+
+    let log = sway.shared_folder().join("build.log");
+    let script = follow_script(&log);
+    sway.open_terminal("cargo build", &script);
+    append(&log, "   Compiling lookout v0.1.0\n");
+    wait_until("the new window woke the agent", PATIENCE, async || {
+        !daemon.sink.received().is_empty()
+    })
+    .await;
+    let event = daemon.sink.received()[0].clone();
+    assert_eq!(event.kind, EventKind::WaitChanged, "{}", event.text);
+    assert!(
+        event
+            .text
+            .contains("The condition was not judged: no model is configured"),
+        "{}",
+        event.text
+    );
+    let status = status_of(&daemon, &wait_id).await;
+    assert_eq!(status["counters"]["judge_calls"], 0);
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wayland_window_that_closes_ends_its_wait_in_error_and_missing_ones_are_named() {
+    let mut sway = HeadlessSway::start();
+    let log = sway.shared_folder().join("copy.log");
+    let script = follow_script(&log);
+    let terminal = sway.open_terminal("rsync — backup", &script);
+    let (url, model) =
+        chat_server_saying("{\"met\": false, \"observation\": \"still copying files\"}").await;
+    let daemon = daemon_on(&sway, |config| {
+        config.vision.backend = VisionBackend::Openai;
+        config.vision.base_url = Some(url);
+        config.vision.model = Some("llava".into());
+        config.vision.min_interval_s = 0;
+        config.wait.window_gone_grace_s = 1;
+    })
+    .await;
+
+    // A window that is not there: accepted, and the reply names the windows that are.
+    let (_, created) = watch(&daemon, "window:Installer", "the installer finishes").await;
+    let message = created["message"].as_str().unwrap();
+    assert!(
+        message.contains("No window's title contains 'Installer' yet")
+            && message.contains("'rsync — backup'"),
+        "{message}"
+    );
+    // An X11 window id means nothing here: refused, saying why and what to do.
+    let error = daemon
+        .err(
+            "smart_wait",
+            json!({"target": "window:0x4200003", "wake_when": "it finishes"}),
+        )
+        .await;
+    assert_eq!(error.code, codes::UNAVAILABLE, "{}", error.message);
+    assert!(
+        error.message.contains("X11 window id") && error.message.contains("Wayland"),
+        "{}",
+        error.message
+    );
+
+    let (wait_id, _) = watch(&daemon, "window:rsync", "the backup finishes").await;
+    wait_until("the model judged the window", PATIENCE, async || {
+        model.requests() > 0
+    })
+    .await;
+    sway.close(terminal, "rsync — backup");
+    wait_until("the closed window woke the agent", PATIENCE, async || {
+        daemon
+            .sink
+            .received()
+            .iter()
+            .any(|event| event.text.contains(&wait_id))
+    })
+    .await;
+    let event = daemon
+        .sink
+        .received()
+        .into_iter()
+        .find(|event| event.text.contains(&wait_id))
+        .unwrap();
+    assert_eq!(event.kind, EventKind::WaitError, "{}", event.text);
+    assert!(
+        event
+            .text
+            .contains("window:rsync closed and stayed closed for"),
+        "{}",
+        event.text
+    );
+    daemon.stop().await;
+}
