@@ -1,11 +1,14 @@
-//! X11 capture on Xvfb: `cargo bench --bench capture`.
+//! X11 and Wayland capture: `cargo bench --bench capture`.
 //!
 //! Starts a private 1920x1080x24 Xvfb with a 1280x720 window half covered by another, and
 //! measures (criterion) one capture of the screen and of the window, with MIT-SHM and with
 //! GetImage, side by side, beside the floor: copying a frame of the same size into a new
-//! buffer, which every capture does at least once. Then watches the window as a wait does (capture and pixel gate
-//! every 2 s) for `LOOKOUT_BENCH_WATCH_SECONDS` (default 60) and prints the CPU this process
-//! and the X server used meanwhile, as a share of one core.
+//! buffer, which every capture does at least once. Then a headless sway with a 1920x1080
+//! output and a foot window: lookout's screencopy of the screen and of the window, beside
+//! `grim` (the reference screencopy client) writing the same output as uncompressed PPM and
+//! as its default PNG, in the same run. Then watches the X11 window as a wait does (capture
+//! and pixel gate every 2 s) for `LOOKOUT_BENCH_WATCH_SECONDS` (default 60) and prints the
+//! CPU this process and the X server used meanwhile, as a share of one core.
 
 // A benchmark measures: it reads the wall clock and the environment and starts the programs
 // it measures; the rules these lints enforce are for the daemon's code.
@@ -13,6 +16,7 @@
 
 use std::time::{Duration, Instant};
 
+use actors::waits::capture::wayland::WaylandCapture;
 use actors::waits::capture::x11::{CaptureOptions, Watched, X11Capture};
 use actors::waits::content::Content;
 use actors::waits::gate::pixel::PixelGate;
@@ -21,6 +25,7 @@ use actors::waits::target::Target;
 use criterion::Criterion;
 use storage::Timestamp;
 
+use actors::testkit::sway::HeadlessSway;
 use actors::testkit::test_display;
 
 use test_display::{TestWindows, Xvfb};
@@ -58,6 +63,50 @@ fn bench_captures(criterion: &mut Criterion, display: &str) {
                 b.iter(|| capture.capture().unwrap())
             });
         }
+    }
+    group.finish();
+}
+
+fn bench_wayland(criterion: &mut Criterion) {
+    let mut sway = HeadlessSway::start_with(1920, 1080);
+    sway.open_terminal(
+        "watched",
+        "printf '\\033[48;2;30;60;160m\\033[2J'; ls -l /usr/bin | head -60; sleep 100000",
+    );
+    let display = sway.display().clone();
+    let mut group = criterion.benchmark_group("capture on headless sway");
+    let frame = vec![0x5au8; 1920 * 1080 * 4];
+    group.bench_function(
+        "memcpy of a 1920x1080 frame into a new buffer (floor)",
+        |b| b.iter(|| std::hint::black_box(frame.clone())),
+    );
+    for target in ["screen", "window:watched"] {
+        let watched = Watched::of(&Target::parse(target).unwrap()).unwrap();
+        let mut capture = WaylandCapture::connect(&display, watched).unwrap();
+        match capture.capture().unwrap() {
+            Content::Frame(frame) => assert_eq!((frame.width, frame.height), (1920, 1080)),
+            other => panic!("{target}: {other:?}"),
+        }
+        group.bench_function(format!("lookout {target} (1920x1080), screencopy"), |b| {
+            b.iter(|| capture.capture().unwrap())
+        });
+    }
+    group.sample_size(20);
+    for (format, arguments) in [("PPM", &["-t", "ppm"][..]), ("PNG (its default)", &[][..])] {
+        let grim = || {
+            let status = std::process::Command::new("grim")
+                .args(arguments)
+                .arg("/dev/null")
+                .env("WAYLAND_DISPLAY", &display.socket)
+                .env("XDG_RUNTIME_DIR", sway.shared_folder())
+                .status()
+                .expect("grim runs (apt-get install grim)");
+            assert!(status.success());
+        };
+        grim();
+        group.bench_function(format!("grim, the whole output as {format}"), |b| {
+            b.iter(grim)
+        });
     }
     group.finish();
 }
@@ -123,6 +172,7 @@ fn main() {
     app.create("cover", 700, 400, 900, 600, 0xa03030);
     let mut criterion = Criterion::default().configure_from_args();
     bench_captures(&mut criterion, xvfb.display());
+    bench_wayland(&mut criterion);
     criterion.final_summary();
     watch_like_a_wait(&xvfb, &app, window);
 }

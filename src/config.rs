@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use actors::waits::capture::wayland::WaylandDisplay;
 use anyhow::Context;
 use serde::Deserialize;
 
@@ -237,13 +238,22 @@ impl Default for WaylandConfig {
 
 impl WaylandConfig {
     /// The Wayland compositor pixel waits read, or `None` for X11.
-    pub fn resolved(
-        &self,
-    ) -> anyhow::Result<Option<actors::waits::capture::wayland::WaylandDisplay>> {
-        let display = resolve_display(
-            self.display.as_deref(),
+    pub fn resolved(&self) -> anyhow::Result<Option<WaylandDisplay>> {
+        self.resolve(
             crate::environment::var("WAYLAND_DISPLAY"),
-        );
+            crate::environment::non_empty("SWAYSOCK").map(PathBuf::from),
+            &crate::paths::runtime_dir(),
+        )
+    }
+
+    /// [`WaylandConfig::resolved`] with the environment given.
+    fn resolve(
+        &self,
+        wayland_display: Option<String>,
+        swaysock: Option<PathBuf>,
+        runtime_dir: &Path,
+    ) -> anyhow::Result<Option<WaylandDisplay>> {
+        let display = resolve_display(self.display.as_deref(), wayland_display);
         let display = match (self.session.trim(), display) {
             ("x11", _) | ("auto", None) => return Ok(None),
             ("wayland", None) => "wayland-0".to_owned(),
@@ -256,17 +266,14 @@ impl WaylandConfig {
         let socket = if socket.is_absolute() {
             socket
         } else {
-            crate::paths::runtime_dir().join(socket)
+            runtime_dir.join(socket)
         };
         let sway = self
             .sway_socket
             .clone()
             .filter(|path| !path.as_os_str().is_empty())
-            .or_else(|| crate::environment::non_empty("SWAYSOCK").map(PathBuf::from));
-        Ok(Some(actors::waits::capture::wayland::WaylandDisplay {
-            socket,
-            sway,
-        }))
+            .or(swaysock);
+        Ok(Some(WaylandDisplay { socket, sway }))
     }
 }
 
@@ -826,6 +833,64 @@ mod tests {
         ] {
             assert!(Config::parse(bad, Path::new("c.toml")).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_session_is_wayland_when_a_compositor_is_named_else_x11() {
+        let run = Path::new("/run/user/1000");
+        let auto = WaylandConfig::default();
+        assert_eq!(
+            auto.resolve(None, None, run).unwrap(),
+            None,
+            "no WAYLAND_DISPLAY: X11"
+        );
+        let found = auto
+            .resolve(Some("wayland-1".into()), Some("/run/sway.sock".into()), run)
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.socket, run.join("wayland-1"));
+        assert_eq!(found.sway, Some(PathBuf::from("/run/sway.sock")));
+        let x11 = WaylandConfig {
+            session: "x11".into(),
+            ..WaylandConfig::default()
+        };
+        assert_eq!(
+            x11.resolve(Some("wayland-1".into()), None, run).unwrap(),
+            None
+        );
+        let forced = WaylandConfig {
+            session: "wayland".into(),
+            display: Some("/tmp/wl/wayland-9".into()),
+            sway_socket: Some("/tmp/wl/ipc.sock".into()),
+        };
+        let found = forced
+            .resolve(
+                Some("wayland-1".into()),
+                Some("/run/other.sock".into()),
+                run,
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.socket, PathBuf::from("/tmp/wl/wayland-9"));
+        assert_eq!(found.sway, Some(PathBuf::from("/tmp/wl/ipc.sock")));
+        let default_socket = WaylandConfig {
+            session: "wayland".into(),
+            ..WaylandConfig::default()
+        };
+        assert_eq!(
+            default_socket
+                .resolve(None, None, run)
+                .unwrap()
+                .unwrap()
+                .socket,
+            run.join("wayland-0")
+        );
+        let wrong = WaylandConfig {
+            session: "mir".into(),
+            ..WaylandConfig::default()
+        };
+        let error = wrong.resolve(None, None, run).unwrap_err().to_string();
+        assert!(error.contains("\"mir\" is not one of"), "{error}");
     }
 
     #[test]

@@ -103,8 +103,8 @@ async fn install(
         true
     };
     println!(
-        "\nWatching windows or the screen needs your X display; give it to the user manager with:\n  \
-         systemctl --user import-environment DISPLAY XAUTHORITY\n\
+        "\nWatching windows or the screen needs your desktop (X or Wayland); give it to the user manager with:\n  \
+         systemctl --user import-environment DISPLAY XAUTHORITY WAYLAND_DISPLAY SWAYSOCK\n\
          then restart the service. Logs: journalctl --user -u lookout -f"
     );
     Ok(all_ran)

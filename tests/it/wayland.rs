@@ -111,6 +111,33 @@ async fn a_still_wayland_window_is_judged_once_and_its_change_resolves_the_wait(
         assert!(width > height && width >= 640, "{width}x{height}");
     }
 
+    // Renamed (an OSC title sequence): still the watched window, though its title no longer
+    // says "setup wizard".
+    append(&log, "\x1b]2;Copying files\x07");
+    wait_until("sway shows the new title", PATIENCE, async || {
+        sway.titles().iter().any(|title| title == "Copying files")
+    })
+    .await;
+    let captured = status_of(&daemon, &wait_id).await["counters"]["captures"]
+        .as_u64()
+        .unwrap();
+    wait_until("captures of the renamed window", PATIENCE, async || {
+        status_of(&daemon, &wait_id).await["counters"]["captures"]
+            .as_u64()
+            .unwrap()
+            >= captured + 4
+    })
+    .await;
+    let status = status_of(&daemon, &wait_id).await;
+    assert_eq!(status["status"], "watching", "{status}");
+    assert!(
+        !status["last_observation"]
+            .as_str()
+            .unwrap_or("")
+            .contains("closed"),
+        "the renamed window was lost: {status}"
+    );
+
     append(&log, GREEN_SCREEN);
     wait_until("the green window resolved the wait", PATIENCE, async || {
         !daemon.sink.received().is_empty()

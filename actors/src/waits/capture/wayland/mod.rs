@@ -13,8 +13,9 @@
 //! - `screen`: the first output, whole.
 //! - `window:<text>`: the first window whose title contains the text (case-insensitively);
 //!   one that is gone is `Content::Absent` with [`WINDOW_CLOSED`], one minimised or on a
-//!   workspace not shown is `Content::Absent` with [`WINDOW_HIDDEN`]. A title is looked up
-//!   at every capture, so a window that reopens, or another with that title, is followed.
+//!   workspace not shown is `Content::Absent` with [`WINDOW_HIDDEN`]. The window found is
+//!   followed while it exists, renamed or not; once it is gone the title is looked up again,
+//!   so a window that reopens, or another with that title, is followed.
 //! - `window:0x…` is an X11 window id: refused, a Wayland window is named by its title.
 //!
 //! [`WaylandSource`] runs each capture on a blocking thread and connects again after the
@@ -37,6 +38,7 @@ use crate::waits::target::{Target, WindowSelector};
 use client::Client;
 use screencopy::{Pool, Region};
 use sway::SwayWindow;
+use wayland_protocols_wlr::foreign_toplevel::v1::client::zwlr_foreign_toplevel_handle_v1::ZwlrForeignToplevelHandleV1;
 
 /// Where the compositor listens, and sway's IPC when the compositor is sway.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +73,8 @@ pub struct WaylandCapture {
     watched: Watched,
     client: Client,
     pool: Option<Pool>,
+    /// The toplevel being watched, followed through renames until it closes.
+    followed: Option<ZwlrForeignToplevelHandleV1>,
     /// What the last capture saw, for `describe`.
     seen: String,
 }
@@ -119,6 +123,7 @@ impl WaylandCapture {
             watched,
             client,
             pool: None,
+            followed: None,
             seen,
         })
     }
@@ -153,7 +158,7 @@ impl WaylandCapture {
     fn capture_window(&mut self, needle: &str) -> Result<Content, CaptureError> {
         let sway_socket = self.display.sway.clone().expect("connect requires sway");
         let windows = sway::windows(&sway_socket)?;
-        let Some(window) = self.find(needle, &windows) else {
+        let Some(window) = self.follow(needle, &windows) else {
             self.seen = describe(&self.display, &self.watched, None);
             return Ok(Content::Absent {
                 description: WINDOW_CLOSED.to_owned(),
@@ -199,16 +204,26 @@ impl WaylandCapture {
         Ok(Content::Frame(frame))
     }
 
-    /// The watched window: the first toplevel whose title contains `needle`, placed by
-    /// sway's tree (sway alone when the compositor lists no toplevels).
-    fn find(&self, needle: &str, windows: &[SwayWindow]) -> Option<SwayWindow> {
-        let needle = needle.to_lowercase();
-        let matches = |title: &str| title.to_lowercase().contains(&needle);
+    /// The watched window: the toplevel followed so far while it is open (whatever its
+    /// title now), else the first whose title contains `needle`; placed by sway's tree (sway
+    /// alone when the compositor lists no toplevels).
+    fn follow(&mut self, needle: &str, windows: &[SwayWindow]) -> Option<SwayWindow> {
         let toplevels = &self.client.state.toplevels;
         if self.client.toplevels.is_none() {
-            return windows.iter().find(|w| matches(&w.title)).cloned();
+            return find_by_title(needle, windows);
         }
-        let toplevel = toplevels.iter().find(|t| matches(&t.title))?;
+        let followed = self
+            .followed
+            .as_ref()
+            .and_then(|handle| toplevels.iter().find(|t| &t.handle == handle))
+            .or_else(|| {
+                let needle = needle.to_lowercase();
+                toplevels
+                    .iter()
+                    .find(|t| t.title.to_lowercase().contains(&needle))
+            });
+        self.followed = followed.map(|toplevel| toplevel.handle.clone());
+        let toplevel = followed?;
         windows
             .iter()
             .find(|w| w.title == toplevel.title && w.app_id == toplevel.app_id)
@@ -227,7 +242,7 @@ impl WaylandCapture {
             Some(socket) => sway::windows(socket)?,
             None => Vec::new(),
         };
-        if self.find(&needle, &windows).is_some() {
+        if self.follow(&needle, &windows).is_some() {
             return Ok(WindowStatus::Found);
         }
         let mut titles: Vec<String> = self
@@ -243,6 +258,15 @@ impl WaylandCapture {
         titles.dedup();
         Ok(WindowStatus::Missing { titles })
     }
+}
+
+/// The first window whose title contains `needle`, case-insensitively.
+fn find_by_title(needle: &str, windows: &[SwayWindow]) -> Option<SwayWindow> {
+    let needle = needle.to_lowercase();
+    windows
+        .iter()
+        .find(|w| w.title.to_lowercase().contains(&needle))
+        .cloned()
 }
 
 fn describe(display: &WaylandDisplay, watched: &Watched, window: Option<&SwayWindow>) -> String {

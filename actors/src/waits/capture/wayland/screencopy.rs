@@ -5,6 +5,7 @@
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
+use std::sync::Arc;
 
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::fs::MemfdFlags;
@@ -13,6 +14,7 @@ use wayland_client::protocol::{wl_output, wl_shm, wl_shm_pool};
 
 use super::client::{BufferSpec, Client, FrameState, State, lost};
 use crate::waits::capture::CaptureError;
+use crate::waits::capture::x11::pixels::zeroed_pixels;
 use crate::waits::content::Frame;
 
 /// How long one wait for the compositor may go without an event (a frame is copied at the
@@ -200,21 +202,24 @@ fn read_frame(file: &OwnedFd, spec: BufferSpec, y_invert: bool) -> Result<Frame,
             "the compositor's stride {stride} is shorter than a row of {width} pixels"
         )));
     }
+    let mut pixels = zeroed_pixels(row * height);
+    let out = Arc::get_mut(&mut pixels).expect("a fresh Arc is unique");
+    if stride == row && !swap_red_and_blue && !y_invert {
+        // The compositor's rows are the frame's: one copy, straight into the frame.
+        read_all(file, out)?;
+        return Ok(Frame::new(spec.width, spec.height, pixels));
+    }
     let mut raw = vec![0u8; stride * height];
     read_all(file, &mut raw)?;
-    if stride == row && !swap_red_and_blue && !y_invert {
-        return Ok(Frame::new(spec.width, spec.height, raw));
-    }
-    let mut pixels = Vec::with_capacity(row * height);
-    for y in 0..height {
+    for (y, target) in out.chunks_exact_mut(row).enumerate() {
         let source = if y_invert { height - 1 - y } else { y };
         let line = &raw[source * stride..source * stride + row];
         if swap_red_and_blue {
-            for pixel in line.chunks_exact(4) {
-                pixels.extend_from_slice(&[pixel[2], pixel[1], pixel[0], pixel[3]]);
+            for (to, from) in target.chunks_exact_mut(4).zip(line.chunks_exact(4)) {
+                to.copy_from_slice(&[from[2], from[1], from[0], from[3]]);
             }
         } else {
-            pixels.extend_from_slice(line);
+            target.copy_from_slice(line);
         }
     }
     Ok(Frame::new(spec.width, spec.height, pixels))
@@ -235,4 +240,61 @@ fn read_all(file: &OwnedFd, into: &mut [u8]) -> Result<(), CaptureError> {
         done += read;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shared-memory file holding `bytes`, as the compositor leaves it.
+    fn written(bytes: &[u8]) -> OwnedFd {
+        let file = rustix::fs::memfd_create("test", MemfdFlags::CLOEXEC).unwrap();
+        rustix::io::pwrite(&file, bytes, 0).unwrap();
+        file
+    }
+
+    fn spec(format: wl_shm::Format, stride: u32) -> BufferSpec {
+        BufferSpec {
+            format,
+            width: 2,
+            height: 2,
+            stride,
+        }
+    }
+
+    #[test]
+    fn frames_come_out_as_bgra_rows_top_down_whatever_the_layout() {
+        // Two rows of two pixels, 4 bytes of padding after each row; XRGB8888 in memory is
+        // B, G, R, X.
+        let rows = [
+            1, 2, 3, 0, 5, 6, 7, 0, 99, 99, 99, 99, //
+            9, 10, 11, 0, 13, 14, 15, 0, 99, 99, 99, 99,
+        ];
+        let padded = spec(wl_shm::Format::Xrgb8888, 12);
+        let frame = read_frame(&written(&rows), padded, false).unwrap();
+        assert_eq!(
+            &frame.pixels[..],
+            &[1, 2, 3, 0, 5, 6, 7, 0, 9, 10, 11, 0, 13, 14, 15, 0]
+        );
+        let flipped = read_frame(&written(&rows), padded, true).unwrap();
+        assert_eq!(
+            &flipped.pixels[..],
+            &[9, 10, 11, 0, 13, 14, 15, 0, 1, 2, 3, 0, 5, 6, 7, 0]
+        );
+        // XBGR8888 is R, G, B, X in memory: red and blue swap places.
+        let bgr = spec(wl_shm::Format::Xbgr8888, 12);
+        let swapped = read_frame(&written(&rows), bgr, false).unwrap();
+        assert_eq!(&swapped.pixels[..4], &[3, 2, 1, 0]);
+        // Tight rows in the frame's own layout are read as they are.
+        let tight = [1u8, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+        let frame = read_frame(&written(&tight), spec(wl_shm::Format::Argb8888, 8), false);
+        assert_eq!(&frame.unwrap().pixels[..], &tight);
+        // A format lookout does not read is refused for good, naming it.
+        let error =
+            read_frame(&written(&tight), spec(wl_shm::Format::Rgb565, 8), false).unwrap_err();
+        assert!(
+            error.permanent && error.message.contains("Rgb565"),
+            "{error:?}"
+        );
+    }
 }

@@ -67,8 +67,9 @@ pub const WINDOW_HIDDEN: &str =
 
 /// Where README.md explains how a service gets a display.
 const DISPLAY_HINT: &str = "set [x11] display in the config or DISPLAY in the daemon's \
-     environment; a systemd user service must import it first: \
-     systemctl --user import-environment DISPLAY XAUTHORITY (README, \"Run it as a service\")";
+     environment (on a Wayland desktop, WAYLAND_DISPLAY or [wayland] display); a systemd user \
+     service must import it first: systemctl --user import-environment DISPLAY XAUTHORITY \
+     WAYLAND_DISPLAY SWAYSOCK (README, \"Run it as a service\")";
 
 /// Composite 0.2 introduced `NameWindowPixmap`.
 const COMPOSITE_WITH_PIXMAPS: (u32, u32) = (0, 2);
