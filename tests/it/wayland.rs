@@ -3,18 +3,20 @@
 //! titles, and the daemon reading them through wlr-screencopy, foreign-toplevel and sway's
 //! IPC. The same scenarios as the X11 tests: a still window costs at most one judge call, a
 //! change is judged, a window that closes ends its wait in `error`, `screen` works without a
-//! model and says nothing was judged, and what Wayland cannot watch is refused with a reason.
+//! model and says nothing was judged, what Wayland cannot watch is refused with a reason,
+//! and a window wait resumes after the daemon was killed.
 
 use std::path::Path;
 use std::time::Duration;
 
 use actors::testkit::sway::HeadlessSway;
+use lookout::client::Client;
 use lookout::config::VisionBackend;
 use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 use storage::EventKind;
 
-use crate::support::{TestDaemon, wait_until};
+use crate::support::{DaemonProcess, TestDaemon, ok, wait_until};
 use crate::vision::chat_server_saying;
 
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -265,4 +267,70 @@ async fn a_wayland_window_that_closes_ends_its_wait_in_error_and_missing_ones_ar
         event.text
     );
     daemon.stop().await;
+}
+
+/// The real binary on a Wayland session is SIGKILLed while a window wait watches; the
+/// restarted daemon resumes the wait on the same window, and the window's change wakes the
+/// agent through a command sink.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wayland_window_wait_survives_a_sigkill_of_the_daemon() {
+    let mut sway = HeadlessSway::start();
+    let log = sway.shared_folder().join("deploy.log");
+    let script = follow_script(&log);
+    sway.open_terminal("deploy — production", &script);
+    let dir = tempfile::tempdir().unwrap();
+    let sink = crate::support::write_script(
+        dir.path(),
+        "sink.sh",
+        "cat >> \"$(dirname \"$0\")/wakes.log\"\n",
+    );
+    let display = sway.display().clone();
+    let config = format!(
+        "[wayland]\nsession = \"wayland\"\ndisplay = {:?}\nsway_socket = {:?}\n\n\
+         [[wake.sinks]]\nkind = \"command\"\nprogram = {:?}\n",
+        display.socket.display().to_string(),
+        display.sway.as_ref().unwrap().display().to_string(),
+        sink.display().to_string()
+    );
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let wait_id = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": "window:deploy", "wake_when": "the deploy finishes",
+               "poll_interval": 0.3, "timeout": 600}),
+    )
+    .await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let captures = |status: &Value| status["counters"]["captures"].as_u64().unwrap_or(0);
+    wait_until("the window was captured", PATIENCE, async || {
+        captures(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await) >= 2
+    })
+    .await;
+    daemon.kill();
+
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let before = captures(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await);
+    wait_until(
+        "the resumed wait captures the window",
+        PATIENCE,
+        async || {
+            captures(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await)
+                >= before + 3
+        },
+    )
+    .await;
+    append(&log, "deployed v1.2.3 to production\n");
+    let wakes = dir.path().join("wakes.log");
+    wait_until("the change woke the agent", PATIENCE, async || {
+        std::fs::read_to_string(&wakes).is_ok_and(|text| text.contains('\n'))
+    })
+    .await;
+    let text = std::fs::read_to_string(&wakes).unwrap();
+    let event: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(event["kind"], "wait_changed", "{event}");
+    assert_eq!(event["wait_id"], wait_id.as_str(), "{event}");
 }
