@@ -334,3 +334,45 @@ async fn a_wayland_window_wait_survives_a_sigkill_of_the_daemon() {
     assert_eq!(event["kind"], "wait_changed", "{event}");
     assert_eq!(event["wait_id"], wait_id.as_str(), "{event}");
 }
+
+/// On a compositor whose windows lookout cannot place (no sway IPC), `screen` is watched and
+/// a window wait is refused at once, saying why and what to watch instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_sway_s_ipc_a_window_wait_is_refused_and_the_screen_is_watched() {
+    let mut sway = HeadlessSway::start();
+    sway.open_terminal("htop", "sleep 100000");
+    let socket = sway.display().socket.clone();
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.x11.display = None;
+            config.wayland.session = "wayland".into();
+            config.wayland.display = Some(socket.to_string_lossy().into_owned());
+            config.wayland.sway_socket = None;
+        },
+        None,
+    )
+    .await;
+    let error = daemon
+        .err(
+            "smart_wait",
+            json!({"target": "window:htop", "wake_when": "cpu use drops"}),
+        )
+        .await;
+    assert_eq!(error.code, codes::UNAVAILABLE, "{}", error.message);
+    assert!(
+        error.message.contains("does not say where its windows are")
+            && error.message.contains("watch screen instead"),
+        "{}",
+        error.message
+    );
+    let (wait_id, _) = watch(&daemon, "screen", "cpu use drops").await;
+    wait_until("the screen was captured", PATIENCE, async || {
+        status_of(&daemon, &wait_id).await["counters"]["captures"]
+            .as_u64()
+            .unwrap()
+            >= 2
+    })
+    .await;
+    assert_eq!(status_of(&daemon, &wait_id).await["status"], "watching");
+    daemon.stop().await;
+}
