@@ -95,27 +95,49 @@ impl Lane {
     {
         let (sender, receiver) = oneshot::channel();
         let inner = self.inner.clone();
-        let boxed: Job = Box::new(move || {
+        self.queue(Box::new(move || {
             let outcome =
                 catch_unwind(AssertUnwindSafe(job)).map_err(|payload| panic_message(&*payload));
             inner.busy.fetch_sub(1, Ordering::SeqCst);
             let _ = sender.send(outcome);
-        });
+        }))?;
+        match receiver.await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(message)) => Err(LaneError::Panicked(message)),
+            Err(_) => Err(LaneError::Closed),
+        }
+    }
+
+    /// Queues `job` and returns at once: the job answers whoever waits for it itself (from
+    /// the lane's thread, without a hop back through the runtime). A panic in it is logged
+    /// and the thread carries on; the job must not leave anyone waiting when it unwinds.
+    pub fn submit<F>(&self, job: F) -> Result<(), LaneError>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        let inner = self.inner.clone();
+        self.queue(Box::new(move || {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(job)) {
+                let message = panic_message(&*payload);
+                tracing::error!(lane = inner.name, %message, "a submitted job panicked");
+            }
+            inner.busy.fetch_sub(1, Ordering::SeqCst);
+        }))
+    }
+
+    /// Hands a job to the threads, starting one more if every thread is busy.
+    fn queue(&self, job: Job) -> Result<(), LaneError> {
         // Counted busy from the moment it is queued, so a queue that outgrows the threads
         // starts another one.
         let busy = self.inner.busy.fetch_add(1, Ordering::SeqCst) + 1;
         if busy > self.inner.threads.load(Ordering::SeqCst) {
             self.add_thread();
         }
-        if lock(&self.inner.sender).send(boxed).is_err() {
+        if lock(&self.inner.sender).send(job).is_err() {
             self.inner.busy.fetch_sub(1, Ordering::SeqCst);
             return Err(LaneError::Closed);
         }
-        match receiver.await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(message)) => Err(LaneError::Panicked(message)),
-            Err(_) => Err(LaneError::Closed),
-        }
+        Ok(())
     }
 
     pub fn name(&self) -> &'static str {
@@ -234,6 +256,22 @@ mod tests {
             Err(LaneError::Panicked("page 7 is corrupt".to_owned()))
         );
         assert_eq!(lane.run(|| "still here").await, Ok("still here"));
+    }
+
+    #[tokio::test]
+    async fn a_submitted_job_answers_for_itself_and_a_panic_in_one_spares_the_thread() {
+        let lane = Lane::fixed("test", 1);
+        lane.submit(|| panic!("page 7 is corrupt")).unwrap();
+        let (answer, answered) = oneshot::channel();
+        lane.submit(move || {
+            let _ = answer.send(std::thread::current().name().map(str::to_owned));
+        })
+        .unwrap();
+        assert_eq!(answered.await.unwrap().as_deref(), Some("lookout-test-0"));
+        assert_eq!(lane.threads(), 1, "the panic did not cost the thread");
+        while lane.busy() > 0 {
+            tokio::task::yield_now().await;
+        }
     }
 
     #[tokio::test]

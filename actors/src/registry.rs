@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 
 use crate::error::{CallError, from_call};
 use crate::faults::{ActorKind, Faults};
-use crate::lanes::{LaneError, Lanes};
+use crate::lanes::{LaneError, Lanes, panic_message};
 
 /// How long a caller waits for its write to be committed.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -159,7 +159,8 @@ impl Actor for RegistryActor {
 }
 
 /// Takes the pending writes (all of them, or one without group commit) and commits them on
-/// the commit lane; the callers are answered from there once the commit is durable.
+/// the commit lane, whose thread answers the callers once the commit is durable (no hop back
+/// through the runtime) and then tells the Registry the commit is over.
 fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
     let take = if state.group_commit {
         state.pending.len()
@@ -167,21 +168,23 @@ fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
         1
     };
     let group: Vec<_> = state.pending.drain(..take).collect();
+    let writes = group.len();
     state.committing = true;
     let store = state.store.clone();
     let registry = myself.clone();
-    let lane = state.lanes.commits.clone();
-    tokio::spawn(async move {
+    let submitted = state.lanes.commits.submit(move || {
         let (batches, replies): (Vec<_>, Vec<_>) = group.into_iter().unzip();
-        let writes = batches.len();
-        let outcome = lane.run(move || commit_group(&store, &batches)).await;
-        let outcomes = outcome.unwrap_or_else(|error: LaneError| {
-            let error = CallError::internal(
-                format!("the commit thread failed: {error}"),
-                "nothing was saved; retry the call",
-            );
-            vec![Err(error); writes]
-        });
+        let outcomes = catch_unwind(AssertUnwindSafe(|| commit_group(&store, &batches)))
+            .unwrap_or_else(|payload| {
+                let error = CallError::internal(
+                    format!(
+                        "the commit thread failed: {}",
+                        LaneError::Panicked(panic_message(&*payload))
+                    ),
+                    "nothing was saved; retry the call",
+                );
+                vec![Err(error); batches.len()]
+            });
         let failed = outcomes.iter().filter(|outcome| outcome.is_err()).count();
         for (reply, outcome) in replies.into_iter().zip(outcomes) {
             let _ = reply.send(outcome);
@@ -189,6 +192,14 @@ fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
         // A Registry that died meanwhile has a successor with its own state; nothing to do.
         let _ = registry.cast(RegistryMsg::CommitFinished { writes, failed });
     });
+    if let Err(error) = submitted {
+        // The job, and with it the callers' reply ports, was dropped: they get an error.
+        tracing::error!(%error, writes, "the commit lane took no job");
+        let _ = myself.cast(RegistryMsg::CommitFinished {
+            writes,
+            failed: writes,
+        });
+    }
 }
 
 /// One transaction for the whole group; if that fails, each write alone, so the outcome of
