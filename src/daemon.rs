@@ -15,6 +15,7 @@ use actors::recall::recorder::RecorderSettings;
 use actors::tasks::stuck::StuckPolicy;
 use actors::vision::backend::{Backend, BackendSpec};
 use actors::waits::capture::sources::SourceFactory;
+use actors::waits::capture::wayland::WaylandDisplay;
 use actors::wake::sinks::{Sink, SinkSpec};
 use actors::{Clock, Faults, RestartPolicy, SystemClock, Tree, TreeArgs};
 use anyhow::Context;
@@ -174,17 +175,11 @@ impl Daemon {
         tree_args.waits.max_consecutive_failures = config.wait.max_consecutive_failures;
         tree_args.waits.x11_display = config.x11.resolved_display();
         tree_args.waits.wayland = config.wayland.resolved()?;
-        match &tree_args.waits.wayland {
-            Some(wayland) => tracing::info!(
-                socket = %wayland.socket.display(),
-                sway = ?wayland.sway,
-                "window: and screen waits read the Wayland compositor"
-            ),
-            None => tracing::info!(
-                display = ?tree_args.waits.x11_display,
-                "window: and screen waits read the X display"
-            ),
-        }
+        let pixels = pixel_session(
+            tree_args.waits.x11_display.as_deref(),
+            tree_args.waits.wayland.as_ref(),
+        );
+        tracing::info!("window: and screen waits read: {pixels}");
         tree_args.recall.retention = config.recall.retention();
         tree_args.recall.recorder = RecorderSettings {
             mode: config.recall.mode(),
@@ -245,6 +240,7 @@ impl Daemon {
             data_file: data_file.clone(),
             config_source: options.config_source.to_string(),
             stuck: stuck_policy(&config.stuck),
+            pixels,
         };
         let methods = Arc::new(Methods::new(tree.clone(), info));
         let (stop_server, stop_signal) = watch::channel(false);
@@ -429,4 +425,22 @@ fn connection_cap(wanted: usize) -> usize {
         );
     }
     wanted.min(fits)
+}
+
+/// Where `window:` and `screen` waits read pixels, in words for the log and `daemon.status`.
+fn pixel_session(x11_display: Option<&str>, wayland: Option<&WaylandDisplay>) -> String {
+    match (wayland, x11_display) {
+        (Some(wayland), _) => format!(
+            "Wayland {} ({})",
+            wayland.socket.display(),
+            match wayland.sway {
+                Some(_) => "windows placed by sway's IPC",
+                None => "the screen only: no sway IPC to place windows",
+            }
+        ),
+        (None, Some(display)) => format!("X11 display {display}"),
+        (None, None) => "nothing: no X display or Wayland compositor is configured, so window: \
+                         and screen waits are refused"
+            .to_owned(),
+    }
 }

@@ -32,6 +32,8 @@ pub struct DaemonInfo {
     pub data_file: PathBuf,
     pub config_source: String,
     pub stuck: actors::tasks::stuck::StuckPolicy,
+    /// Where `window:` and `screen` waits read pixels, in words ("X11 display :0").
+    pub pixels: String,
 }
 
 pub struct Methods {

@@ -291,6 +291,7 @@ pub fn status(result: &Value) -> String {
             storage["largest_group"],
             storage["group_commit"]
         ),
+        format!("pixels:   {}", text(&result["waits"], "pixels")),
         stuck_line(&result["stuck"]),
         recall_line(&result["recall"]),
         format!(

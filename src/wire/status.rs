@@ -61,6 +61,7 @@ pub fn daemon_status(status: &TreeStatus, info: &DaemonInfo, now: Timestamp) -> 
             "wait_actor_failures": status.waits.wait_actor_failures,
             "targets_watched": status.waits.feeds.targets,
             "captures": status.waits.feeds.captures,
+            "pixels": info.pixels,
         },
         "stuck": {
             "enabled": info.stuck.enabled,

@@ -157,6 +157,14 @@ async fn a_still_wayland_window_is_judged_once_and_its_change_resolves_the_wait(
 async fn without_a_model_the_wayland_screen_wakes_as_changed_and_says_nothing_was_judged() {
     let mut sway = HeadlessSway::start();
     let daemon = daemon_on(&sway, |_| {}).await;
+    let pixels = daemon.ok("daemon.status", json!({})).await["waits"]["pixels"].clone();
+    assert!(
+        pixels
+            .as_str()
+            .unwrap()
+            .ends_with("(windows placed by sway's IPC)"),
+        "{pixels}"
+    );
     let (wait_id, created) = watch(&daemon, "screen", "the build window opens").await;
     assert!(
         created["message"]
@@ -374,5 +382,13 @@ async fn without_sway_s_ipc_a_window_wait_is_refused_and_the_screen_is_watched()
     })
     .await;
     assert_eq!(status_of(&daemon, &wait_id).await["status"], "watching");
+    let pixels = daemon.ok("daemon.status", json!({})).await["waits"]["pixels"].clone();
+    assert_eq!(
+        pixels,
+        format!(
+            "Wayland {} (the screen only: no sway IPC to place windows)",
+            socket.display()
+        ),
+    );
     daemon.stop().await;
 }

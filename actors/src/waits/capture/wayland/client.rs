@@ -132,7 +132,8 @@ impl Client {
                 CaptureError::permanent(format!(
                     "the Wayland compositor at {shown} does not offer wlr-screencopy, so lookout \
                      cannot read its pixels; wlroots compositors (sway, Hyprland, river, labwc, \
-                     Wayfire) offer it, GNOME and KDE do not"
+                     Wayfire) offer it, GNOME and KDE do not (there, windows of X11 programs \
+                     can be watched through XWayland with [wayland] session = \"x11\")"
                 ))
             })?;
         let toplevels = globals.bind(&handle, 1..=3, ()).ok();
@@ -177,20 +178,32 @@ fn bind_outputs(globals: &GlobalList, handle: &QueueHandle<State>, state: &mut S
     let registry = globals.registry();
     globals.contents().with_list(|list| {
         for global in list.iter().filter(|g| g.interface == "wl_output") {
-            let version = global.version.min(4);
-            let wl =
-                registry.bind::<wl_output::WlOutput, _, State>(global.name, version, handle, ());
-            state.outputs.push(Output {
-                wl,
-                global: global.name,
-                x: 0,
-                y: 0,
-                width: 0,
-                height: 0,
-                name: None,
-            });
+            state
+                .outputs
+                .push(Output::bind(registry, global.name, global.version, handle));
         }
     });
+}
+
+impl Output {
+    /// Binds the `wl_output` global `name` (up to version 4, which names outputs); its
+    /// place, mode and name arrive as events.
+    fn bind(
+        registry: &wl_registry::WlRegistry,
+        name: u32,
+        version: u32,
+        handle: &QueueHandle<State>,
+    ) -> Output {
+        Output {
+            wl: registry.bind::<wl_output::WlOutput, _, State>(name, version.min(4), handle, ()),
+            global: name,
+            x: 0,
+            y: 0,
+            width: 0,
+            height: 0,
+            name: None,
+        }
+    }
 }
 
 impl Dispatch<wl_registry::WlRegistry, GlobalListContents> for State {
@@ -208,21 +221,9 @@ impl Dispatch<wl_registry::WlRegistry, GlobalListContents> for State {
                 interface,
                 version,
             } if interface == "wl_output" => {
-                let wl = registry.bind::<wl_output::WlOutput, _, State>(
-                    name,
-                    version.min(4),
-                    handle,
-                    (),
-                );
-                state.outputs.push(Output {
-                    wl,
-                    global: name,
-                    x: 0,
-                    y: 0,
-                    width: 0,
-                    height: 0,
-                    name: None,
-                });
+                state
+                    .outputs
+                    .push(Output::bind(registry, name, version, handle));
             }
             wl_registry::Event::GlobalRemove { name } => {
                 state.outputs.retain(|output| output.global != name);
