@@ -47,6 +47,7 @@ pub mod words;
 /// headless sway with terminal windows.
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit {
+    pub mod http;
     pub mod model_server;
     pub mod sway;
 

@@ -440,43 +440,13 @@ async fn read_request(
     answer: &std::sync::atomic::AtomicU16,
     echo_credentials: bool,
 ) -> Option<RecordedRequest> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut raw = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        let read = stream.read(&mut chunk).await.ok()?;
-        if read == 0 {
-            return None;
-        }
-        raw.extend_from_slice(&chunk[..read]);
-        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            break end;
-        }
-    };
-    let head = String::from_utf8_lossy(&raw[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let mut request_line = lines.next()?.split(' ');
-    let (method, path) = (
-        request_line.next()?.to_owned(),
-        request_line.next()?.to_owned(),
-    );
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, value)| value.parse().ok())
-        .unwrap_or(0);
-    let mut body = raw[head_end + 4..].to_vec();
-    while body.len() < length {
-        let read = stream.read(&mut chunk).await.ok()?;
-        if read == 0 {
-            break;
-        }
-        body.extend_from_slice(&chunk[..read]);
-    }
+    use tokio::io::AsyncWriteExt;
+    let actors::testkit::http::HttpRequest {
+        method,
+        path,
+        headers,
+        body,
+    } = actors::testkit::http::read_request(&mut stream).await?;
     let status = answer.load(std::sync::atomic::Ordering::SeqCst);
     let credentials = headers
         .iter()

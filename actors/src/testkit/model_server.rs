@@ -14,9 +14,11 @@ use std::time::Duration;
 
 use base64::Engine;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
+
+use super::http::{HttpRequest, read_request};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wire {
@@ -167,7 +169,13 @@ impl ModelServer {
 }
 
 async fn serve(mut stream: TcpStream, state: Arc<ServerState>) {
-    let Some((path, headers, body)) = read_request(&mut stream).await else {
+    let Some(HttpRequest {
+        path,
+        headers,
+        body,
+        ..
+    }) = read_request(&mut stream).await
+    else {
         return;
     };
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -387,40 +395,4 @@ fn decode_image(wire: Wire, body: &Value) -> Option<(String, u32, u32, [u8; 3])>
     }
     let mean = sums.map(|sum| (sum / count) as u8);
     Some((media_type, width, height, mean))
-}
-
-async fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<(String, String)>, Vec<u8>)> {
-    let mut raw = Vec::new();
-    let mut chunk = vec![0u8; 16384];
-    let head_end = loop {
-        let read = stream.read(&mut chunk).await.ok()?;
-        if read == 0 {
-            return None;
-        }
-        raw.extend_from_slice(&chunk[..read]);
-        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            break end;
-        }
-    };
-    let head = String::from_utf8_lossy(&raw[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let path = lines.next()?.split(' ').nth(1)?.to_owned();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, value)| value.parse().ok())
-        .unwrap_or(0);
-    let mut body = raw[head_end + 4..].to_vec();
-    while body.len() < length {
-        let read = stream.read(&mut chunk).await.ok()?;
-        if read == 0 {
-            break;
-        }
-        body.extend_from_slice(&chunk[..read]);
-    }
-    Some((path, headers, body))
 }

@@ -5,6 +5,7 @@
 //! or screen ([`x11`]), a Wayland window or screen on a wlroots compositor ([`wayland`]); [`sources`] picks one per target, and tests and the harness script
 //! them (`waits::scripted`).
 
+pub mod blocking;
 pub mod file;
 pub mod openclaw;
 pub mod sources;

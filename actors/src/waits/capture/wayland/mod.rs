@@ -18,8 +18,8 @@
 //!   so a window that reopens, or another with that title, is followed.
 //! - `window:0x…` is an X11 window id: refused, a Wayland window is named by its title.
 //!
-//! [`WaylandSource`] runs each capture on a blocking thread and connects again after the
-//! compositor went away. Owns no configuration: the sockets come from the caller
+//! [`WaylandSource`] is the shared [`BlockingSource`] over it: each capture on a blocking
+//! thread, a new connection after the compositor went away. Owns no configuration: the sockets come from the caller
 //! (`[wayland]`, else `WAYLAND_DISPLAY` and `SWAYSOCK`, resolved in `src/`).
 
 mod client;
@@ -29,10 +29,9 @@ mod sway;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use futures::future::BoxFuture;
-
+use crate::waits::capture::CaptureError;
+use crate::waits::capture::blocking::{BlockingCapture, BlockingSource};
 use crate::waits::capture::x11::{WINDOW_HIDDEN, Watched, WindowStatus};
-use crate::waits::capture::{CaptureError, Source};
 use crate::waits::content::{Content, WINDOW_CLOSED};
 use crate::waits::target::{Target, WindowSelector};
 use client::Client;
@@ -286,25 +285,39 @@ fn describe(display: &WaylandDisplay, watched: &Watched, window: Option<&SwayWin
 }
 
 /// The [`Source`] of `window:` and `screen` targets on a Wayland session: a
-/// [`WaylandCapture`] driven from blocking threads, connecting again after the compositor
-/// went away.
-pub struct WaylandSource {
-    display: WaylandDisplay,
-    watched: Watched,
-    description: String,
-    /// `None` before the first connection, after a broken one, and while a capture runs.
-    capture: Option<WaylandCapture>,
+/// [`WaylandCapture`] driven from blocking threads by the shared [`BlockingSource`].
+pub type WaylandSource = BlockingSource<WaylandCapture>;
+
+/// What a Wayland connection is made from.
+#[derive(Clone, Debug)]
+pub struct WaylandConnector {
+    pub display: WaylandDisplay,
+    pub watched: Watched,
 }
 
-impl fmt::Debug for WaylandSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WaylandSource")
-            .field("description", &self.description)
-            .finish_non_exhaustive()
+impl BlockingCapture for WaylandCapture {
+    type Connector = WaylandConnector;
+    const KIND: &'static str = "Wayland";
+
+    fn connect(connector: &WaylandConnector) -> Result<Self, CaptureError> {
+        WaylandCapture::connect(&connector.display, connector.watched.clone())
+    }
+
+    fn capture(&mut self) -> Result<Content, CaptureError> {
+        WaylandCapture::capture(self)
+    }
+
+    fn describe(&self) -> String {
+        WaylandCapture::describe(self)
+    }
+
+    /// A failed capture drops the connection: the next one connects again.
+    fn keep(&self, outcome: &Result<Content, CaptureError>) -> bool {
+        outcome.is_ok()
     }
 }
 
-impl WaylandSource {
+impl BlockingSource<WaylandCapture> {
     /// A source that connects at its first capture (a resumed wait may start before the
     /// compositor does).
     pub fn deferred(
@@ -317,51 +330,9 @@ impl WaylandSource {
             ))
         })?;
         let description = describe(&display, &watched, None);
-        Ok(WaylandSource {
-            display,
-            watched,
+        Ok(BlockingSource::connecting_later(
+            WaylandConnector { display, watched },
             description,
-            capture: None,
-        })
-    }
-}
-
-impl Source for WaylandSource {
-    fn describe(&self) -> String {
-        self.description.clone()
-    }
-
-    fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
-        Box::pin(async move {
-            let capture = self.capture.take();
-            let display = self.display.clone();
-            let watched = self.watched.clone();
-            let joined = tokio::task::spawn_blocking(move || {
-                let mut capture = match capture {
-                    Some(capture) => capture,
-                    None => match WaylandCapture::connect(&display, watched) {
-                        Ok(capture) => capture,
-                        Err(error) => return (None, Err(error)),
-                    },
-                };
-                let content = capture.capture();
-                // A broken connection is not kept: the next capture connects again.
-                let keep = content.is_ok();
-                (keep.then_some(capture), content)
-            })
-            .await;
-            match joined {
-                Ok((capture, content)) => {
-                    if let Some(capture) = &capture {
-                        self.description = capture.describe();
-                    }
-                    self.capture = capture;
-                    content
-                }
-                Err(error) => Err(CaptureError::retryable(format!(
-                    "the Wayland capture thread failed: {error}"
-                ))),
-            }
-        })
+        ))
     }
 }

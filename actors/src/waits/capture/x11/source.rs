@@ -1,42 +1,53 @@
-//! [`X11Source`]: the blocking [`X11Capture`] driven for the async world. Every capture runs
-//! on a blocking thread (`spawn_blocking`), since X11 round trips and an 8 MB copy do not
-//! belong on the runtime; a broken connection is dropped and the next capture connects
-//! again, so the X server may come and go.
-
-use std::fmt;
-
-use futures::future::BoxFuture;
+//! [`X11Source`]: the blocking [`X11Capture`] driven for the async world by the shared
+//! [`BlockingSource`] (a capture per blocking thread, a new connection after a broken one).
 
 use super::{CaptureMethod, CaptureOptions, Watched, X11Capture, describe};
-use crate::waits::capture::{CaptureError, Source};
+use crate::waits::capture::CaptureError;
+use crate::waits::capture::blocking::{BlockingCapture, BlockingSource};
 use crate::waits::content::Content;
 use crate::waits::target::Target;
 
-/// The [`Source`] of `window:` and `screen` targets: an [`X11Capture`] driven from blocking
-/// threads, reconnecting after the X server went away.
-pub struct X11Source {
-    display: Option<String>,
-    watched: Watched,
-    options: CaptureOptions,
-    description: String,
-    /// `None` before the first connection, after a broken one, and while a capture runs.
-    capture: Option<X11Capture>,
+/// The [`Source`](crate::waits::capture::Source) of `window:` and `screen` targets on X11.
+pub type X11Source = BlockingSource<X11Capture>;
+
+/// What an X11 connection is made from.
+#[derive(Clone, Debug)]
+pub struct X11Connector {
+    /// `[x11] display`, else `DISPLAY`, as the edge resolved it; `None` when neither is set.
+    pub display: Option<String>,
+    pub watched: Watched,
+    pub options: CaptureOptions,
 }
 
-impl fmt::Debug for X11Source {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("X11Source")
-            .field("description", &self.description)
-            .field("capture", &self.capture)
-            .finish_non_exhaustive()
+impl BlockingCapture for X11Capture {
+    type Connector = X11Connector;
+    const KIND: &'static str = "X11";
+
+    fn connect(connector: &X11Connector) -> Result<Self, CaptureError> {
+        X11Capture::connect(
+            connector.display.as_deref(),
+            connector.watched.clone(),
+            connector.options,
+        )
+    }
+
+    fn capture(&mut self) -> Result<Content, CaptureError> {
+        X11Capture::capture(self)
+    }
+
+    fn describe(&self) -> String {
+        X11Capture::describe(self)
+    }
+
+    fn keep(&self, _: &Result<Content, CaptureError>) -> bool {
+        !self.is_broken()
     }
 }
 
-impl X11Source {
+impl BlockingSource<X11Capture> {
     /// Connects to `display` for `target` (a window or the screen) on a blocking thread.
-    /// `display` is `[x11] display`, else `DISPLAY`, as the edge resolved it; `None` when
-    /// neither is set. Fails when the display cannot be opened, with a message that says how
-    /// to fix it, or when the target is not a pixel target.
+    /// Fails when the display cannot be opened, with a message that says how to fix it, or
+    /// when the target is not a pixel target.
     pub async fn open(display: Option<String>, target: &Target) -> Result<X11Source, CaptureError> {
         Self::open_with(display, target, CaptureOptions::default()).await
     }
@@ -46,87 +57,40 @@ impl X11Source {
         target: &Target,
         options: CaptureOptions,
     ) -> Result<X11Source, CaptureError> {
-        let watched = Watched::of(target).ok_or_else(|| {
-            CaptureError::permanent(format!(
-                "X11 capture watches window: and screen targets, not {target}"
-            ))
-        })?;
-        let connect_display = display.clone();
-        let connect_watched = watched.clone();
-        let capture = tokio::task::spawn_blocking(move || {
-            X11Capture::connect(connect_display.as_deref(), connect_watched, options)
-        })
-        .await
-        .map_err(|error| CaptureError::retryable(format!("connecting to X failed: {error}")))??;
-        Ok(X11Source {
+        let watched = watched_of(target)?;
+        BlockingSource::connected(X11Connector {
             display,
             watched,
             options,
-            description: capture.describe(),
-            capture: Some(capture),
         })
+        .await
     }
 
     /// A source that opens the display at its first capture (a resumed wait, a restarted
     /// watcher: the X server may come and go, and each capture says how it went).
     pub fn deferred(display: Option<String>, target: &Target) -> Result<X11Source, CaptureError> {
-        let watched = Watched::of(target).ok_or_else(|| {
-            CaptureError::permanent(format!(
-                "X11 capture watches window: and screen targets, not {target}"
-            ))
-        })?;
+        let watched = watched_of(target)?;
         let description = describe(display.as_deref().unwrap_or("(none)"), &watched, None);
-        Ok(X11Source {
-            display,
-            watched,
-            options: CaptureOptions::default(),
+        Ok(BlockingSource::connecting_later(
+            X11Connector {
+                display,
+                watched,
+                options: CaptureOptions::default(),
+            },
             description,
-            capture: None,
-        })
+        ))
     }
 
     /// How frames are read right now (`None` while disconnected).
     pub fn method(&self) -> Option<CaptureMethod> {
-        self.capture.as_ref().map(X11Capture::method)
+        self.connection().map(X11Capture::method)
     }
 }
 
-impl Source for X11Source {
-    fn describe(&self) -> String {
-        self.description.clone()
-    }
-
-    fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
-        Box::pin(async move {
-            let capture = self.capture.take();
-            let display = self.display.clone();
-            let watched = self.watched.clone();
-            let options = self.options;
-            let joined = tokio::task::spawn_blocking(move || {
-                let mut capture = match capture {
-                    Some(capture) => capture,
-                    None => match X11Capture::connect(display.as_deref(), watched, options) {
-                        Ok(capture) => capture,
-                        Err(error) => return (None, Err(error)),
-                    },
-                };
-                let content = capture.capture();
-                (Some(capture), content)
-            })
-            .await;
-            match joined {
-                Ok((capture, content)) => {
-                    if let Some(capture) = &capture {
-                        self.description = capture.describe();
-                    }
-                    self.capture = capture.filter(|c| !c.is_broken());
-                    content
-                }
-                // A panic in the capture thread: start over with a fresh connection.
-                Err(error) => Err(CaptureError::retryable(format!(
-                    "the X11 capture thread failed: {error}"
-                ))),
-            }
-        })
-    }
+fn watched_of(target: &Target) -> Result<Watched, CaptureError> {
+    Watched::of(target).ok_or_else(|| {
+        CaptureError::permanent(format!(
+            "X11 capture watches window: and screen targets, not {target}"
+        ))
+    })
 }
