@@ -236,9 +236,35 @@ impl Default for WaylandConfig {
     }
 }
 
+/// `[wayland] session`: which desktop pixel waits read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Session {
+    /// Wayland when a compositor is named, else X11.
+    Auto,
+    Wayland,
+    X11,
+}
+
+impl Session {
+    fn parse(text: &str) -> Option<Session> {
+        match text.trim() {
+            "auto" => Some(Session::Auto),
+            "wayland" => Some(Session::Wayland),
+            "x11" => Some(Session::X11),
+            _ => None,
+        }
+    }
+}
+
 impl WaylandConfig {
+    /// The session asked for (`validate` refuses any other word; `auto` stands in for one
+    /// set by code that never went through it).
+    fn session(&self) -> Session {
+        Session::parse(&self.session).unwrap_or(Session::Auto)
+    }
+
     /// The Wayland compositor pixel waits read, or `None` for X11.
-    pub fn resolved(&self) -> anyhow::Result<Option<WaylandDisplay>> {
+    pub fn resolved(&self) -> Option<WaylandDisplay> {
         self.resolve(
             crate::environment::var("WAYLAND_DISPLAY"),
             crate::environment::non_empty("SWAYSOCK").map(PathBuf::from),
@@ -252,15 +278,12 @@ impl WaylandConfig {
         wayland_display: Option<String>,
         swaysock: Option<PathBuf>,
         runtime_dir: &Path,
-    ) -> anyhow::Result<Option<WaylandDisplay>> {
+    ) -> Option<WaylandDisplay> {
         let display = resolve_display(self.display.as_deref(), wayland_display);
-        let display = match (self.session.trim(), display) {
-            ("x11", _) | ("auto", None) => return Ok(None),
-            ("wayland", None) => "wayland-0".to_owned(),
-            ("wayland" | "auto", Some(display)) => display,
-            (other, _) => anyhow::bail!(
-                "[wayland] session = \"{other}\" is not one of \"auto\", \"wayland\", \"x11\""
-            ),
+        let display = match (self.session(), display) {
+            (Session::X11, _) | (Session::Auto, None) => return None,
+            (Session::Wayland, None) => "wayland-0".to_owned(),
+            (Session::Wayland | Session::Auto, Some(display)) => display,
         };
         let socket = PathBuf::from(&display);
         let socket = if socket.is_absolute() {
@@ -273,7 +296,7 @@ impl WaylandConfig {
             .clone()
             .filter(|path| !path.as_os_str().is_empty())
             .or(swaysock);
-        Ok(Some(WaylandDisplay { socket, sway }))
+        Some(WaylandDisplay { socket, sway })
     }
 }
 
@@ -610,6 +633,11 @@ impl Config {
             recall.mode
         );
         anyhow::ensure!(
+            Session::parse(&self.wayland.session).is_some(),
+            "[wayland] session = \"{}\" is not one of \"auto\", \"wayland\", \"x11\"",
+            self.wayland.session
+        );
+        anyhow::ensure!(
             (250..=60_000).contains(&recall.interval_ms),
             "[recall] interval_ms = {} must be between 250 and 60000",
             recall.interval_ms
@@ -840,13 +868,12 @@ mod tests {
         let run = Path::new("/run/user/1000");
         let auto = WaylandConfig::default();
         assert_eq!(
-            auto.resolve(None, None, run).unwrap(),
+            auto.resolve(None, None, run),
             None,
             "no WAYLAND_DISPLAY: X11"
         );
         let found = auto
             .resolve(Some("wayland-1".into()), Some("/run/sway.sock".into()), run)
-            .unwrap()
             .unwrap();
         assert_eq!(found.socket, run.join("wayland-1"));
         assert_eq!(found.sway, Some(PathBuf::from("/run/sway.sock")));
@@ -854,10 +881,7 @@ mod tests {
             session: "x11".into(),
             ..WaylandConfig::default()
         };
-        assert_eq!(
-            x11.resolve(Some("wayland-1".into()), None, run).unwrap(),
-            None
-        );
+        assert_eq!(x11.resolve(Some("wayland-1".into()), None, run), None);
         let forced = WaylandConfig {
             session: "wayland".into(),
             display: Some("/tmp/wl/wayland-9".into()),
@@ -869,7 +893,6 @@ mod tests {
                 Some("/run/other.sock".into()),
                 run,
             )
-            .unwrap()
             .unwrap();
         assert_eq!(found.socket, PathBuf::from("/tmp/wl/wayland-9"));
         assert_eq!(found.sway, Some(PathBuf::from("/tmp/wl/ipc.sock")));
@@ -878,18 +901,12 @@ mod tests {
             ..WaylandConfig::default()
         };
         assert_eq!(
-            default_socket
-                .resolve(None, None, run)
-                .unwrap()
-                .unwrap()
-                .socket,
+            default_socket.resolve(None, None, run).unwrap().socket,
             run.join("wayland-0")
         );
-        let wrong = WaylandConfig {
-            session: "mir".into(),
-            ..WaylandConfig::default()
-        };
-        let error = wrong.resolve(None, None, run).unwrap_err().to_string();
+        let error =
+            Config::parse("[wayland]\nsession = \"mir\"\n", Path::new("c.toml")).unwrap_err();
+        let error = format!("{error:#}");
         assert!(error.contains("\"mir\" is not one of"), "{error}");
     }
 

@@ -174,7 +174,7 @@ impl Daemon {
         tree_args.wake.max_delivery_attempts = config.wake.max_attempts;
         tree_args.waits.max_consecutive_failures = config.wait.max_consecutive_failures;
         tree_args.waits.x11_display = config.x11.resolved_display();
-        tree_args.waits.wayland = config.wayland.resolved()?;
+        tree_args.waits.wayland = config.wayland.resolved();
         let pixels = pixel_session(
             tree_args.waits.x11_display.as_deref(),
             tree_args.waits.wayland.as_ref(),
