@@ -18,6 +18,7 @@ use storage::EventKind;
 
 use crate::support::{DaemonProcess, TestDaemon, ok, wait_until};
 use crate::vision::chat_server_saying;
+use crate::windows::{status_of, watch};
 
 const PATIENCE: Duration = Duration::from_secs(30);
 
@@ -38,21 +39,6 @@ async fn daemon_on(
         None,
     )
     .await
-}
-
-async fn watch(daemon: &TestDaemon, target: &str, condition: &str) -> (String, Value) {
-    let created = daemon
-        .ok(
-            "smart_wait",
-            json!({"target": target, "wake_when": condition, "poll_interval": 0.3, "timeout": 90}),
-        )
-        .await;
-    assert_eq!(created["status"], "watching", "{created}");
-    (created["wait_id"].as_str().unwrap().to_owned(), created)
-}
-
-async fn status_of(daemon: &TestDaemon, wait_id: &str) -> Value {
-    daemon.ok("wait_status", json!({"wait_id": wait_id})).await
 }
 
 /// A terminal that shows what is appended to `log` (a file sway's user can read).

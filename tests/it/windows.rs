@@ -20,7 +20,8 @@ use test_display::{TestWindows, Xvfb};
 const PATIENCE: Duration = Duration::from_secs(20);
 const GREY: u32 = 0x808080;
 
-async fn watch(daemon: &TestDaemon, target: &str, condition: &str) -> (String, Value) {
+/// Starts a wait on `target` polled every 0.2 s (the Wayland tests use it too).
+pub async fn watch(daemon: &TestDaemon, target: &str, condition: &str) -> (String, Value) {
     let mut client = daemon.client().await;
     let created = ok(
         &mut client,
@@ -32,7 +33,8 @@ async fn watch(daemon: &TestDaemon, target: &str, condition: &str) -> (String, V
     (created["wait_id"].as_str().unwrap().to_owned(), created)
 }
 
-async fn status_of(daemon: &TestDaemon, wait_id: &str) -> Value {
+/// The wait's `wait_status`.
+pub async fn status_of(daemon: &TestDaemon, wait_id: &str) -> Value {
     daemon.ok("wait_status", json!({"wait_id": wait_id})).await
 }
 

@@ -144,7 +144,6 @@ impl WaylandCapture {
                     None,
                     &self.display.socket,
                 )?;
-                self.seen = describe(&self.display, &self.watched, None);
                 Ok(Content::Frame(frame))
             }
             Watched::Window(WindowSelector::Title(needle)) => self.capture_window(&needle),
@@ -157,19 +156,13 @@ impl WaylandCapture {
     fn capture_window(&mut self, needle: &str) -> Result<Content, CaptureError> {
         let sway_socket = self.display.sway.clone().expect("connect requires sway");
         let windows = sway::windows(&sway_socket)?;
-        let Some(window) = self.follow(needle, &windows) else {
+        let Some((window, minimized)) = self.follow(needle, &windows) else {
             self.seen = describe(&self.display, &self.watched, None);
             return Ok(Content::Absent {
                 description: WINDOW_CLOSED.to_owned(),
             });
         };
         self.seen = describe(&self.display, &self.watched, Some(&window));
-        let minimized = self
-            .client
-            .state
-            .toplevels
-            .iter()
-            .any(|t| t.title == window.title && t.minimized);
         if !window.visible || minimized || window.content.width <= 0 || window.content.height <= 0 {
             return Ok(Content::Absent {
                 description: WINDOW_HIDDEN.to_owned(),
@@ -203,31 +196,29 @@ impl WaylandCapture {
         Ok(Content::Frame(frame))
     }
 
-    /// The watched window: the toplevel followed so far while it is open (whatever its
-    /// title now), else the first whose title contains `needle`; placed by sway's tree (sway
-    /// alone when the compositor lists no toplevels).
-    fn follow(&mut self, needle: &str, windows: &[SwayWindow]) -> Option<SwayWindow> {
-        let toplevels = &self.client.state.toplevels;
+    /// The watched window and whether it is minimised: the toplevel followed so far while
+    /// it is open (whatever its title now), else the first whose title contains `needle`;
+    /// placed by sway's tree (sway alone when the compositor lists no toplevels).
+    fn follow(&mut self, needle: &str, windows: &[SwayWindow]) -> Option<(SwayWindow, bool)> {
+        let needle = needle.to_lowercase();
+        let matches = |title: &str| title.to_lowercase().contains(&needle);
         if self.client.toplevels.is_none() {
-            return find_by_title(needle, windows);
+            let window = windows.iter().find(|w| matches(&w.title))?;
+            return Some((window.clone(), false));
         }
+        let toplevels = &self.client.state.toplevels;
         let followed = self
             .followed
             .as_ref()
             .and_then(|handle| toplevels.iter().find(|t| &t.handle == handle))
-            .or_else(|| {
-                let needle = needle.to_lowercase();
-                toplevels
-                    .iter()
-                    .find(|t| t.title.to_lowercase().contains(&needle))
-            });
+            .or_else(|| toplevels.iter().find(|t| matches(&t.title)));
         self.followed = followed.map(|toplevel| toplevel.handle.clone());
         let toplevel = followed?;
-        windows
+        let window = windows
             .iter()
             .find(|w| w.title == toplevel.title && w.app_id == toplevel.app_id)
-            .or_else(|| windows.iter().find(|w| w.title == toplevel.title))
-            .cloned()
+            .or_else(|| windows.iter().find(|w| w.title == toplevel.title))?;
+        Some((window.clone(), toplevel.minimized))
     }
 
     /// Whether the watched window is there, and if not which titles are (for the reply to
@@ -257,15 +248,6 @@ impl WaylandCapture {
         titles.dedup();
         Ok(WindowStatus::Missing { titles })
     }
-}
-
-/// The first window whose title contains `needle`, case-insensitively.
-fn find_by_title(needle: &str, windows: &[SwayWindow]) -> Option<SwayWindow> {
-    let needle = needle.to_lowercase();
-    windows
-        .iter()
-        .find(|w| w.title.to_lowercase().contains(&needle))
-        .cloned()
 }
 
 fn describe(display: &WaylandDisplay, watched: &Watched, window: Option<&SwayWindow>) -> String {
