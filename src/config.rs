@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use actors::waits::capture::wayland::WaylandDisplay;
+use actors::waits::capture::portal::PortalSettings;
+use actors::waits::capture::wayland::{ScreenAccess, WaylandDisplay};
 use anyhow::Context;
 use serde::Deserialize;
 
@@ -212,7 +213,7 @@ impl X11Config {
 }
 
 /// `[wayland]`: whether `window:` and `screen` waits read a Wayland compositor instead of an
-/// X display, and where it listens.
+/// X display, where it listens, and how its pixels are read.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WaylandConfig {
@@ -224,6 +225,12 @@ pub struct WaylandConfig {
     pub display: Option<String>,
     /// sway's IPC socket, which says where windows are. Default: the daemon's `SWAYSOCK`.
     pub sway_socket: Option<PathBuf>,
+    /// `"auto"` (the default: wlr-screencopy when the compositor offers it, else the
+    /// ScreenCast portal), `"screencopy"` or `"portal"`.
+    pub capture: String,
+    /// The desktop session's D-Bus address, where the ScreenCast portal answers. Default:
+    /// the daemon's `DBUS_SESSION_BUS_ADDRESS`, else `unix:path=$XDG_RUNTIME_DIR/bus`.
+    pub session_bus: Option<String>,
 }
 
 impl Default for WaylandConfig {
@@ -232,6 +239,8 @@ impl Default for WaylandConfig {
             session: "auto".to_owned(),
             display: None,
             sway_socket: None,
+            capture: "auto".to_owned(),
+            session_bus: None,
         }
     }
 }
@@ -256,6 +265,37 @@ impl Session {
     }
 }
 
+/// `[wayland] capture`: how a Wayland session's pixels are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Capture {
+    Auto,
+    Screencopy,
+    Portal,
+}
+
+impl Capture {
+    fn parse(text: &str) -> Option<Capture> {
+        match text.trim() {
+            "auto" => Some(Capture::Auto),
+            "screencopy" => Some(Capture::Screencopy),
+            "portal" => Some(Capture::Portal),
+            _ => None,
+        }
+    }
+}
+
+/// Where the ScreenCast portal's restore token is kept in the data folder.
+pub const PORTAL_TOKEN_FILE: &str = "screencast-restore-token";
+
+/// What [`WaylandConfig::resolve`] reads from the daemon's surroundings.
+pub struct WaylandEnvironment {
+    pub wayland_display: Option<String>,
+    pub swaysock: Option<PathBuf>,
+    pub session_bus: Option<String>,
+    pub runtime_dir: PathBuf,
+    pub data_folder: PathBuf,
+}
+
 impl WaylandConfig {
     /// The session asked for (`validate` refuses any other word; `auto` stands in for one
     /// set by code that never went through it).
@@ -263,40 +303,63 @@ impl WaylandConfig {
         Session::parse(&self.session).unwrap_or(Session::Auto)
     }
 
-    /// The Wayland compositor pixel waits read, or `None` for X11.
-    pub fn resolved(&self) -> Option<WaylandDisplay> {
-        self.resolve(
-            crate::environment::var("WAYLAND_DISPLAY"),
-            crate::environment::non_empty("SWAYSOCK").map(PathBuf::from),
-            &crate::paths::runtime_dir(),
-        )
+    fn capture(&self) -> Capture {
+        Capture::parse(&self.capture).unwrap_or(Capture::Auto)
     }
 
-    /// [`WaylandConfig::resolved`] with the environment given.
-    fn resolve(
-        &self,
-        wayland_display: Option<String>,
-        swaysock: Option<PathBuf>,
-        runtime_dir: &Path,
-    ) -> Option<WaylandDisplay> {
-        let display = resolve_display(self.display.as_deref(), wayland_display);
+    /// The Wayland compositor pixel waits read, or `None` for X11.
+    pub fn resolved(&self, data_folder: &Path) -> Option<WaylandDisplay> {
+        self.resolve(WaylandEnvironment {
+            wayland_display: crate::environment::var("WAYLAND_DISPLAY"),
+            swaysock: crate::environment::non_empty("SWAYSOCK").map(PathBuf::from),
+            session_bus: crate::environment::non_empty("DBUS_SESSION_BUS_ADDRESS"),
+            runtime_dir: crate::paths::runtime_dir(),
+            data_folder: data_folder.to_owned(),
+        })
+    }
+
+    /// [`WaylandConfig::resolved`] with the environment given. `capture = "portal"` means a
+    /// Wayland session even with no compositor named: the portal needs none.
+    fn resolve(&self, environment: WaylandEnvironment) -> Option<WaylandDisplay> {
+        let display = resolve_display(self.display.as_deref(), environment.wayland_display);
+        let capture = self.capture();
         let display = match (self.session(), display) {
-            (Session::X11, _) | (Session::Auto, None) => return None,
-            (Session::Wayland, None) => "wayland-0".to_owned(),
-            (Session::Wayland | Session::Auto, Some(display)) => display,
+            (Session::X11, _) => return None,
+            (Session::Auto, None) if capture != Capture::Portal => return None,
+            (_, None) => "wayland-0".to_owned(),
+            (_, Some(display)) => display,
         };
         let socket = PathBuf::from(&display);
         let socket = if socket.is_absolute() {
             socket
         } else {
-            runtime_dir.join(socket)
+            environment.runtime_dir.join(socket)
         };
         let sway = self
             .sway_socket
             .clone()
             .filter(|path| !path.as_os_str().is_empty())
-            .or(swaysock);
-        Some(WaylandDisplay { socket, sway })
+            .or(environment.swaysock);
+        let portal = PortalSettings {
+            bus: resolve_display(self.session_bus.as_deref(), environment.session_bus)
+                .unwrap_or_else(|| {
+                    format!(
+                        "unix:path={}",
+                        environment.runtime_dir.join("bus").display()
+                    )
+                }),
+            token_file: environment.data_folder.join(PORTAL_TOKEN_FILE),
+        };
+        let access = match capture {
+            Capture::Auto => ScreenAccess::Auto(portal),
+            Capture::Screencopy => ScreenAccess::Screencopy,
+            Capture::Portal => ScreenAccess::Portal(portal),
+        };
+        Some(WaylandDisplay {
+            socket,
+            sway,
+            access,
+        })
     }
 }
 
@@ -638,6 +701,11 @@ impl Config {
             self.wayland.session
         );
         anyhow::ensure!(
+            Capture::parse(&self.wayland.capture).is_some(),
+            "[wayland] capture = \"{}\" is not one of \"auto\", \"screencopy\", \"portal\"",
+            self.wayland.capture
+        );
+        anyhow::ensure!(
             (250..=60_000).contains(&recall.interval_ms),
             "[recall] interval_ms = {} must be between 250 and 60000",
             recall.interval_ms
@@ -747,200 +815,4 @@ impl Config {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_example_config_is_the_defaults() {
-        let example = Config::parse(EXAMPLE, Path::new("config.example.toml")).unwrap();
-        assert_eq!(example, Config::default());
-    }
-
-    #[test]
-    fn unknown_keys_name_the_key_and_the_file() {
-        let error =
-            Config::parse("max_request_byte = 5\n", Path::new("/etc/lookout.toml")).unwrap_err();
-        let text = format!("{error:#}");
-        assert!(text.contains("/etc/lookout.toml"), "{text}");
-        assert!(text.contains("max_request_byte"), "{text}");
-        let nested =
-            Config::parse("[storage]\ngroup_comit = false\n", Path::new("c.toml")).unwrap_err();
-        assert!(format!("{nested:#}").contains("group_comit"));
-    }
-
-    #[test]
-    fn the_page_cache_size_is_bounded() {
-        let parse = |mib: u64| {
-            Config::parse(
-                &format!("[storage]\ncache_mib = {mib}\n"),
-                Path::new("c.toml"),
-            )
-        };
-        assert_eq!(parse(64).unwrap().storage.cache_mib, 64);
-        for refused in [0, MAX_CACHE_MIB + 1] {
-            let text = format!("{:#}", parse(refused).unwrap_err());
-            assert!(
-                text.contains(&format!(
-                    "[storage] cache_mib = {refused} must be between 1 and 16384"
-                )),
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn the_commented_sink_examples_are_valid_config() {
-        let uncommented: String = EXAMPLE
-            .lines()
-            .map(|line| match line.strip_prefix("# ") {
-                Some(rest)
-                    if rest.starts_with("[[wake.sinks]]")
-                        || rest.contains(" = ")
-                            && !rest.starts_with("data_dir")
-                            && !rest.starts_with("socket_path") =>
-                {
-                    rest
-                }
-                _ => line,
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
-        let config =
-            Config::parse(&uncommented, Path::new("config.example.toml (uncommented)")).unwrap();
-        let kinds: Vec<&str> = config.wake.sinks.iter().map(SinkConfig::kind).collect();
-        assert_eq!(kinds, ["openclaw", "openclaw-cli", "command", "webhook"]);
-        let SinkConfig::Webhook(webhook) = &config.wake.sinks[3] else {
-            unreachable!()
-        };
-        assert_eq!(webhook.token_env.as_deref(), Some("OPENCLAW_HOOKS_TOKEN"));
-        assert!(
-            Config::parse(
-                "[[wake.sinks]]\nkind = \"carrier-pigeon\"\n",
-                Path::new("c.toml")
-            )
-            .is_err()
-        );
-        let extra = Config::parse(
-            "[[wake.sinks]]\nkind = \"command\"\nprogram = \"x\"\nshell = true\n",
-            Path::new("c.toml"),
-        );
-        assert!(format!("{:#}", extra.unwrap_err()).contains("shell"));
-    }
-
-    #[test]
-    fn the_commented_vision_examples_are_valid_config() {
-        let vision_block = EXAMPLE
-            .split("[vision]")
-            .nth(1)
-            .expect("the example has a [vision] table");
-        let uncommented: String = vision_block
-            .lines()
-            .take_while(|line| !line.starts_with('['))
-            .map(|line| match line.strip_prefix("# ") {
-                Some(rest) if rest.contains(" = ") => rest,
-                _ => line,
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-            .replace("backend = \"none\"", "backend = \"openai\"");
-        let config = Config::parse(
-            &format!("[vision]{uncommented}"),
-            Path::new("config.example.toml (vision, uncommented)"),
-        )
-        .unwrap();
-        assert_eq!(config.vision.backend, VisionBackend::Openai);
-        assert_eq!(config.vision.model.as_deref(), Some("gpt-4o-mini"));
-        assert_eq!(config.vision.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
-        for bad in [
-            "[vision]\nbackend = \"gpt\"\n",
-            "[vision]\nmax_concurrency = 0\n",
-            "[vision]\njpeg_quality = 101\n",
-            "[vision]\nmax_image_px = 10\n",
-            "[vision]\nimage_format = \"webp\"\n",
-            "[vision]\napi_key = \"sk-...\"\n",
-        ] {
-            assert!(Config::parse(bad, Path::new("c.toml")).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn the_session_is_wayland_when_a_compositor_is_named_else_x11() {
-        let run = Path::new("/run/user/1000");
-        let auto = WaylandConfig::default();
-        assert_eq!(
-            auto.resolve(None, None, run),
-            None,
-            "no WAYLAND_DISPLAY: X11"
-        );
-        let found = auto
-            .resolve(Some("wayland-1".into()), Some("/run/sway.sock".into()), run)
-            .unwrap();
-        assert_eq!(found.socket, run.join("wayland-1"));
-        assert_eq!(found.sway, Some(PathBuf::from("/run/sway.sock")));
-        let x11 = WaylandConfig {
-            session: "x11".into(),
-            ..WaylandConfig::default()
-        };
-        assert_eq!(x11.resolve(Some("wayland-1".into()), None, run), None);
-        let forced = WaylandConfig {
-            session: "wayland".into(),
-            display: Some("/tmp/wl/wayland-9".into()),
-            sway_socket: Some("/tmp/wl/ipc.sock".into()),
-        };
-        let found = forced
-            .resolve(
-                Some("wayland-1".into()),
-                Some("/run/other.sock".into()),
-                run,
-            )
-            .unwrap();
-        assert_eq!(found.socket, PathBuf::from("/tmp/wl/wayland-9"));
-        assert_eq!(found.sway, Some(PathBuf::from("/tmp/wl/ipc.sock")));
-        let default_socket = WaylandConfig {
-            session: "wayland".into(),
-            ..WaylandConfig::default()
-        };
-        assert_eq!(
-            default_socket.resolve(None, None, run).unwrap().socket,
-            run.join("wayland-0")
-        );
-        let error =
-            Config::parse("[wayland]\nsession = \"mir\"\n", Path::new("c.toml")).unwrap_err();
-        let error = format!("{error:#}");
-        assert!(error.contains("\"mir\" is not one of"), "{error}");
-    }
-
-    #[test]
-    fn the_display_is_the_config_key_else_display() {
-        assert_eq!(
-            resolve_display(Some(":1"), Some(":0".into())),
-            Some(":1".into())
-        );
-        assert_eq!(resolve_display(None, Some(":0".into())), Some(":0".into()));
-        assert_eq!(
-            resolve_display(Some(" "), Some(":0".into())),
-            Some(":0".into())
-        );
-        assert_eq!(resolve_display(None, Some(String::new())), None);
-        assert_eq!(resolve_display(None, None), None);
-        let config = Config::parse("[x11]\ndisplay = \":7\"\n", Path::new("c.toml")).unwrap();
-        assert_eq!(config.x11.resolved_display(), Some(":7".into()));
-    }
-
-    #[test]
-    fn values_are_checked() {
-        assert!(Config::parse("max_request_bytes = 10\n", Path::new("c.toml")).is_err());
-        assert!(Config::parse("log_level = \"loud\"\n", Path::new("c.toml")).is_err());
-        assert!(Config::parse("[wait]\nfloor_s = 0\n", Path::new("c.toml")).is_err());
-        let floor = Config::parse("[wait]\nfloor_s = 30\n", Path::new("c.toml")).unwrap();
-        assert_eq!(floor.wait.floor(), std::time::Duration::from_secs(30));
-        let grace =
-            Config::parse("[wait]\nwindow_gone_grace_s = 5\n", Path::new("c.toml")).unwrap();
-        assert_eq!(
-            grace.wait.window_gone_grace(),
-            std::time::Duration::from_secs(5)
-        );
-        let custom = Config::parse("data_dir = \"/srv/lookout\"\n", Path::new("c.toml")).unwrap();
-        assert_eq!(custom.data_dir, Some(PathBuf::from("/srv/lookout")));
-    }
-}
+mod tests;

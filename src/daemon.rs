@@ -15,7 +15,7 @@ use actors::recall::recorder::RecorderSettings;
 use actors::tasks::stuck::StuckPolicy;
 use actors::vision::backend::{Backend, BackendSpec};
 use actors::waits::capture::sources::SourceFactory;
-use actors::waits::capture::wayland::WaylandDisplay;
+use actors::waits::capture::wayland::{ScreenAccess, WaylandDisplay};
 use actors::wake::sinks::{Sink, SinkSpec};
 use actors::{Clock, Faults, RestartPolicy, SystemClock, Tree, TreeArgs};
 use anyhow::Context;
@@ -174,7 +174,7 @@ impl Daemon {
         tree_args.wake.max_delivery_attempts = config.wake.max_attempts;
         tree_args.waits.max_consecutive_failures = config.wait.max_consecutive_failures;
         tree_args.waits.x11_display = config.x11.resolved_display();
-        tree_args.waits.wayland = config.wayland.resolved();
+        tree_args.waits.wayland = config.wayland.resolved(&paths::data_folder(config));
         let pixels = pixel_session(
             tree_args.waits.x11_display.as_deref(),
             tree_args.waits.wayland.as_ref(),
@@ -429,15 +429,32 @@ fn connection_cap(wanted: usize) -> usize {
 
 /// Where `window:` and `screen` waits read pixels, in words for the log and `daemon.status`.
 fn pixel_session(x11_display: Option<&str>, wayland: Option<&WaylandDisplay>) -> String {
+    let windows = |wayland: &WaylandDisplay| match wayland.sway {
+        Some(_) => "windows placed by sway's IPC",
+        None => "the screen only: no sway IPC to place windows",
+    };
     match (wayland, x11_display) {
-        (Some(wayland), _) => format!(
-            "Wayland {} ({})",
-            wayland.socket.display(),
-            match wayland.sway {
-                Some(_) => "windows placed by sway's IPC",
-                None => "the screen only: no sway IPC to place windows",
+        (Some(wayland), _) => match &wayland.access {
+            ScreenAccess::Screencopy => {
+                format!(
+                    "Wayland {} ({})",
+                    wayland.socket.display(),
+                    windows(wayland)
+                )
             }
-        ),
+            ScreenAccess::Portal(portal) => format!(
+                "the screen through the ScreenCast portal on {} (no windows; the desktop asks \
+                 once)",
+                portal.bus
+            ),
+            ScreenAccess::Auto(portal) => format!(
+                "Wayland {} ({}; the ScreenCast portal on {} if the compositor offers no \
+                 screencopy)",
+                wayland.socket.display(),
+                windows(wayland),
+                portal.bus
+            ),
+        },
         (None, Some(display)) => format!("X11 display {display}"),
         (None, None) => "nothing: no X display or Wayland compositor is configured, so window: \
                          and screen waits are refused"

@@ -26,15 +26,19 @@ pub fn current_uid() -> u32 {
         .unwrap_or(u32::MAX)
 }
 
-/// `<data_dir>/lookout.redb`, the data folder defaulting to `$XDG_DATA_HOME/lookout`.
+/// `<data_dir>/lookout.redb`.
 pub fn data_file(config: &Config) -> PathBuf {
-    let folder = config.data_dir.clone().unwrap_or_else(|| {
+    data_folder(config).join(DATA_FILE_NAME)
+}
+
+/// The data folder: `data_dir`, else `$XDG_DATA_HOME/lookout`.
+pub fn data_folder(config: &Config) -> PathBuf {
+    config.data_dir.clone().unwrap_or_else(|| {
         env_path("XDG_DATA_HOME")
             .or_else(|| home().map(|h| h.join(".local/share")))
             .unwrap_or_else(|| PathBuf::from("."))
             .join("lookout")
-    });
-    folder.join(DATA_FILE_NAME)
+    })
 }
 
 /// The socket: `socket_path`, else `$XDG_RUNTIME_DIR/lookout/lookout.sock`, else

@@ -4,9 +4,11 @@
 //! array, never through a shell, so no text an agent writes can become a command. A run
 //! returns its exit status, the tail of its stderr and, when asked, its stdout (a tmux pane,
 //! tesseract's text for the OCR judge). [`pty`] starts the programs of terminal sessions on a
-//! pseudo-terminal.
+//! pseudo-terminal; [`stream`] a program whose output is read while it runs (the portal's
+//! screen stream).
 
 pub mod pty;
+pub mod stream;
 
 use std::fmt::Debug;
 use std::process::Stdio;

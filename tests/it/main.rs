@@ -19,6 +19,7 @@ mod hooks;
 mod limits;
 mod mcp;
 mod own_commands;
+mod portal;
 mod process;
 mod protocol;
 mod recall;

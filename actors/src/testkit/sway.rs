@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use crate::waits::capture::wayland::{WaylandDisplay, sway_window_titles};
+use crate::waits::capture::wayland::{ScreenAccess, WaylandDisplay, sway_window_titles};
 
 /// The unprivileged user sway runs as when the tests run as root.
 const NOBODY: u32 = 65534;
@@ -67,6 +67,7 @@ impl HeadlessSway {
             display: WaylandDisplay {
                 socket: PathBuf::new(),
                 sway: None,
+                access: ScreenAccess::Screencopy,
             },
             runtime,
             child,
@@ -76,6 +77,7 @@ impl HeadlessSway {
         started.display = WaylandDisplay {
             socket,
             sway: Some(ipc),
+            access: ScreenAccess::Screencopy,
         };
         started
     }

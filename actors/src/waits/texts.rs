@@ -135,6 +135,15 @@ pub fn output_not_seen(target: &str, clauses: &[String]) -> CallError {
     )
 }
 
+/// The reply's note when the screen is read through the desktop's ScreenCast portal.
+pub fn portal_note() -> String {
+    "The screen is read through the desktop's ScreenCast portal: the first time, the desktop \
+     shows a screen-sharing dialog, where the user picks the screen and chooses Share; until \
+     then wait_status says the wait is waiting for it. The choice is kept, so later waits do \
+     not ask again."
+        .to_owned()
+}
+
 pub fn window_missing_note(needle: &str, closest: &[String]) -> String {
     let what = if needle.is_empty() {
         "That window does not exist yet".to_owned()

@@ -2,12 +2,14 @@
 //! poll interval. The production implementations are named for their mechanism: a file tail
 //! ([`file`]), `tmux capture-pane` ([`tmux`]), a daemon-owned terminal
 //! (`terminals::source`), the agent's own OpenClaw exec session ([`openclaw`]), an X11 window
-//! or screen ([`x11`]), a Wayland window or screen on a wlroots compositor ([`wayland`]); [`sources`] picks one per target, and tests and the harness script
-//! them (`waits::scripted`).
+//! or screen ([`x11`]), a Wayland window or screen on a wlroots compositor ([`wayland`]), the
+//! screen of a GNOME or KDE session through the ScreenCast portal ([`portal`]); [`sources`]
+//! picks one per target, and tests and the harness script them (`waits::scripted`).
 
 pub mod blocking;
 pub mod file;
 pub mod openclaw;
+pub mod portal;
 pub mod sources;
 pub mod tmux;
 pub mod wayland;

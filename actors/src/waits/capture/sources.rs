@@ -20,13 +20,17 @@ use crate::directory::Directory;
 use crate::error::CallError;
 use crate::lanes::Lane;
 use crate::openclaw::exec::{ExecLedger, ExecSession, ExecState};
-use crate::process::Spawner;
+use crate::process::{RunRequest, Spawner};
 use crate::terminals::source::TerminalSource;
 use crate::terminals::types::SessionId;
 use crate::waits::capture::file::{FileTail, not_a_regular_file};
 use crate::waits::capture::openclaw::ExecSource;
+use crate::waits::capture::portal::PortalSettings;
+use crate::waits::capture::portal::session;
+use crate::waits::capture::portal::stream::GSTREAMER;
 use crate::waits::capture::tmux::TmuxPane;
-use crate::waits::capture::wayland::{WaylandCapture, WaylandDisplay, WaylandSource};
+use crate::waits::capture::wayland::access::{Chosen, portal_window_refusal};
+use crate::waits::capture::wayland::{ScreenAccess, WaylandCapture, WaylandDisplay, WaylandPixels};
 use crate::waits::capture::x11::windows::closest_titles;
 use crate::waits::capture::x11::{CaptureOptions, Watched, WindowStatus, X11Capture, X11Source};
 use crate::waits::capture::{CaptureError, Source};
@@ -124,9 +128,14 @@ impl SourceFactory for ProductionSources {
                     CallError::internal(error.message, "this is a bug in lookout")
                 };
                 Ok(match &self.wayland {
-                    Some(wayland) => {
-                        Box::new(WaylandSource::deferred(wayland.clone(), target).map_err(bug)?)
-                    }
+                    Some(wayland) => Box::new(
+                        WaylandPixels::new(wayland.clone(), target).map_err(|error| {
+                            CallError::unavailable(
+                                error.message,
+                                "watch screen, or a text target (pty:, tmux:, file:)",
+                            )
+                        })?,
+                    ),
                     None => {
                         Box::new(X11Source::deferred(self.display.clone(), target).map_err(bug)?)
                     }
@@ -170,6 +179,7 @@ impl SourceFactory for ProductionSources {
         let watched = Watched::of(target);
         let display = self.display.clone();
         let wayland = self.wayland.clone();
+        let spawner = self.spawner.clone();
         let background_output = target.is_background_output();
         Box::pin(async move {
             if let Some((path, lane)) = file {
@@ -190,10 +200,19 @@ impl SourceFactory for ProductionSources {
             // fine (it may open later), and the reply says what is there instead.
             let session = if wayland.is_some() { "Wayland" } else { "X11" };
             let opened = tokio::task::spawn_blocking(move || match wayland {
-                Some(wayland) => WaylandCapture::connect(&wayland, watched)?.window_status(),
+                Some(wayland) => match ScreenAccess::choose(&wayland)? {
+                    Chosen::Screencopy => WaylandCapture::connect(&wayland, watched)?
+                        .window_status()
+                        .map(Pixels::Read),
+                    Chosen::Portal(portal) if matches!(watched, Watched::Screen) => {
+                        Ok(Pixels::ThroughPortal(portal))
+                    }
+                    Chosen::Portal(_) => Err(portal_window_refusal(&wayland)),
+                },
                 None => {
                     X11Capture::connect(display.as_deref(), watched, CaptureOptions::default())?
                         .window_status()
+                        .map(Pixels::Read)
                 }
             })
             .await
@@ -203,7 +222,7 @@ impl SourceFactory for ProductionSources {
                     "retry",
                 )
             })?;
-            let status = opened.map_err(|error| {
+            let opened = opened.map_err(|error| {
                 CallError::unavailable(
                     error.message,
                     format!(
@@ -212,6 +231,13 @@ impl SourceFactory for ProductionSources {
                     ),
                 )
             })?;
+            let status = match opened {
+                Pixels::Read(status) => status,
+                Pixels::ThroughPortal(portal) => {
+                    check_portal(&portal, spawner.as_ref()).await?;
+                    return Ok(vec![texts::portal_note()]);
+                }
+            };
             Ok(match (status, needle) {
                 (WindowStatus::Missing { titles }, Some(needle)) => {
                     let closest = closest_titles(&needle, &titles, 3);
@@ -223,6 +249,55 @@ impl SourceFactory for ProductionSources {
                 (WindowStatus::Found, _) => Vec::new(),
             })
         })
+    }
+}
+
+/// What opening the display for a new pixel wait found.
+enum Pixels {
+    /// The display was read: whether the window is there.
+    Read(WindowStatus),
+    /// The screen is read through the ScreenCast portal, not opened yet (that may ask the
+    /// user).
+    ThroughPortal(PortalSettings),
+}
+
+/// Whether the screen can be read through the portal: a ScreenCast portal answers on the
+/// session bus, and GStreamer with PipeWire's plugin is there to read its stream.
+async fn check_portal(portal: &PortalSettings, spawner: &dyn Spawner) -> Result<(), CallError> {
+    session::probe(&portal.bus).await.map_err(|error| {
+        CallError::unavailable(
+            error.message,
+            "the screen of a GNOME or KDE Wayland session is read through the ScreenCast \
+             portal; set [wayland] session_bus if the daemon does not run in that session",
+        )
+    })?;
+    let inspector = GSTREAMER.replace("launch", "inspect");
+    let missing = || {
+        CallError::unavailable(
+            format!(
+                "{inspector} finds no pipewiresrc: lookout reads the portal's screen stream \
+                 with GStreamer's PipeWire plugin"
+            ),
+            "install GStreamer's tools and PipeWire plugin (Debian, Ubuntu: apt install \
+             gstreamer1.0-tools gstreamer1.0-pipewire; Fedora: gstreamer1-plugins-base-tools \
+             pipewire-gstreamer)",
+        )
+    };
+    let found = spawner
+        .run(RunRequest {
+            program: inspector.clone(),
+            args: vec!["pipewiresrc".to_owned()],
+            stdin: Vec::new(),
+            timeout: Duration::from_secs(20),
+            max_stdout_bytes: 0,
+            env: Vec::new(),
+        })
+        .await
+        .map_err(|_| missing())?;
+    if found.succeeded() {
+        Ok(())
+    } else {
+        Err(missing())
     }
 }
 

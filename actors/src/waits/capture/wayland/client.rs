@@ -102,6 +102,29 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// Whether the compositor at `socket` offers `wlr-screencopy` (wlroots compositors do, GNOME
+/// and KDE do not); blocking.
+pub fn offers_screencopy(socket: &Path) -> Result<bool, CaptureError> {
+    let stream = UnixStream::connect(socket).map_err(|error| {
+        CaptureError::retryable(format!(
+            "cannot reach the Wayland compositor at {}: {error}",
+            socket.display()
+        ))
+    })?;
+    let connection = Connection::from_socket(stream).map_err(|error| lost(socket, &error))?;
+    let (globals, _queue) = registry_queue_init::<State>(&connection).map_err(|error| {
+        CaptureError::retryable(format!(
+            "the Wayland compositor at {} did not list its globals: {error}",
+            socket.display()
+        ))
+    })?;
+    Ok(globals.contents().with_list(|globals| {
+        globals
+            .iter()
+            .any(|global| global.interface == ZwlrScreencopyManagerV1::interface().name)
+    }))
+}
+
 impl Client {
     /// Connects to the compositor's socket and binds what capturing needs; blocking.
     pub fn connect(socket: &Path) -> Result<Client, CaptureError> {

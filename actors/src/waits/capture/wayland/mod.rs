@@ -22,6 +22,7 @@
 //! thread, a new connection after the compositor went away. Owns no configuration: the sockets come from the caller
 //! (`[wayland]`, else `WAYLAND_DISPLAY` and `SWAYSOCK`, resolved in `src/`).
 
+pub mod access;
 mod client;
 mod screencopy;
 mod sway;
@@ -34,7 +35,9 @@ use crate::waits::capture::blocking::{BlockingCapture, BlockingSource};
 use crate::waits::capture::x11::{WINDOW_HIDDEN, Watched, WindowStatus};
 use crate::waits::content::{Content, WINDOW_CLOSED};
 use crate::waits::target::{Target, WindowSelector};
+pub use access::{ScreenAccess, WaylandPixels};
 use client::Client;
+pub use client::offers_screencopy;
 use screencopy::{Pool, Region};
 use sway::SwayWindow;
 use wayland_protocols_wlr::foreign_toplevel::v1::client::zwlr_foreign_toplevel_handle_v1::ZwlrForeignToplevelHandleV1;
@@ -47,10 +50,13 @@ pub struct WaylandDisplay {
     /// sway's IPC socket (`SWAYSOCK`): where windows are. `None` on other compositors, where
     /// only `screen` can be watched.
     pub sway: Option<PathBuf>,
+    /// How pixels are read: screencopy, the ScreenCast portal, or whichever the compositor
+    /// allows.
+    pub access: ScreenAccess,
 }
 
 impl WaylandDisplay {
-    fn name(&self) -> String {
+    pub fn name(&self) -> String {
         self.socket
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
