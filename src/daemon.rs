@@ -431,7 +431,7 @@ fn connection_cap(wanted: usize) -> usize {
 fn pixel_session(x11_display: Option<&str>, wayland: Option<&WaylandDisplay>) -> String {
     let windows = |wayland: &WaylandDisplay| match wayland.sway {
         Some(_) => "windows placed by sway's IPC",
-        None => "the screen only: no sway IPC to place windows",
+        None => "windows only while fullscreen or maximised: no sway IPC to place them",
     };
     match (wayland, x11_display) {
         (Some(wayland), _) => match &wayland.access {

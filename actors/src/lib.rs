@@ -44,13 +44,15 @@ pub mod words;
 /// Test support for this crate's tests and, with the feature `testkit`, other crates' tests
 /// and benchmarks: a private Xvfb with painted windows, synthetic screens for the pixel
 /// gate, a loopback model server speaking the OpenAI and Anthropic wire formats, a
-/// headless sway with terminal windows, and a desktop session with a ScreenCast portal.
+/// headless sway with terminal windows, a headless Weston (no screencopy), and a desktop
+/// session with a ScreenCast portal.
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit {
     pub mod http;
     pub mod model_server;
     pub mod portal;
     pub mod sway;
+    pub mod weston;
 
     pub use crate::waits::capture::x11::test_display;
     pub use crate::waits::gate::pixel::synthetic;

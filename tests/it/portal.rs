@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use actors::testkit::portal::PortalDesktop;
 use actors::testkit::test_display::{TestWindows, Xvfb};
+use actors::testkit::weston::HeadlessWeston;
 use lookout::config::{PORTAL_TOKEN_FILE, VisionBackend};
 use lookout::jsonrpc::codes;
 use serde_json::json;
@@ -176,5 +177,63 @@ async fn a_cancelled_screen_sharing_dialog_ends_the_wait_in_error_and_windows_ar
         event.text
     );
     assert_eq!(desktop.asked().started.load(Ordering::SeqCst), 0);
+    daemon.stop().await;
+}
+
+/// On a compositor without wlr-screencopy (Weston here, GNOME and KDE on users' desktops),
+/// the default `auto` reads the screen through the portal and refuses windows, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_screencopy_the_default_reads_the_screen_through_the_portal() {
+    let weston = HeadlessWeston::start(640, 480);
+    let xvfb = Xvfb::start_with(320, 240, 24);
+    let desktop = PortalDesktop::start(xvfb.display(), 320, 240).await;
+    let socket = weston.socket().clone();
+    let bus = desktop.bus().to_owned();
+    let daemon = TestDaemon::start_with(
+        |config| {
+            config.x11.display = None;
+            config.wayland.display = Some(socket.to_string_lossy().into_owned());
+            config.wayland.session_bus = Some(bus);
+        },
+        None,
+    )
+    .await;
+    let pixels = daemon.ok("daemon.status", json!({})).await["waits"]["pixels"].clone();
+    assert!(
+        pixels
+            .as_str()
+            .unwrap()
+            .contains("the ScreenCast portal on unix:path="),
+        "{pixels}"
+    );
+    let error = daemon
+        .err(
+            "smart_wait",
+            json!({"target": "window:Terminal", "wake_when": "the tests pass"}),
+        )
+        .await;
+    assert_eq!(error.code, codes::UNAVAILABLE, "{}", error.message);
+    assert!(
+        error.message.contains("offers no wlr-screencopy")
+            && error.message.contains("never names a window"),
+        "{}",
+        error.message
+    );
+    let (wait_id, created) = watch(&daemon, "screen", "the tests pass").await;
+    assert!(
+        created["message"]
+            .as_str()
+            .unwrap()
+            .contains("ScreenCast portal"),
+        "{created}"
+    );
+    wait_until("the portal's stream was captured", PATIENCE, async || {
+        status_of(&daemon, &wait_id).await["counters"]["skipped_by_gate"]
+            .as_u64()
+            .unwrap()
+            >= 2
+    })
+    .await;
+    assert_eq!(desktop.asked().started.load(Ordering::SeqCst), 1);
     daemon.stop().await;
 }

@@ -329,48 +329,74 @@ async fn a_wayland_window_wait_survives_a_sigkill_of_the_daemon() {
     assert_eq!(event["wait_id"], wait_id.as_str(), "{event}");
 }
 
-/// On a compositor whose windows lookout cannot place (no sway IPC), `screen` is watched and
-/// a window wait is refused at once, saying why and what to watch instead.
+/// On a compositor that lists windows but does not say where they are (no sway IPC, as on
+/// Hyprland, river, labwc, Wayfire), a window is read only while it covers its output, and
+/// the wait says so meanwhile; `screen` is watched as anywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_sway_s_ipc_a_window_wait_is_refused_and_the_screen_is_watched() {
+async fn without_sway_s_ipc_a_window_is_read_while_it_covers_its_output_and_the_screen_is_watched()
+{
     let mut sway = HeadlessSway::start();
-    sway.open_terminal("htop", "sleep 100000");
+    let log = sway.shared_folder().join("top.log");
+    let script = follow_script(&log);
+    sway.open_terminal("htop", &script);
     let socket = sway.display().socket.clone();
+    let model = actors::testkit::model_server::ModelServer::start(
+        actors::testkit::model_server::Wire::OpenAi,
+        None,
+    )
+    .await;
+    let url = model.base_url.clone();
     let daemon = TestDaemon::start_with(
         |config| {
             config.x11.display = None;
             config.wayland.session = "wayland".into();
             config.wayland.display = Some(socket.to_string_lossy().into_owned());
             config.wayland.sway_socket = None;
+            config.vision.backend = VisionBackend::Openai;
+            config.vision.base_url = Some(url);
+            config.vision.model = Some("llava".into());
+            config.vision.min_interval_s = 0;
         },
         None,
     )
     .await;
-    let error = daemon
-        .err(
-            "smart_wait",
-            json!({"target": "window:htop", "wake_when": "cpu use drops"}),
-        )
-        .await;
-    assert_eq!(error.code, codes::UNAVAILABLE, "{}", error.message);
-    assert!(
-        error.message.contains("does not say where its windows are")
-            && error.message.contains("watch screen instead"),
-        "{}",
-        error.message
-    );
-    let (wait_id, _) = watch(&daemon, "screen", "cpu use drops").await;
+    let (wait_id, _) = watch(&daemon, "window:htop", "the window turns green").await;
+    wait_until(
+        "the wait says the window cannot be placed",
+        PATIENCE,
+        async || {
+            status_of(&daemon, &wait_id).await["last_observation"]
+                == actors::waits::capture::wayland::WINDOW_UNPLACED
+        },
+    )
+    .await;
+    append(&log, GREEN_SCREEN);
+    // Not read while it does not cover its output: nothing shown to the model yet.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(model.requests(), 0, "an unplaced window was judged");
+    assert!(daemon.sink.received().is_empty());
+
+    sway.fullscreen("htop");
+    wait_until(
+        "the fullscreen green window resolved the wait",
+        PATIENCE,
+        async || !daemon.sink.received().is_empty(),
+    )
+    .await;
+    let event = daemon.sink.received()[0].clone();
+    assert_eq!(event.kind, EventKind::WaitResolved, "{}", event.text);
+
+    let (screen, _) = watch(&daemon, "screen", "cpu use drops").await;
     wait_until("the screen was captured", PATIENCE, async || {
-        status_of(&daemon, &wait_id).await["counters"]["captures"]
+        status_of(&daemon, &screen).await["counters"]["captures"]
             .as_u64()
             .unwrap()
             >= 2
     })
     .await;
-    assert_eq!(status_of(&daemon, &wait_id).await["status"], "watching");
     let pixels = daemon.ok("daemon.status", json!({})).await["waits"]["pixels"].clone();
     let expected = format!(
-        "Wayland {} (the screen only: no sway IPC to place windows; the ScreenCast portal",
+        "Wayland {} (windows only while fullscreen or maximised: no sway IPC to place them; the ScreenCast portal",
         socket.display()
     );
     assert!(pixels.as_str().unwrap().starts_with(&expected), "{pixels}");

@@ -121,6 +121,22 @@ impl HeadlessSway {
         });
     }
 
+    /// Makes the window titled `title` fullscreen (through `swaymsg`).
+    pub fn fullscreen(&self, title: &str) {
+        #[allow(clippy::disallowed_methods)] // test fixture: commands the compositor under test
+        let status = Command::new("swaymsg")
+            .arg("-s")
+            .arg(self.ipc())
+            .arg(format!("[title=\"{title}\"] fullscreen enable"))
+            .stdout(Stdio::null())
+            .status()
+            .expect("cannot run swaymsg: apt-get install sway");
+        assert!(
+            status.success(),
+            "swaymsg could not make '{title}' fullscreen"
+        );
+    }
+
     /// The titles of the windows sway shows.
     pub fn titles(&self) -> Vec<String> {
         titles_of(&self.ipc())
@@ -159,12 +175,12 @@ impl HeadlessSway {
     }
 }
 
-/// Waits until `done`, failing the test if sway exits or it takes too long.
-fn wait_for(sway: &mut Child, what: &str, mut done: impl FnMut() -> bool) {
+/// Waits until `done`, failing the test if the compositor exits or it takes too long.
+pub(super) fn wait_for(sway: &mut Child, what: &str, mut done: impl FnMut() -> bool) {
     let mut waited = Duration::ZERO;
     while !done() {
         if let Ok(Some(status)) = sway.try_wait() {
-            panic!("sway exited ({status}) while waiting for {what}");
+            panic!("the compositor exited ({status}) while waiting for {what}");
         }
         assert!(waited < STARTUP_PATIENCE, "timed out waiting for {what}");
         std::thread::sleep(STEP);
@@ -192,7 +208,7 @@ fn running_as_root() -> bool {
 }
 
 /// `program`, run as `nobody` when the tests run as root (sway will not run as root).
-fn as_sway_user(program: &str) -> Command {
+pub(super) fn as_sway_user(program: &str) -> Command {
     #[allow(clippy::disallowed_methods)] // test fixture: the compositor the tests watch
     let mut command = if running_as_root() {
         let mut command = Command::new("setpriv");
@@ -212,7 +228,7 @@ fn as_sway_user(program: &str) -> Command {
 }
 
 /// When the tests run as root, sway's user must own its runtime folder and config.
-fn hand_to_sway_user(path: &Path) {
+pub(super) fn hand_to_sway_user(path: &Path) {
     if running_as_root() {
         let uid = rustix::fs::Uid::from_raw(NOBODY);
         let gid = rustix::fs::Gid::from_raw(NOBODY);

@@ -1,6 +1,6 @@
 //! One connection to a wlroots compositor and what it told us: its outputs (where each sits
-//! in the layout, its size and name), its toplevel windows (title, app id, minimised, from
-//! `wlr-foreign-toplevel-management`), and the state of the screencopy frame in flight.
+//! in the layout, its size and name), its toplevel windows (title, app id, minimised, whether
+//! it covers its output, from `wlr-foreign-toplevel-management`), and the state of the screencopy frame in flight.
 //!
 //! wayland-client dispatches every event to [`State`]; the `Dispatch` impls below only
 //! record. What is asked and when lives in `mod.rs` and `screencopy.rs`.
@@ -47,6 +47,11 @@ pub(super) struct Toplevel {
     pub title: String,
     pub app_id: String,
     pub minimized: bool,
+    /// Focused, and covering its output (fullscreen or maximised): what is on that output
+    /// is this window, so it can be read where the compositor does not say where it is.
+    pub covers_output: bool,
+    /// The output it is on (the last it entered).
+    pub output: Option<wl_output::WlOutput>,
     pub closed: bool,
 }
 
@@ -154,9 +159,10 @@ impl Client {
             globals.bind(&handle, 1..=3, ()).map_err(|_| {
                 CaptureError::permanent(format!(
                     "the Wayland compositor at {shown} does not offer wlr-screencopy, so lookout \
-                     cannot read its pixels; wlroots compositors (sway, Hyprland, river, labwc, \
-                     Wayfire) offer it, GNOME and KDE do not (there, windows of X11 programs \
-                     can be watched through XWayland with [wayland] session = \"x11\")"
+                     cannot read its pixels directly; wlroots compositors (sway, Hyprland, river, \
+                     labwc, Wayfire) offer it, GNOME and KDE do not: there the screen is read \
+                     through the ScreenCast portal ([wayland] capture = \"auto\" or \"portal\"), \
+                     and windows of X11 programs through XWayland ([wayland] session = \"x11\")"
                 ))
             })?;
         let toplevels = globals.bind(&handle, 1..=3, ()).ok();
@@ -299,6 +305,8 @@ impl Dispatch<ZwlrForeignToplevelManagerV1, ()> for State {
                 title: String::new(),
                 app_id: String::new(),
                 minimized: false,
+                covers_output: false,
+                output: None,
                 closed: false,
             });
         }
@@ -325,10 +333,23 @@ impl Dispatch<ZwlrForeignToplevelHandleV1, ()> for State {
             zwlr_foreign_toplevel_handle_v1::Event::Title { title } => toplevel.title = title,
             zwlr_foreign_toplevel_handle_v1::Event::AppId { app_id } => toplevel.app_id = app_id,
             zwlr_foreign_toplevel_handle_v1::Event::State { state: states } => {
-                let minimized = zwlr_foreign_toplevel_handle_v1::State::Minimized as u32;
-                toplevel.minimized = states.chunks_exact(4).any(|word| {
-                    u32::from_ne_bytes([word[0], word[1], word[2], word[3]]) == minimized
-                });
+                use zwlr_foreign_toplevel_handle_v1::State;
+                let has = |wanted: State| {
+                    states.chunks_exact(4).any(|word| {
+                        u32::from_ne_bytes([word[0], word[1], word[2], word[3]]) == wanted as u32
+                    })
+                };
+                toplevel.minimized = has(State::Minimized);
+                toplevel.covers_output =
+                    has(State::Activated) && (has(State::Fullscreen) || has(State::Maximized));
+            }
+            zwlr_foreign_toplevel_handle_v1::Event::OutputEnter { output } => {
+                toplevel.output = Some(output);
+            }
+            zwlr_foreign_toplevel_handle_v1::Event::OutputLeave { output }
+                if toplevel.output.as_ref() == Some(&output) =>
+            {
+                toplevel.output = None;
             }
             zwlr_foreign_toplevel_handle_v1::Event::Closed => {
                 toplevel.closed = true;

@@ -16,11 +16,16 @@
 //!   workspace not shown is `Content::Absent` with [`WINDOW_HIDDEN`]. The window found is
 //!   followed while it exists, renamed or not; once it is gone the title is looked up again,
 //!   so a window that reopens, or another with that title, is followed.
+//! - Without sway's IPC (Hyprland, river, labwc, Wayfire), a window is read only while it
+//!   covers its output — focused, fullscreen or maximised — as that output whole; otherwise it
+//!   is `Content::Absent` with [`WINDOW_UNPLACED`].
 //! - `window:0x…` is an X11 window id: refused, a Wayland window is named by its title.
 //!
 //! [`WaylandSource`] is the shared [`BlockingSource`] over it: each capture on a blocking
-//! thread, a new connection after the compositor went away. Owns no configuration: the sockets come from the caller
-//! (`[wayland]`, else `WAYLAND_DISPLAY` and `SWAYSOCK`, resolved in `src/`).
+//! thread, a new connection after the compositor went away. Compositors without screencopy
+//! (GNOME, KDE) are read through the ScreenCast portal instead ([`access`]). Owns no
+//! configuration: the sockets come from the caller (`[wayland]`, else `WAYLAND_DISPLAY` and
+//! `SWAYSOCK`, resolved in `src/`).
 
 pub mod access;
 mod client;
@@ -41,6 +46,11 @@ pub use client::offers_screencopy;
 use screencopy::{Pool, Region};
 use sway::SwayWindow;
 use wayland_protocols_wlr::foreign_toplevel::v1::client::zwlr_foreign_toplevel_handle_v1::ZwlrForeignToplevelHandleV1;
+
+/// What a window's capture says on a compositor that lists windows but does not say where
+/// they are, while the window does not cover its output.
+pub const WINDOW_UNPLACED: &str = "the window is open, but this compositor does not say where \
+     it is: lookout reads it while it is focused and fullscreen or maximised (or watch screen)";
 
 /// Where the compositor listens, and sway's IPC when the compositor is sway.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,8 +105,8 @@ impl fmt::Debug for WaylandCapture {
 
 impl WaylandCapture {
     /// Connects to the compositor for `watched`; blocking. Refuses what cannot be watched on
-    /// this compositor (an X11 window id; a window on a compositor that does not say where
-    /// windows are).
+    /// this compositor (an X11 window id; a window on a compositor that does not list its
+    /// windows).
     pub fn connect(
         display: &WaylandDisplay,
         watched: Watched,
@@ -107,15 +117,19 @@ impl WaylandCapture {
                  name the window by its title, e.g. window:Firefox"
             )));
         }
-        if matches!(watched, Watched::Window(_)) && display.sway.is_none() {
+        let client = Client::connect(&display.socket)?;
+        if matches!(watched, Watched::Window(_))
+            && display.sway.is_none()
+            && client.toplevels.is_none()
+        {
             return Err(CaptureError::permanent(format!(
-                "this Wayland compositor ({}) does not say where its windows are, so lookout can \
+                "this Wayland compositor ({}) neither lists its windows \
+                 (wlr-foreign-toplevel-management) nor says where they are, so lookout can \
                  watch the whole screen but not one window: watch screen instead, or run sway \
                  (its IPC gives window places; set SWAYSOCK or [wayland] sway_socket)",
                 display.socket.display()
             )));
         }
-        let client = Client::connect(&display.socket)?;
         if client.state.outputs.is_empty() {
             return Err(CaptureError::retryable(format!(
                 "the Wayland compositor at {} has no output to capture",
@@ -160,7 +174,9 @@ impl WaylandCapture {
     }
 
     fn capture_window(&mut self, needle: &str) -> Result<Content, CaptureError> {
-        let sway_socket = self.display.sway.clone().expect("connect requires sway");
+        let Some(sway_socket) = self.display.sway.clone() else {
+            return self.capture_unplaced_window(needle);
+        };
         let windows = sway::windows(&sway_socket)?;
         let Some((window, minimized)) = self.follow(needle, &windows) else {
             self.seen = describe(&self.display, &self.watched, None);
@@ -202,24 +218,81 @@ impl WaylandCapture {
         Ok(Content::Frame(frame))
     }
 
-    /// The watched window and whether it is minimised: the toplevel followed so far while
-    /// it is open (whatever its title now), else the first whose title contains `needle`;
-    /// placed by sway's tree (sway alone when the compositor lists no toplevels).
-    fn follow(&mut self, needle: &str, windows: &[SwayWindow]) -> Option<(SwayWindow, bool)> {
-        let needle = needle.to_lowercase();
-        let matches = |title: &str| title.to_lowercase().contains(&needle);
-        if self.client.toplevels.is_none() {
-            let window = windows.iter().find(|w| matches(&w.title))?;
-            return Some((window.clone(), false));
+    /// A window on a compositor that does not say where windows are (no sway IPC): read
+    /// while it covers its output (focused, fullscreen or maximised), that output whole;
+    /// otherwise it is open but cannot be placed, and nothing is shown to a model.
+    fn capture_unplaced_window(&mut self, needle: &str) -> Result<Content, CaptureError> {
+        let Some(index) = self.follow_toplevel(needle) else {
+            self.seen = describe(&self.display, &self.watched, None);
+            return Ok(Content::Absent {
+                description: WINDOW_CLOSED.to_owned(),
+            });
+        };
+        let toplevel = &self.client.state.toplevels[index];
+        self.seen = format!(
+            "Wayland window '{}' on {}",
+            toplevel.title,
+            self.display.name()
+        );
+        if toplevel.minimized {
+            return Ok(Content::Absent {
+                description: WINDOW_HIDDEN.to_owned(),
+            });
         }
+        if !toplevel.covers_output {
+            return Ok(Content::Absent {
+                description: WINDOW_UNPLACED.to_owned(),
+            });
+        }
+        let outputs = &self.client.state.outputs;
+        let output = toplevel
+            .output
+            .as_ref()
+            .and_then(|wl| outputs.iter().find(|o| &o.wl == wl))
+            .or(outputs.first())
+            .map(|o| o.wl.clone())
+            .expect("connect requires an output");
+        let frame = screencopy::copy(
+            &mut self.client,
+            &mut self.pool,
+            &output,
+            None,
+            &self.display.socket,
+        )?;
+        Ok(Content::Frame(frame))
+    }
+
+    /// The index of the watched toplevel: the one followed so far while it is open
+    /// (whatever its title now), else the first whose title contains `needle`.
+    fn follow_toplevel(&mut self, needle: &str) -> Option<usize> {
+        let needle = needle.to_lowercase();
         let toplevels = &self.client.state.toplevels;
-        let followed = self
+        let index = self
             .followed
             .as_ref()
-            .and_then(|handle| toplevels.iter().find(|t| &t.handle == handle))
-            .or_else(|| toplevels.iter().find(|t| matches(&t.title)));
-        self.followed = followed.map(|toplevel| toplevel.handle.clone());
-        let toplevel = followed?;
+            .and_then(|handle| toplevels.iter().position(|t| &t.handle == handle))
+            .or_else(|| {
+                toplevels
+                    .iter()
+                    .position(|t| t.title.to_lowercase().contains(&needle))
+            });
+        self.followed = index.map(|index| toplevels[index].handle.clone());
+        index
+    }
+
+    /// The watched window and whether it is minimised: the toplevel followed (see
+    /// [`WaylandCapture::follow_toplevel`]), placed by sway's tree (sway alone when the
+    /// compositor lists no toplevels).
+    fn follow(&mut self, needle: &str, windows: &[SwayWindow]) -> Option<(SwayWindow, bool)> {
+        if self.client.toplevels.is_none() {
+            let needle = needle.to_lowercase();
+            let window = windows
+                .iter()
+                .find(|w| w.title.to_lowercase().contains(&needle))?;
+            return Some((window.clone(), false));
+        }
+        let index = self.follow_toplevel(needle)?;
+        let toplevel = &self.client.state.toplevels[index];
         let window = windows
             .iter()
             .find(|w| w.title == toplevel.title && w.app_id == toplevel.app_id)
@@ -238,7 +311,11 @@ impl WaylandCapture {
             Some(socket) => sway::windows(socket)?,
             None => Vec::new(),
         };
-        if self.follow(&needle, &windows).is_some() {
+        let found = match self.display.sway {
+            Some(_) => self.follow(&needle, &windows).is_some(),
+            None => self.follow_toplevel(&needle).is_some(),
+        };
+        if found {
             return Ok(WindowStatus::Found);
         }
         let mut titles: Vec<String> = self
