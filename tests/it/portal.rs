@@ -11,12 +11,13 @@ use std::time::Duration;
 use actors::testkit::portal::PortalDesktop;
 use actors::testkit::test_display::{TestWindows, Xvfb};
 use actors::testkit::weston::HeadlessWeston;
+use lookout::client::Client;
 use lookout::config::{PORTAL_TOKEN_FILE, VisionBackend};
 use lookout::jsonrpc::codes;
-use serde_json::json;
+use serde_json::{Value, json};
 use storage::EventKind;
 
-use crate::support::{TestDaemon, wait_until};
+use crate::support::{DaemonProcess, TestDaemon, ok, wait_until};
 use crate::windows::{status_of, watch};
 
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -140,6 +141,22 @@ async fn the_portal_screen_is_judged_once_while_still_its_change_resolves_and_th
     // xdg-desktop-portal 1.16 hands the same token back; others issue a new one each time,
     // and lookout keeps whichever came last.
     assert!(!std::fs::read_to_string(&token).unwrap().trim().is_empty());
+
+    // The user stops sharing: the wait ends in `error` saying so, and the desktop is not
+    // asked to share again behind the user's back.
+    desktop.stop_sharing().await;
+    wait_until("the stopped stream ended the wait", PATIENCE, async || {
+        daemon.sink.received().len() == 2
+    })
+    .await;
+    let event = daemon.sink.received()[1].clone();
+    assert_eq!(event.kind, EventKind::WaitError, "{}", event.text);
+    assert!(
+        event.text.contains(&second) && event.text.contains("stopped sharing the screen"),
+        "{}",
+        event.text
+    );
+    assert_eq!(desktop.asked().started.load(Ordering::SeqCst), 2);
     daemon.stop().await;
 }
 
@@ -236,4 +253,88 @@ async fn without_screencopy_the_default_reads_the_screen_through_the_portal() {
     .await;
     assert_eq!(desktop.asked().started.load(Ordering::SeqCst), 1);
     daemon.stop().await;
+}
+
+/// The real binary, SIGKILLed while a screen wait watches through the portal, resumes the
+/// wait when it starts again: a new portal session from the kept restore token, without
+/// asking the user again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_portal_screen_wait_resumes_after_a_sigkill_without_asking_again() {
+    let xvfb = Xvfb::start_with(320, 240, 24);
+    let desktop = PortalDesktop::start(xvfb.display(), 320, 240).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[wayland]\ncapture = \"portal\"\nsession_bus = {:?}\n",
+        desktop.bus()
+    );
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let wait_id = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": "screen", "wake_when": "the tests pass",
+               "poll_interval": 0.3, "timeout": 600}),
+    )
+    .await["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let skipped = |status: &Value| status["counters"]["skipped_by_gate"].as_u64().unwrap_or(0);
+    wait_until("the shared screen was read", PATIENCE, async || {
+        skipped(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await) >= 2
+    })
+    .await;
+    assert_eq!(desktop.asked().prompts.load(Ordering::SeqCst), 1);
+    assert_eq!(stream_readers_of(dir.path()), 1);
+    daemon.kill();
+    // The stream's reader does not outlive the daemon: the portal closes the session with
+    // the daemon's bus connection, and with it the PipeWire remote the reader used.
+    wait_until(
+        "the killed daemon's stream reader ended",
+        PATIENCE,
+        async || stream_readers_of(dir.path()) == 0,
+    )
+    .await;
+
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let before = skipped(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await);
+    wait_until(
+        "the resumed wait reads the screen again",
+        PATIENCE,
+        async || {
+            skipped(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await)
+                >= before + 2
+        },
+    )
+    .await;
+    assert_eq!(desktop.asked().started.load(Ordering::SeqCst), 2);
+    assert_eq!(desktop.asked().restored.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        desktop.asked().prompts.load(Ordering::SeqCst),
+        1,
+        "the user was asked once, not again after the restart"
+    );
+    daemon.kill();
+}
+
+/// How many `gst-launch-1.0 … pipewiresrc` programs the daemon run on `dir` started are
+/// running: found by the environment they inherited (its `OPENCLAW_STATE_DIR` names `dir`).
+fn stream_readers_of(dir: &std::path::Path) -> usize {
+    let marker = format!("OPENCLAW_STATE_DIR={}", dir.join("no-openclaw").display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|entry| {
+            let process = entry.path();
+            let reads_a_stream = std::fs::read(process.join("cmdline"))
+                .is_ok_and(|line| String::from_utf8_lossy(&line).contains("pipewiresrc"));
+            reads_a_stream
+                && std::fs::read(process.join("environ")).is_ok_and(|environ| {
+                    environ
+                        .split(|byte| *byte == 0)
+                        .any(|variable| variable == marker.as_bytes())
+                })
+        })
+        .count()
 }

@@ -45,6 +45,8 @@ pub struct Asked {
     pub started: AtomicUsize,
     /// Answer `Start` as a user who cancelled the dialog.
     pub cancel: AtomicBool,
+    /// The sessions sharing the screen now.
+    pub sessions: std::sync::Mutex<Vec<OwnedObjectPath>>,
 }
 
 /// A running private desktop with a ScreenCast portal; stopped when dropped.
@@ -159,6 +161,26 @@ impl PortalDesktop {
             waited += STEP;
         }
         desktop
+    }
+
+    /// Closes the sessions sharing the screen, as a desktop does when the user stops sharing
+    /// (the backend's `Session.Closed`; the frontend then closes the session and its PipeWire
+    /// remote).
+    pub async fn stop_sharing(&self) {
+        let backend = self._backend.as_ref().expect("the backend is on the bus");
+        let sessions = std::mem::take(&mut *self.asked.sessions.lock().unwrap());
+        for session in sessions {
+            backend
+                .emit_signal(
+                    None::<&str>,
+                    session.as_str(),
+                    "org.freedesktop.impl.portal.Session",
+                    "Closed",
+                    &(),
+                )
+                .await
+                .expect("the backend closes a session");
+        }
     }
 
     /// The session bus's address, for `[wayland] session_bus`.
@@ -308,7 +330,7 @@ impl StandIn {
     async fn start(
         &self,
         _handle: OwnedObjectPath,
-        _session_handle: OwnedObjectPath,
+        session_handle: OwnedObjectPath,
         _app_id: String,
         _parent_window: String,
         _options: HashMap<String, OwnedValue>,
@@ -317,6 +339,7 @@ impl StandIn {
             return (1, Results::new());
         }
         self.asked.started.fetch_add(1, Ordering::SeqCst);
+        self.asked.sessions.lock().unwrap().push(session_handle);
         let properties: HashMap<&str, Value> = [
             ("size", Value::from(self.size)),
             ("source_type", Value::from(1u32)),

@@ -121,20 +121,17 @@ impl HeadlessSway {
         });
     }
 
-    /// Makes the window titled `title` fullscreen (through `swaymsg`).
-    pub fn fullscreen(&self, title: &str) {
+    /// Runs a sway command (`[title="htop"] fullscreen enable`) through `swaymsg`.
+    pub fn command(&self, command: &str) {
         #[allow(clippy::disallowed_methods)] // test fixture: commands the compositor under test
         let status = Command::new("swaymsg")
             .arg("-s")
             .arg(self.ipc())
-            .arg(format!("[title=\"{title}\"] fullscreen enable"))
+            .arg(command)
             .stdout(Stdio::null())
             .status()
             .expect("cannot run swaymsg: apt-get install sway");
-        assert!(
-            status.success(),
-            "swaymsg could not make '{title}' fullscreen"
-        );
+        assert!(status.success(), "swaymsg refused: {command}");
     }
 
     /// The titles of the windows sway shows.

@@ -8,7 +8,8 @@
 //! later sessions (the next `screen` wait, a restarted daemon) start without asking. Until
 //! the stream's first frame arrives a capture is `Content::Absent`, saying what it waits
 //! for; then the latest frame of the stream ([`stream`]) is what each capture returns. A
-//! refusal ends the wait in `error`; a stream that ends is opened again.
+//! refusal ends the wait in `error`, and so does a stream that ends (the user stopped sharing:
+//! sharing again unasked would go against them).
 //!
 //! Windows are not watched this way: the portal lets the user pick a window in its dialog,
 //! but never names one by title, so `window:` waits are refused on these desktops.
@@ -52,9 +53,9 @@ enum State {
     /// No session: the next capture opens one.
     Closed,
     /// A session being opened (perhaps on the user's dialog) and its stream started.
-    Opening(JoinHandle<Result<FrameStream, CaptureError>>),
+    Opening(JoinHandle<Result<(PortalSession, FrameStream), CaptureError>>),
     /// Frames arrive.
-    Streaming(FrameStream),
+    Streaming(Box<(PortalSession, FrameStream)>),
 }
 
 impl fmt::Debug for PortalSource {
@@ -84,13 +85,15 @@ impl PortalSource {
         if let State::Closed = self.state {
             let settings = self.settings.clone();
             self.state = State::Opening(tokio::spawn(async move {
-                let session: PortalSession =
-                    session::open(&settings.bus, &settings.token_file).await?;
-                tokio::task::spawn_blocking(move || FrameStream::start(session))
-                    .await
-                    .map_err(|error| {
-                        CaptureError::retryable(format!("starting the stream failed: {error}"))
-                    })?
+                let (session, remote) = session::open(&settings.bus, &settings.token_file).await?;
+                tokio::task::spawn_blocking(move || {
+                    let stream = FrameStream::start(&session, remote)?;
+                    Ok((session, stream))
+                })
+                .await
+                .map_err(|error| {
+                    CaptureError::retryable(format!("starting the stream failed: {error}"))
+                })?
             }));
         }
         if let State::Opening(opening) = &mut self.state {
@@ -103,16 +106,25 @@ impl PortalSource {
                 )))
             });
             match opened {
-                Ok(stream) => self.state = State::Streaming(stream),
+                Ok(streaming) => self.state = State::Streaming(Box::new(streaming)),
                 Err(error) => {
                     self.state = State::Closed;
                     return Err(error);
                 }
             }
         }
-        let State::Streaming(stream) = &mut self.state else {
+        let State::Streaming(streaming) = &mut self.state else {
             unreachable!("a session is open or opening by now")
         };
+        let (session, stream) = &mut **streaming;
+        if session.was_closed() {
+            self.state = State::Closed;
+            // Sharing again unasked, after the user stopped it, would go against them.
+            return Err(CaptureError::permanent(
+                "the desktop stopped sharing the screen (the user stopped it, or the \
+                 screen-sharing session ended); start a new wait to share it again",
+            ));
+        }
         match stream.latest() {
             Ok(Some(frame)) => Ok(Content::Frame(frame)),
             Ok(None) => Ok(waiting(WAITING_FOR_FRAME)),
@@ -133,8 +145,8 @@ fn waiting(description: &str) -> Content {
 impl Source for PortalSource {
     fn describe(&self) -> String {
         match &self.state {
-            State::Streaming(stream) => {
-                let (width, height) = stream.size();
+            State::Streaming(streaming) => {
+                let (width, height) = streaming.1.size();
                 format!("the screen, shared by the desktop's ScreenCast portal ({width}x{height})")
             }
             _ => "the screen, through the desktop's ScreenCast portal".to_owned(),

@@ -24,6 +24,7 @@ const PORTAL: &str = "org.freedesktop.portal.Desktop";
 const PORTAL_PATH: &str = "/org/freedesktop/portal/desktop";
 const SCREEN_CAST: &str = "org.freedesktop.portal.ScreenCast";
 const REQUEST: &str = "org.freedesktop.portal.Request";
+const SESSION: &str = "org.freedesktop.portal.Session";
 
 /// `types`: a monitor (not a window, not a virtual screen).
 const MONITOR: u32 = 1;
@@ -41,12 +42,24 @@ const CALL_PATIENCE: Duration = Duration::from_secs(20);
 pub struct PortalSession {
     /// Keeps the session: the portal closes it when this connection goes.
     _connection: Connection,
+    /// The session's `Closed` signal: the desktop ended it (the user stopped sharing).
+    closed: MessageStream,
     /// The PipeWire node of the monitor's stream.
     pub node: u32,
     /// The stream's size as the portal reports it, when it does.
     pub size: Option<(u32, u32)>,
-    /// A connection to PipeWire that sees the stream's node (and nothing else).
-    pub remote: OwnedFd,
+}
+
+impl PortalSession {
+    /// Whether the desktop has closed the session since (the user stopped sharing, the
+    /// portal went away); never waits.
+    pub fn was_closed(&mut self) -> bool {
+        use futures::FutureExt;
+        match self.closed.next().now_or_never() {
+            Some(Some(_)) | Some(None) => true,
+            None => false,
+        }
+    }
 }
 
 /// Whether a ScreenCast portal answers on the bus at `address`, and its version.
@@ -73,9 +86,13 @@ pub async fn probe(address: &str) -> Result<u32, CaptureError> {
 }
 
 /// Opens a session on the monitor the user picks (or picked before: `token_file` holds the
-/// restore token), and a PipeWire remote for its stream. Waits up to [`CONSENT_PATIENCE`]
-/// for the user to answer the desktop's dialog.
-pub async fn open(address: &str, token_file: &Path) -> Result<PortalSession, CaptureError> {
+/// restore token), and a PipeWire remote for its stream: a connection to PipeWire that sees
+/// the stream's node and nothing else. Waits up to [`CONSENT_PATIENCE`] for the user to
+/// answer the desktop's dialog.
+pub async fn open(
+    address: &str,
+    token_file: &Path,
+) -> Result<(PortalSession, OwnedFd), CaptureError> {
     let connection = connect(address).await?;
     let mut portal = Portal::new(&connection)?;
     let session_token = portal.token();
@@ -139,6 +156,16 @@ pub async fn open(address: &str, token_file: &Path) -> Result<PortalSession, Cap
         .filter(|(width, height)| *width > 0 && *height > 0)
         .map(|(width, height)| (width as u32, height as u32));
 
+    let closed_rule = MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .interface(SESSION)
+        .and_then(|rule| rule.member("Closed"))
+        .and_then(|rule| rule.path(session.as_str()))
+        .map_err(|error| failed("Start", &error))?
+        .build();
+    let closed = MessageStream::for_match_rule(closed_rule, &connection, Some(1))
+        .await
+        .map_err(|error| failed("Start", &error))?;
     let reply = tokio::time::timeout(
         CALL_PATIENCE,
         connection.call_method(
@@ -156,12 +183,13 @@ pub async fn open(address: &str, token_file: &Path) -> Result<PortalSession, Cap
         .body()
         .deserialize()
         .map_err(|error| failed("OpenPipeWireRemote", &error))?;
-    Ok(PortalSession {
+    let session = PortalSession {
         _connection: connection,
+        closed,
         node,
         size,
-        remote: remote.into(),
-    })
+    };
+    Ok((session, remote.into()))
 }
 
 /// The calls of one handshake, each answered by its own `Request`.

@@ -10,6 +10,7 @@
 //! KDE desktops ship it with PipeWire's plugin.
 
 use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
 use crate::process::stream::StreamingChild;
@@ -41,10 +42,11 @@ struct Latest {
 }
 
 impl FrameStream {
-    /// Starts decoding `session`'s stream; blocking (it starts a program and a thread).
-    pub fn start(session: PortalSession) -> Result<FrameStream, CaptureError> {
+    /// Starts decoding `session`'s stream through `remote`; blocking (it starts a program
+    /// and a thread).
+    pub fn start(session: &PortalSession, remote: OwnedFd) -> Result<FrameStream, CaptureError> {
         let size = frame_size(session.size);
-        let mut child = StreamingChild::start(GSTREAMER, &pipeline(session.node, size), session.remote)
+        let mut child = StreamingChild::start(GSTREAMER, &pipeline(session.node, size), remote)
             .map_err(|error| match error.kind() {
                 std::io::ErrorKind::NotFound => CaptureError::permanent(format!(
                     "{GSTREAMER} is not installed, and lookout reads the portal's screen stream \
@@ -85,8 +87,8 @@ impl FrameStream {
         })
     }
 
-    /// The latest frame; `None` before the first. Fails once the stream has ended (the user
-    /// stopped sharing, PipeWire went away), saying why.
+    /// The latest frame; `None` before the first. Fails for good once the stream has ended
+    /// (the user stopped sharing, PipeWire went away), saying why.
     pub fn latest(&mut self) -> Result<Option<Frame>, CaptureError> {
         let (frame, ended) = {
             let latest = self
@@ -102,9 +104,11 @@ impl FrameStream {
                     .child
                     .ended()
                     .unwrap_or_else(|| format!("reading it failed: {reading}"));
-                Err(CaptureError::retryable(format!(
-                    "the screen-sharing stream ended ({GSTREAMER}: {program}); the desktop may \
-                     have stopped sharing — lookout asks the portal again"
+                // Sharing again unasked, after the user stopped it, would go against them.
+                Err(CaptureError::permanent(format!(
+                    "the desktop stopped sharing the screen (the user stopped it, or the \
+                     screen-sharing session or PipeWire ended; {GSTREAMER}: {program}); start a \
+                     new wait to share it again"
                 )))
             }
         }
