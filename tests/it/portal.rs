@@ -42,6 +42,21 @@ async fn daemon_on(
     .await
 }
 
+/// Waits for the `index`th wake event and checks it ends `wait_id` in `error`, saying `why`.
+async fn ended_in_error(daemon: &TestDaemon, index: usize, wait_id: &str, why: &str) {
+    wait_until("the wait ended in error", PATIENCE, async || {
+        daemon.sink.received().len() > index
+    })
+    .await;
+    let event = daemon.sink.received()[index].clone();
+    assert_eq!(event.kind, EventKind::WaitError, "{}", event.text);
+    assert!(
+        event.text.contains(wait_id) && event.text.contains(why),
+        "{}",
+        event.text
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_portal_screen_is_judged_once_while_still_its_change_resolves_and_the_user_is_asked_once()
  {
@@ -145,17 +160,7 @@ async fn the_portal_screen_is_judged_once_while_still_its_change_resolves_and_th
     // The user stops sharing: the wait ends in `error` saying so, and the desktop is not
     // asked to share again behind the user's back.
     desktop.stop_sharing().await;
-    wait_until("the stopped stream ended the wait", PATIENCE, async || {
-        daemon.sink.received().len() == 2
-    })
-    .await;
-    let event = daemon.sink.received()[1].clone();
-    assert_eq!(event.kind, EventKind::WaitError, "{}", event.text);
-    assert!(
-        event.text.contains(&second) && event.text.contains("stopped sharing the screen"),
-        "{}",
-        event.text
-    );
+    ended_in_error(&daemon, 1, &second, "stopped sharing the screen").await;
     assert_eq!(desktop.asked().started.load(Ordering::SeqCst), 2);
     daemon.stop().await;
 }
@@ -182,17 +187,7 @@ async fn a_cancelled_screen_sharing_dialog_ends_the_wait_in_error_and_windows_ar
     );
 
     let (wait_id, _) = watch(&daemon, "screen", "the build finishes").await;
-    wait_until("the refusal woke the agent", PATIENCE, async || {
-        !daemon.sink.received().is_empty()
-    })
-    .await;
-    let event = daemon.sink.received()[0].clone();
-    assert_eq!(event.kind, EventKind::WaitError, "{}", event.text);
-    assert!(
-        event.text.contains(&wait_id) && event.text.contains("dialog was cancelled"),
-        "{}",
-        event.text
-    );
+    ended_in_error(&daemon, 0, &wait_id, "dialog was cancelled").await;
     assert_eq!(desktop.asked().started.load(Ordering::SeqCst), 0);
     daemon.stop().await;
 }

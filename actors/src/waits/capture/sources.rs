@@ -27,7 +27,7 @@ use crate::waits::capture::file::{FileTail, not_a_regular_file};
 use crate::waits::capture::openclaw::ExecSource;
 use crate::waits::capture::portal::PortalSettings;
 use crate::waits::capture::portal::session;
-use crate::waits::capture::portal::stream::GSTREAMER;
+use crate::waits::capture::portal::stream::GSTREAMER_INSPECT;
 use crate::waits::capture::tmux::TmuxPane;
 use crate::waits::capture::wayland::access::{Chosen, portal_window_refusal};
 use crate::waits::capture::wayland::{ScreenAccess, WaylandCapture, WaylandDisplay, WaylandPixels};
@@ -271,7 +271,7 @@ async fn check_portal(portal: &PortalSettings, spawner: &dyn Spawner) -> Result<
              portal; set [wayland] session_bus if the daemon does not run in that session",
         )
     })?;
-    let inspector = GSTREAMER.replace("launch", "inspect");
+    let inspector = GSTREAMER_INSPECT;
     let missing = || {
         CallError::unavailable(
             format!(
@@ -285,7 +285,7 @@ async fn check_portal(portal: &PortalSettings, spawner: &dyn Spawner) -> Result<
     };
     let found = spawner
         .run(RunRequest {
-            program: inspector.clone(),
+            program: inspector.to_owned(),
             args: vec!["pipewiresrc".to_owned()],
             stdin: Vec::new(),
             timeout: Duration::from_secs(20),

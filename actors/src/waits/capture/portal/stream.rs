@@ -20,6 +20,8 @@ use crate::waits::content::Frame;
 
 /// The program that decodes the stream.
 pub const GSTREAMER: &str = "gst-launch-1.0";
+/// The program that says whether GStreamer has PipeWire's plugin (checked as a wait starts).
+pub const GSTREAMER_INSPECT: &str = "gst-inspect-1.0";
 /// Frames a second asked of the desktop; a still screen sends none.
 pub const MAX_FRAME_RATE: u32 = 5;
 /// A stream larger than this (either side) is scaled down to fit, keeping its shape.

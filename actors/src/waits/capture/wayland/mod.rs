@@ -45,6 +45,7 @@ use client::Client;
 pub use client::offers_screencopy;
 use screencopy::{Pool, Region};
 use sway::SwayWindow;
+use wayland_client::protocol::wl_output::WlOutput;
 use wayland_protocols_wlr::foreign_toplevel::v1::client::zwlr_foreign_toplevel_handle_v1::ZwlrForeignToplevelHandleV1;
 
 /// What a window's capture says on a compositor that lists windows but does not say where
@@ -157,14 +158,7 @@ impl WaylandCapture {
         match self.watched.clone() {
             Watched::Screen => {
                 let output = self.client.state.outputs[0].wl.clone();
-                let frame = screencopy::copy(
-                    &mut self.client,
-                    &mut self.pool,
-                    &output,
-                    None,
-                    &self.display.socket,
-                )?;
-                Ok(Content::Frame(frame))
+                self.copy_output(&output)
             }
             Watched::Window(WindowSelector::Title(needle)) => self.capture_window(&needle),
             Watched::Window(WindowSelector::Id(_)) => {
@@ -252,10 +246,15 @@ impl WaylandCapture {
             .or(outputs.first())
             .map(|o| o.wl.clone())
             .expect("connect requires an output");
+        self.copy_output(&output)
+    }
+
+    /// The whole of `output`.
+    fn copy_output(&mut self, output: &WlOutput) -> Result<Content, CaptureError> {
         let frame = screencopy::copy(
             &mut self.client,
             &mut self.pool,
-            &output,
+            output,
             None,
             &self.display.socket,
         )?;
