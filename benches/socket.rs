@@ -8,7 +8,8 @@
 //!   does not exist, answered by the socket edge: the socket, the codec and the scheduling,
 //!   no actor and no storage);
 //! - the round trip of a sequential `task_update(message)`: mean, p50, p99, and its p50 as a
-//!   multiple of the fsync floor's;
+//!   multiple of the fsync floor's; the CPU the whole process (daemon and client) spent per
+//!   update, and how long the commit thread's stay-awake yields take here;
 //! - durable updates per second from 16 concurrent clients, each on its own task, with
 //!   group commit on and off, measured side by side in one run.
 //!
@@ -143,7 +144,11 @@ async fn sequential(daemon: &Daemon) -> Duration {
     let mut client = Client::connect(daemon.socket_path()).await.unwrap();
     let task_id = register(&mut client).await;
     let mut samples = Vec::with_capacity(SEQUENTIAL_SAMPLES);
+    let mut cpu_before = 0.0;
     for n in 0..SEQUENTIAL_WARMUP + SEQUENTIAL_SAMPLES {
+        if n == SEQUENTIAL_WARMUP {
+            cpu_before = cpu_seconds();
+        }
         let params =
             json!({"task_id": task_id, "message": format!("progress note {n}: still building")});
         let started = Instant::now();
@@ -152,6 +157,7 @@ async fn sequential(daemon: &Daemon) -> Duration {
             samples.push(started.elapsed());
         }
     }
+    let cpu = cpu_seconds() - cpu_before;
     samples.sort();
     let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
     let percentile = |p: f64| samples[((samples.len() as f64 * p) as usize).min(samples.len() - 1)];
@@ -161,7 +167,28 @@ async fn sequential(daemon: &Daemon) -> Duration {
         ms(percentile(0.50)),
         ms(percentile(0.99))
     );
+    let yields = Instant::now();
+    for _ in 0..actors::lanes::COMMIT_AWAKE_YIELDS {
+        std::thread::yield_now();
+    }
+    println!(
+        "CPU per sequential update (daemon and client, user + system): {:.3} ms; the commit thread's {} stay-awake yields take {:.3} ms here",
+        cpu * 1000.0 / SEQUENTIAL_SAMPLES as f64,
+        actors::lanes::COMMIT_AWAKE_YIELDS,
+        ms(yields.elapsed())
+    );
     percentile(0.50)
+}
+
+/// CPU time this process has used, user and system, from `/proc/self/stat` (in clock ticks
+/// of 1/100 s, Linux's USER_HZ).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks = |index: usize| fields[index].parse::<u64>().unwrap();
+    // utime and stime are fields 14 and 15 of stat(5), 12 and 13 after the name.
+    (ticks(11) + ticks(12)) as f64 / 100.0
 }
 
 async fn concurrent(daemon: &Daemon, length: Duration) -> f64 {
