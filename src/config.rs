@@ -208,7 +208,7 @@ impl X11Config {
     /// The display to watch: this key, else `DISPLAY`; `None` when neither is set (a window
     /// wait then fails with a message saying how to set one).
     pub fn resolved_display(&self) -> Option<String> {
-        resolve_display(self.display.as_deref(), crate::environment::var("DISPLAY"))
+        configured_else_environment(self.display.as_deref(), crate::environment::var("DISPLAY"))
     }
 }
 
@@ -321,7 +321,8 @@ impl WaylandConfig {
     /// [`WaylandConfig::resolved`] with the environment given. `capture = "portal"` means a
     /// Wayland session even with no compositor named: the portal needs none.
     fn resolve(&self, environment: WaylandEnvironment) -> Option<WaylandDisplay> {
-        let display = resolve_display(self.display.as_deref(), environment.wayland_display);
+        let display =
+            configured_else_environment(self.display.as_deref(), environment.wayland_display);
         let capture = self.capture();
         let display = match (self.session(), display) {
             (Session::X11, _) => return None,
@@ -341,7 +342,7 @@ impl WaylandConfig {
             .filter(|path| !path.as_os_str().is_empty())
             .or(environment.swaysock);
         let portal = PortalSettings {
-            bus: resolve_display(self.session_bus.as_deref(), environment.session_bus)
+            bus: configured_else_environment(self.session_bus.as_deref(), environment.session_bus)
                 .unwrap_or_else(|| {
                     format!(
                         "unix:path={}",
@@ -363,7 +364,11 @@ impl WaylandConfig {
     }
 }
 
-fn resolve_display(configured: Option<&str>, environment: Option<String>) -> Option<String> {
+/// The configured value (a display, a bus address) unless blank, else the environment's.
+fn configured_else_environment(
+    configured: Option<&str>,
+    environment: Option<String>,
+) -> Option<String> {
     let non_empty = |text: &str| !text.trim().is_empty();
     configured
         .filter(|d| non_empty(d))

@@ -235,16 +235,19 @@ fn pixels_are_read_by_screencopy_or_the_portal_with_its_token_in_the_data_folder
 #[test]
 fn the_display_is_the_config_key_else_display() {
     assert_eq!(
-        resolve_display(Some(":1"), Some(":0".into())),
+        configured_else_environment(Some(":1"), Some(":0".into())),
         Some(":1".into())
     );
-    assert_eq!(resolve_display(None, Some(":0".into())), Some(":0".into()));
     assert_eq!(
-        resolve_display(Some(" "), Some(":0".into())),
+        configured_else_environment(None, Some(":0".into())),
         Some(":0".into())
     );
-    assert_eq!(resolve_display(None, Some(String::new())), None);
-    assert_eq!(resolve_display(None, None), None);
+    assert_eq!(
+        configured_else_environment(Some(" "), Some(":0".into())),
+        Some(":0".into())
+    );
+    assert_eq!(configured_else_environment(None, Some(String::new())), None);
+    assert_eq!(configured_else_environment(None, None), None);
     let config = Config::parse("[x11]\ndisplay = \":7\"\n", Path::new("c.toml")).unwrap();
     assert_eq!(config.x11.resolved_display(), Some(":7".into()));
 }

@@ -54,7 +54,7 @@ pub struct PortalDesktop {
     runtime: tempfile::TempDir,
     bus: String,
     children: Vec<Child>,
-    _backend: Option<zbus::Connection>,
+    backend_connection: Option<zbus::Connection>,
     asked: Arc<Asked>,
 }
 
@@ -75,7 +75,7 @@ impl PortalDesktop {
         let mut desktop = PortalDesktop {
             bus: bus.clone(),
             children: Vec::new(),
-            _backend: None,
+            backend_connection: None,
             asked: Arc::new(Asked::default()),
             runtime,
         };
@@ -138,7 +138,7 @@ impl PortalDesktop {
             .build()
             .await
             .expect("the stand-in backend joins the bus");
-        desktop._backend = Some(backend);
+        desktop.backend_connection = Some(backend);
 
         let portals = desktop.runtime.path().join("portals");
         std::fs::create_dir_all(&portals).unwrap();
@@ -167,7 +167,10 @@ impl PortalDesktop {
     /// (the backend's `Session.Closed`; the frontend then closes the session and its PipeWire
     /// remote).
     pub async fn stop_sharing(&self) {
-        let backend = self._backend.as_ref().expect("the backend is on the bus");
+        let backend = self
+            .backend_connection
+            .as_ref()
+            .expect("the backend is on the bus");
         let sessions = std::mem::take(&mut *self.asked.sessions.lock().unwrap());
         for session in sessions {
             backend

@@ -119,11 +119,7 @@ impl PortalSource {
         let (session, stream) = &mut **streaming;
         if session.was_closed() {
             self.state = State::Closed;
-            // Sharing again unasked, after the user stopped it, would go against them.
-            return Err(CaptureError::permanent(
-                "the desktop stopped sharing the screen (the user stopped it, or the \
-                 screen-sharing session ended); start a new wait to share it again",
-            ));
+            return Err(stopped_sharing("the screen-sharing session was closed"));
         }
         match stream.latest() {
             Ok(Some(frame)) => Ok(Content::Frame(frame)),
@@ -134,6 +130,15 @@ impl PortalSource {
             }
         }
     }
+}
+
+/// Why a wait ends when the desktop stopped sharing (`why`: how lookout saw it). For good:
+/// sharing again unasked, after the user stopped it, would go against them.
+pub fn stopped_sharing(why: &str) -> CaptureError {
+    CaptureError::permanent(format!(
+        "the desktop stopped sharing the screen (the user stopped it, or the sharing ended: \
+         {why}); start a new wait to share it again"
+    ))
 }
 
 fn waiting(description: &str) -> Content {

@@ -65,18 +65,14 @@ impl PortalSession {
 /// Whether a ScreenCast portal answers on the bus at `address`, and its version.
 pub async fn probe(address: &str) -> Result<u32, CaptureError> {
     let connection = connect(address).await?;
-    let reply = tokio::time::timeout(
-        CALL_PATIENCE,
-        connection.call_method(
-            Some(PORTAL),
-            PORTAL_PATH,
-            Some("org.freedesktop.DBus.Properties"),
-            "Get",
-            &(SCREEN_CAST, "version"),
-        ),
+    let reply = call(
+        &connection,
+        "org.freedesktop.DBus.Properties",
+        "Get",
+        &(SCREEN_CAST, "version"),
     )
     .await
-    .map_err(|_| unanswered(address))?
+    .ok_or_else(|| unanswered(address))?
     .map_err(|error| no_portal(address, &error))?;
     let version: OwnedValue = reply
         .body()
@@ -156,28 +152,17 @@ pub async fn open(
         .filter(|(width, height)| *width > 0 && *height > 0)
         .map(|(width, height)| (width as u32, height as u32));
 
-    let closed_rule = MatchRule::builder()
-        .msg_type(zbus::message::Type::Signal)
-        .interface(SESSION)
-        .and_then(|rule| rule.member("Closed"))
-        .and_then(|rule| rule.path(session.as_str()))
-        .map_err(|error| failed("Start", &error))?
-        .build();
-    let closed = MessageStream::for_match_rule(closed_rule, &connection, Some(1))
+    let closed = signals(&connection, SESSION, "Closed", session.as_str())
         .await
         .map_err(|error| failed("Start", &error))?;
-    let reply = tokio::time::timeout(
-        CALL_PATIENCE,
-        connection.call_method(
-            Some(PORTAL),
-            PORTAL_PATH,
-            Some(SCREEN_CAST),
-            "OpenPipeWireRemote",
-            &(session.clone(), HashMap::<&str, Value>::new()),
-        ),
+    let reply = call(
+        &connection,
+        SCREEN_CAST,
+        "OpenPipeWireRemote",
+        &(session.clone(), HashMap::<&str, Value>::new()),
     )
     .await
-    .map_err(|_| unanswered(address))?
+    .ok_or_else(|| unanswered(address))?
     .map_err(|error| failed("OpenPipeWireRemote", &error))?;
     let remote: zbus::zvariant::OwnedFd = reply
         .body()
@@ -230,30 +215,14 @@ impl<'c> Portal<'c> {
     {
         let token = self.token();
         let path = format!("{PORTAL_PATH}/request/{}/{token}", self.sender);
-        let rule = MatchRule::builder()
-            .msg_type(zbus::message::Type::Signal)
-            .interface(REQUEST)
-            .and_then(|rule| rule.member("Response"))
-            .and_then(|rule| rule.path(path.as_str()))
-            .map_err(|error| failed(method, &error))?
-            .build();
-        let mut responses = MessageStream::for_match_rule(rule, self.connection, Some(4))
+        let mut responses = signals(self.connection, REQUEST, "Response", &path)
             .await
             .map_err(|error| failed(method, &error))?;
         let arguments = body(Value::from(token));
-        tokio::time::timeout(
-            CALL_PATIENCE,
-            self.connection.call_method(
-                Some(PORTAL),
-                PORTAL_PATH,
-                Some(SCREEN_CAST),
-                method,
-                &arguments,
-            ),
-        )
-        .await
-        .map_err(|_| refused(&format!("the portal did not answer {method}")))?
-        .map_err(|error| failed(method, &error))?;
+        call(self.connection, SCREEN_CAST, method, &arguments)
+            .await
+            .ok_or_else(|| refused(&format!("the portal did not answer {method}")))?
+            .map_err(|error| failed(method, &error))?;
         let response = tokio::time::timeout(patience, responses.next())
             .await
             .map_err(|_| {
@@ -281,6 +250,38 @@ impl<'c> Portal<'c> {
             ))),
         }
     }
+}
+
+/// Calls `method` of the portal's `interface`; `None` when it did not answer within
+/// [`CALL_PATIENCE`].
+async fn call<B>(
+    connection: &Connection,
+    interface: &str,
+    method: &str,
+    body: &B,
+) -> Option<zbus::Result<zbus::Message>>
+where
+    B: serde::Serialize + zbus::zvariant::DynamicType,
+{
+    let called = connection.call_method(Some(PORTAL), PORTAL_PATH, Some(interface), method, body);
+    tokio::time::timeout(CALL_PATIENCE, called).await.ok()
+}
+
+/// The signals `member` of `interface` sent from the object at `path`, subscribed now (so
+/// one sent after this returns is not missed).
+async fn signals(
+    connection: &Connection,
+    interface: &str,
+    member: &str,
+    path: &str,
+) -> zbus::Result<MessageStream> {
+    let rule = MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .interface(interface)?
+        .member(member)?
+        .path(path)?
+        .build();
+    MessageStream::for_match_rule(rule, connection, Some(4)).await
 }
 
 /// `a{sv}` options from pairs.

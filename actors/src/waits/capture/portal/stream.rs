@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use crate::process::stream::StreamingChild;
 use crate::waits::capture::CaptureError;
 use crate::waits::capture::portal::session::PortalSession;
+use crate::waits::capture::portal::stopped_sharing;
 use crate::waits::content::Frame;
 
 /// The program that decodes the stream.
@@ -106,11 +107,8 @@ impl FrameStream {
                     .child
                     .ended()
                     .unwrap_or_else(|| format!("reading it failed: {reading}"));
-                // Sharing again unasked, after the user stopped it, would go against them.
-                Err(CaptureError::permanent(format!(
-                    "the desktop stopped sharing the screen (the user stopped it, or the \
-                     screen-sharing session or PipeWire ended; {GSTREAMER}: {program}); start a \
-                     new wait to share it again"
+                Err(stopped_sharing(&format!(
+                    "the stream ended, {GSTREAMER}: {program}"
                 )))
             }
         }
