@@ -56,6 +56,13 @@ pub enum StorageError {
     )]
     Recovering { path: PathBuf },
 
+    #[error(
+        "the write journal {path} holds record {seq}, which this lookout cannot read (was it \
+         written by a newer lookout?); run a newer lookout, since the record holds writes \
+         that were acknowledged"
+    )]
+    JournalUnreadable { path: PathBuf, seq: u64 },
+
     #[error("storage failed: {0}")]
     Redb(#[from] redb::Error),
 }

@@ -4,8 +4,9 @@
 //!
 //! [`StorageFaults`] is the controller a harness keeps; [`FaultyFile`] is the backend a
 //! [`Store`](crate::Store) opened with [`Store::open_with`](crate::Store::open_with)
-//! runs on. Every write records the bytes it overwrites until the next successful sync, so a
-//! crash image is those records undone in reverse: exactly the synced state remains.
+//! runs on, for the database file and for its write journal alike. Every write records the
+//! bytes it overwrites until the next successful sync of that file, so a crash image is those
+//! records undone in reverse: exactly the synced state of each file remains.
 
 use std::fs::OpenOptions;
 use std::io;
@@ -37,19 +38,20 @@ struct Inner {
     syncs: AtomicU64,
     /// Faults that fired so far.
     fired: AtomicU64,
-    journal: Mutex<Journal>,
+    undo: Mutex<UndoLog>,
 }
 
-/// What the open backend changed since its last successful sync.
+/// What the open backends changed since each one's last successful sync.
 #[derive(Debug, Default)]
-struct Journal {
+struct UndoLog {
     /// Bumped by a crash: a backend of an older generation refuses every operation.
     generation: u64,
-    /// Crashed and not restarted: nothing may open the file (the dead process's store
-    /// must not reopen it).
+    /// Crashed and not restarted: nothing may open the files (the dead process's store
+    /// must not reopen them).
     down: bool,
-    path: Option<PathBuf>,
-    undo: Vec<Undo>,
+    /// The files backends were opened on; an undo step names its file by index here.
+    files: Vec<PathBuf>,
+    undo: Vec<(usize, Undo)>,
 }
 
 #[derive(Debug)]
@@ -87,7 +89,7 @@ impl StorageFaults {
         self.inner.syncs_before_stall.store(n + 1, Ordering::SeqCst);
     }
 
-    /// How many syncs (durable commits and redb's own header writes) started so far.
+    /// How many syncs (journal records, checkpoints and redb's own header writes) started so far.
     pub fn syncs(&self) -> u64 {
         self.inner.syncs.load(Ordering::SeqCst)
     }
@@ -107,31 +109,33 @@ impl StorageFaults {
     /// Simulates power loss: the open backend fails from now on, and the file is cut back to
     /// what its last successful sync made durable. Reopen the store afterwards.
     pub fn crash_image(&self) -> io::Result<()> {
-        let mut journal = self.journal();
-        journal.generation += 1;
-        journal.down = true;
-        let undo = std::mem::take(&mut journal.undo);
-        let Some(path) = journal.path.clone() else {
-            return Ok(());
-        };
-        let file = OpenOptions::new().write(true).open(&path)?;
-        for step in undo.into_iter().rev() {
+        let mut log = self.undo_log();
+        log.generation += 1;
+        log.down = true;
+        let undo = std::mem::take(&mut log.undo);
+        let files = log
+            .files
+            .iter()
+            .map(|path| OpenOptions::new().write(true).open(path))
+            .collect::<io::Result<Vec<_>>>()?;
+        for (index, step) in undo.into_iter().rev() {
+            let file = &files[index];
             match step {
                 Undo::Restore { offset, bytes } => file.write_all_at(&bytes, offset)?,
                 Undo::Length(length) => file.set_len(length)?,
             }
         }
-        file.sync_all()
+        files.iter().try_for_each(std::fs::File::sync_all)
     }
 
     /// After [`StorageFaults::crash_image`]: the "machine is back", stores may open the file.
     pub fn restart(&self) {
-        self.journal().down = false;
+        self.undo_log().down = false;
     }
 
-    fn journal(&self) -> MutexGuard<'_, Journal> {
+    fn undo_log(&self) -> MutexGuard<'_, UndoLog> {
         self.inner
-            .journal
+            .undo
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -150,12 +154,14 @@ impl StorageFaults {
     }
 }
 
-/// The backend: redb's own file backend, with the faults and the undo journal around it.
+/// The backend: redb's own file backend, with the faults and the undo log around it.
 #[derive(Debug)]
 pub(crate) struct FaultyFile {
     file: FileBackend,
     faults: StorageFaults,
     generation: u64,
+    /// This file's index in the undo log's `files`.
+    index: usize,
 }
 
 impl FaultyFile {
@@ -167,29 +173,36 @@ impl FaultyFile {
             .truncate(false)
             .open(path)?;
         let file = FileBackend::new(file).map_err(io::Error::other)?;
-        let generation = {
-            let mut journal = faults.journal();
-            if journal.down {
+        let (generation, index) = {
+            let mut log = faults.undo_log();
+            if log.down {
                 return Err(io::Error::other(
                     "the harness crashed this database; StorageFaults::restart lets it open again",
                 ));
             }
-            journal.path = Some(path.to_owned());
-            journal.undo.clear();
-            journal.generation
+            let index = match log.files.iter().position(|known| known == path) {
+                Some(index) => index,
+                None => {
+                    log.files.push(path.to_owned());
+                    log.files.len() - 1
+                }
+            };
+            log.undo.retain(|(file, _)| *file != index);
+            (log.generation, index)
         };
         Ok(FaultyFile {
             file,
             faults,
             generation,
+            index,
         })
     }
 
-    /// The journal, if this backend has not been cut off by a crash.
-    fn live_journal(&self) -> io::Result<MutexGuard<'_, Journal>> {
-        let journal = self.faults.journal();
-        if journal.generation == self.generation {
-            Ok(journal)
+    /// The undo log, if this backend has not been cut off by a crash.
+    fn live_log(&self) -> io::Result<MutexGuard<'_, UndoLog>> {
+        let log = self.faults.undo_log();
+        if log.generation == self.generation {
+            Ok(log)
         } else {
             Err(io::Error::other("the harness crashed this database"))
         }
@@ -202,12 +215,12 @@ impl FaultyFile {
 
 impl StorageBackend for FaultyFile {
     fn len(&self) -> Result<u64, io::Error> {
-        drop(self.live_journal()?);
+        drop(self.live_log()?);
         self.file.len()
     }
 
     fn read(&self, offset: u64, out: &mut [u8]) -> Result<(), io::Error> {
-        drop(self.live_journal()?);
+        drop(self.live_log()?);
         if self.faults.take(&self.faults.inner.failing_reads) {
             return Err(Self::injected("read"));
         }
@@ -215,14 +228,15 @@ impl StorageBackend for FaultyFile {
     }
 
     fn set_len(&self, len: u64) -> Result<(), io::Error> {
-        let mut journal = self.live_journal()?;
+        let mut log = self.live_log()?;
         let old = self.file.len()?;
         if len < old {
             let mut bytes = vec![0; usize::try_from(old - len).map_err(io::Error::other)?];
             self.file.read(len, &mut bytes)?;
-            journal.undo.push(Undo::Restore { offset: len, bytes });
+            log.undo
+                .push((self.index, Undo::Restore { offset: len, bytes }));
         }
-        journal.undo.push(Undo::Length(old));
+        log.undo.push((self.index, Undo::Length(old)));
         self.file.set_len(len)
     }
 
@@ -241,27 +255,27 @@ impl StorageBackend for FaultyFile {
         while inner.stalled.load(Ordering::SeqCst) {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        let mut journal = self.live_journal()?;
+        let mut log = self.live_log()?;
         if self.faults.take(&self.faults.inner.failing_syncs) {
             return Err(Self::injected("sync"));
         }
         self.file.sync_data()?;
-        journal.undo.clear();
+        log.undo.retain(|(file, _)| *file != self.index);
         Ok(())
     }
 
     fn write(&self, offset: u64, data: &[u8]) -> Result<(), io::Error> {
-        let mut journal = self.live_journal()?;
+        let mut log = self.live_log()?;
         let length = self.file.len()?;
         let end = offset + data.len() as u64;
         if offset < length {
             let overlap = end.min(length) - offset;
             let mut bytes = vec![0; usize::try_from(overlap).map_err(io::Error::other)?];
             self.file.read(offset, &mut bytes)?;
-            journal.undo.push(Undo::Restore { offset, bytes });
+            log.undo.push((self.index, Undo::Restore { offset, bytes }));
         }
         if end > length {
-            journal.undo.push(Undo::Length(length));
+            log.undo.push((self.index, Undo::Length(length)));
         }
         self.file.write(offset, data)
     }

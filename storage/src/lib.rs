@@ -7,6 +7,7 @@ mod codec;
 pub mod doctor;
 mod error;
 pub mod faults;
+mod journal;
 mod legacy;
 pub mod model;
 mod private;
@@ -18,6 +19,7 @@ pub mod testkit;
 pub use codec::Versioned;
 pub use error::StorageError;
 pub use faults::StorageFaults;
+pub use journal::{CHECKPOINT_RECORDS, JOURNAL_BYTES};
 pub use model::{
     Author, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, Origin,
     PlanRevisionRecord, Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord,

@@ -40,6 +40,8 @@ pub(crate) const WAITS_BY_TASK: TableDefinition<(&str, &str), ()> =
     TableDefinition::new("waits_by_task");
 
 pub(crate) const SCHEMA_VERSION_KEY: &str = "schema_version";
+/// The number of the last journal record applied to this file (`journal.rs`).
+pub(crate) const JOURNAL_SEQ_KEY: &str = "journal_seq";
 
 /// The version this build writes. Bump it together with a new entry in [`MIGRATIONS`].
 pub const SCHEMA_VERSION: u64 = 5;
@@ -77,6 +79,22 @@ pub enum Counter {
 }
 
 impl Counter {
+    pub(crate) const ALL: [Counter; 6] = [
+        Counter::TaskSequence,
+        Counter::EventSequence,
+        Counter::DeadDeliveries,
+        Counter::RejectedDeliveries,
+        Counter::WaitSequence,
+        Counter::IdSeed,
+    ];
+
+    /// The counter stored under `key` (the journal names counters by their keys).
+    pub(crate) fn from_key(key: &str) -> Option<Counter> {
+        Counter::ALL
+            .into_iter()
+            .find(|counter| counter.key() == key)
+    }
+
     pub(crate) fn key(self) -> &'static str {
         match self {
             Counter::TaskSequence => "task_sequence",

@@ -1,28 +1,36 @@
 //! `Store`: the one redb file, the write batches applied to it, and the reads.
 //!
 //! Everything here is synchronous and blocking; the caller (the Registry actor) runs it on
-//! a blocking thread. Every commit is `Durability::Immediate`: when `apply` returns `Ok`,
-//! the batch survives a crash.
+//! a blocking thread. When `apply` returns `Ok` the batch survives a crash: its record in the
+//! write journal is synced (`journal.rs`), and a checkpoint or the next open brings it into
+//! the redb file.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
-use redb::{Database, Durability, ReadableDatabase, ReadableTable, ReadableTableMetadata};
+use std::os::unix::fs::OpenOptionsExt;
+
+use redb::backends::FileBackend;
+use redb::{
+    Database, Durability, ReadableDatabase, ReadableTable, ReadableTableMetadata, StorageBackend,
+    WriteTransaction,
+};
 
 use crate::StorageError;
 use crate::codec::Versioned;
 use crate::faults::{FaultyFile, StorageFaults};
+use crate::journal::{self, Journal};
 use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, Status, StuckCandidate, StuckInfo, TaskId,
     TaskRecord, Timestamp, WaitId, WaitRecord,
 };
 use crate::private;
 use crate::schema::{
-    self, Counter, EVENTS, EVENTS_PENDING, MESSAGES, META, PLAN_REVISIONS, SCHEMA_VERSION_KEY,
-    STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS, WAITS, WAITS_BY_TASK, WAITS_LIVE, status_count_key,
-    walk_status_index,
+    self, Counter, EVENTS, EVENTS_PENDING, JOURNAL_SEQ_KEY, MESSAGES, META, PLAN_REVISIONS,
+    SCHEMA_VERSION_KEY, STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS, WAITS, WAITS_BY_TASK, WAITS_LIVE,
+    status_count_key, walk_status_index,
 };
 
 /// One change to the database. A [`WriteBatch`] of them is applied all or nothing.
@@ -151,12 +159,20 @@ const RELEASE_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug)]
 pub struct Store {
     /// The open database and its generation; `None` while a reopen has not succeeded.
-    handle: RwLock<Option<(u64, Arc<Database>)>>,
+    handle: RwLock<Option<(u64, Arc<Opened>)>>,
     /// One more than the newest generation an I/O error was seen on (0: none).
     failed_generation: AtomicU64,
     reopens: AtomicU64,
     path: PathBuf,
     options: OpenOptions,
+}
+
+/// The database file and its write journal, opened together: a reopen replays the journal.
+#[derive(Debug)]
+struct Opened {
+    db: Database,
+    /// Locked by `apply` before it begins its transaction (so never while one waits for it).
+    journal: Mutex<Journal>,
 }
 
 /// redb's page cache unless configured: enough for the pages a busy daemon touches again
@@ -224,20 +240,70 @@ impl Store {
             path: path.to_owned(),
             options,
         };
-        let db = store.open_database()?;
-        // The folder is private already, so the moment the file was looser did not matter;
-        // a file redb just made under the umask is no news worth reporting.
-        let tightening =
-            private::tighten(path, 0o600).map_err(|source| StorageError::DataFolder {
-                path: path.to_owned(),
-                source,
-            })?;
-        if existed.is_ok() {
-            tightened.extend(tightening);
+        let journal_path = store.journal_path();
+        let journal_existed = std::fs::metadata(&journal_path);
+        let opened = store.open_files()?;
+        // The folder is private already, so the moment a file was looser did not matter;
+        // a file just made under the umask is no news worth reporting.
+        for (file, existed) in [(path.to_owned(), existed), (journal_path, journal_existed)] {
+            let tightening =
+                private::tighten(&file, 0o600).map_err(|source| StorageError::DataFolder {
+                    path: file.clone(),
+                    source,
+                })?;
+            if existed.is_ok() {
+                tightened.extend(tightening);
+            }
         }
-        *store.handle.write().unwrap_or_else(|e| e.into_inner()) = Some((1, Arc::new(db)));
-        store.migrate()?;
+        *store.handle.write().unwrap_or_else(|e| e.into_inner()) = Some((1, Arc::new(opened)));
         Ok((store, tightened))
+    }
+
+    /// The write journal beside the database file: `lookout.journal` for `lookout.redb`.
+    pub fn journal_path(&self) -> PathBuf {
+        self.path.with_extension("journal")
+    }
+
+    /// Opens the database, brings it to the current schema, opens the journal and applies
+    /// the records the file has not caught up with.
+    fn open_files(&self) -> Result<Opened, StorageError> {
+        let db = self.open_database()?;
+        migrate(&db, &self.path)?;
+        let journal_path = self.journal_path();
+        let backend: Box<dyn StorageBackend> = match &self.options.faults {
+            None => {
+                let file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .mode(0o600)
+                    .open(&journal_path)
+                    .map_err(|source| journal_open_error(&journal_path, source))?;
+                Box::new(FileBackend::new(file).map_err(|source| StorageError::Open {
+                    path: journal_path.clone(),
+                    source,
+                })?)
+            }
+            Some(faults) => Box::new(
+                FaultyFile::open(&journal_path, faults.clone())
+                    .map_err(|source| journal_open_error(&journal_path, source))?,
+            ),
+        };
+        let (mut journal, records) = Journal::open(backend, &journal_path)?;
+        let applied = journal_seq(&db)?;
+        for record in records.into_iter().filter(|record| record.seq > applied) {
+            let mut txn = db.begin_write()?;
+            txn.set_durability(Durability::None)?;
+            let seq = write_batches(&txn, std::slice::from_ref(&record.batch))?;
+            debug_assert_eq!(seq, record.seq, "records replay in order");
+            txn.commit()?;
+        }
+        checkpoint(&db, &mut journal)?;
+        Ok(Opened {
+            db,
+            journal: Mutex::new(journal),
+        })
     }
 
     fn open_database(&self) -> Result<Database, StorageError> {
@@ -273,16 +339,21 @@ impl Store {
         &self,
         operation: impl FnOnce(&Database) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
-        let (generation, db) = self.current()?;
-        let outcome = operation(&db);
+        let (generation, opened) = self.current()?;
+        let outcome = operation(&opened.db);
         if outcome.as_ref().is_err_and(StorageError::is_io) {
-            self.failed_generation
-                .fetch_max(generation + 1, Ordering::SeqCst);
+            self.reopen_after(generation);
         }
         outcome
     }
 
-    fn current(&self) -> Result<(u64, Arc<Database>), StorageError> {
+    /// Marks the handle of `generation` for reopening: an I/O error was seen on it.
+    fn reopen_after(&self, generation: u64) {
+        self.failed_generation
+            .fetch_max(generation + 1, Ordering::SeqCst);
+    }
+
+    fn current(&self) -> Result<(u64, Arc<Opened>), StorageError> {
         {
             let handle = self.handle.read().unwrap_or_else(|e| e.into_inner());
             if let Some((generation, db)) = handle.as_ref()
@@ -295,7 +366,7 @@ impl Store {
     }
 
     /// Closes the failed handle (once operations still on it finish) and opens the file again.
-    fn reopen(&self) -> Result<(u64, Arc<Database>), StorageError> {
+    fn reopen(&self) -> Result<(u64, Arc<Opened>), StorageError> {
         let mut handle = self.handle.write().unwrap_or_else(|e| e.into_inner());
         let failed = self.failed_generation.load(Ordering::SeqCst);
         let mut next_generation = failed.max(1);
@@ -315,10 +386,10 @@ impl Store {
             }
             drop(db);
         }
-        let db = Arc::new(self.open_database()?);
+        let opened = Arc::new(self.open_files()?);
         self.reopens.fetch_add(1, Ordering::SeqCst);
-        *handle = Some((next_generation, db.clone()));
-        Ok((next_generation, db))
+        *handle = Some((next_generation, opened.clone()));
+        Ok((next_generation, opened))
     }
 
     /// How many times an I/O error made the store reopen the file.
@@ -326,127 +397,31 @@ impl Store {
         self.reopens.load(Ordering::SeqCst)
     }
 
-    fn migrate(&self) -> Result<(), StorageError> {
-        self.with_db(|db| {
-            let mut txn = db.begin_write()?;
-            txn.set_durability(Durability::Immediate)?;
-            schema::migrate(&txn, &self.path)?;
-            txn.commit()?;
-            Ok(())
-        })
-    }
-
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Applies the batches in one durable transaction, in order. Any failure aborts them all.
+    /// Applies the batches in one transaction, in order, and returns once it is durable: its
+    /// record synced in the journal (or, for a commit too large for the journal, the redb
+    /// commit itself synced). Any failure aborts them all and changes nothing.
     pub fn apply(&self, batches: &[WriteBatch]) -> Result<(), StorageError> {
-        self.with_db(|db| {
-            let mut txn = db.begin_write()?;
-            txn.set_durability(Durability::Immediate)?;
+        let (generation, opened) = self.current()?;
+        let mut journal = lock(&opened.journal);
+        let outcome = apply_journaled(&opened.db, &mut journal, batches);
+        if outcome.as_ref().is_err_and(StorageError::is_io) {
+            self.reopen_after(generation);
+            return outcome;
+        }
+        if outcome.is_ok() && journal.checkpoint_due() {
+            // The write is durable in the journal already: a checkpoint that fails leaves
+            // the records there, and the reopen that follows an I/O error replays them.
+            if let Err(error) = checkpoint(&opened.db, &mut journal)
+                && error.is_io()
             {
-                let mut tasks = txn.open_table(TASKS)?;
-                let mut index = txn.open_table(TASKS_BY_STATUS)?;
-                let mut messages = txn.open_table(MESSAGES)?;
-                let mut revisions = txn.open_table(PLAN_REVISIONS)?;
-                let mut meta = txn.open_table(META)?;
-                let mut candidates = txn.open_table(STUCK_CANDIDATES)?;
-                let mut events = txn.open_table(EVENTS)?;
-                let mut pending = txn.open_table(EVENTS_PENDING)?;
-                let mut waits = txn.open_table(WAITS)?;
-                let mut live_waits = txn.open_table(WAITS_LIVE)?;
-                let mut waits_by_task = txn.open_table(WAITS_BY_TASK)?;
-                // Tasks gained (or lost) by each status, in `Status::ALL` order.
-                let mut status_deltas = [0i64; Status::ALL.len()];
-                for mutation in batches.iter().flat_map(|batch| &batch.mutations) {
-                    match mutation {
-                        Mutation::PutTask(task) => {
-                            let id = task.id.as_str();
-                            let previous =
-                                tasks.get(id)?.map(|guard| decode_task(id, guard.value()));
-                            let previous = previous.transpose()?;
-                            if previous.as_ref().map(|p| p.status) != Some(task.status) {
-                                status_deltas[usize::from(task.status.index_code())] += 1;
-                                if let Some(previous) = &previous {
-                                    status_deltas[usize::from(previous.status.index_code())] -= 1;
-                                }
-                            }
-                            if let Some(previous) = previous {
-                                let updated = previous.updated_at.as_millis();
-                                index.remove((previous.status.index_code(), updated, id))?;
-                                if previous.is_stuck_candidate() {
-                                    candidates.remove((updated, id))?;
-                                }
-                            }
-                            let updated = task.updated_at.as_millis();
-                            index.insert((task.status.index_code(), updated, id), ())?;
-                            if task.is_stuck_candidate() {
-                                candidates
-                                    .insert((updated, id), task.stuck_info().encode().as_slice())?;
-                            }
-                            tasks.insert(id, task.encode().as_slice())?;
-                        }
-                        Mutation::AppendMessage {
-                            task_id,
-                            seq,
-                            message,
-                        } => {
-                            let key = (task_id.as_str(), *seq);
-                            if messages.insert(key, message.encode().as_slice())?.is_some() {
-                                return Err(StorageError::DuplicateMessage {
-                                    task_id: task_id.to_string(),
-                                    seq: *seq,
-                                });
-                            }
-                        }
-                        Mutation::PutPlanRevision(revision) => {
-                            let key = (revision.task_id.as_str(), revision.revision);
-                            revisions.insert(key, revision.encode().as_slice())?;
-                        }
-                        Mutation::RaiseCounter { counter, at_least } => {
-                            let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
-                            if *at_least > current {
-                                meta.insert(counter.key(), *at_least)?;
-                            }
-                        }
-                        Mutation::AddToCounter { counter, by } => {
-                            let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
-                            meta.insert(counter.key(), current.saturating_add(*by))?;
-                        }
-                        Mutation::PutEvent(event) => {
-                            events.insert(event.seq, event.encode().as_slice())?;
-                            if event.settled {
-                                pending.remove(event.seq)?;
-                            } else {
-                                pending.insert(event.seq, ())?;
-                            }
-                        }
-                        Mutation::PutWait(wait) => {
-                            let id = wait.id.as_str();
-                            waits.insert(id, wait.encode().as_slice())?;
-                            if wait.is_live() {
-                                live_waits.insert(id, ())?;
-                            } else {
-                                live_waits.remove(id)?;
-                            }
-                            if let Some(task_id) = &wait.task_id {
-                                waits_by_task.insert((task_id.as_str(), id), ())?;
-                            }
-                        }
-                    }
-                }
-                for (status, delta) in Status::ALL.into_iter().zip(status_deltas) {
-                    if delta != 0 {
-                        let key = status_count_key(status);
-                        let current = meta.get(key)?.map(|g| g.value()).unwrap_or(0);
-                        meta.insert(key, current.saturating_add_signed(delta))?;
-                    }
-                }
+                self.reopen_after(generation);
             }
-            txn.commit()?;
-            Ok(())
-        })
+        }
+        outcome
     }
 
     pub fn task(&self, id: &TaskId) -> Result<Option<TaskRecord>, StorageError> {
@@ -840,16 +815,206 @@ impl Store {
             return Err(recovering());
         }
         let db = Arc::get_mut(db).ok_or_else(recovering)?;
-        db.check_integrity().map_err(|source| StorageError::Open {
-            path: self.path.clone(),
-            source,
-        })
+        db.db
+            .check_integrity()
+            .map_err(|source| StorageError::Open {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
+impl Drop for Store {
+    /// Catches the file up with the journal, so that the next start replays nothing and a
+    /// copy of the file alone is whole; a crash instead leaves that to the next open.
+    fn drop(&mut self) {
+        let handle = self.handle.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, opened)) = handle.as_ref() {
+            let mut journal = lock(&opened.journal);
+            if journal.records() > 0 {
+                let _ = checkpoint(&opened.db, &mut journal);
+            }
+        }
     }
 }
 
 fn decode_event(seq: u64, bytes: &[u8]) -> Result<EventRecord, StorageError> {
     EventRecord::decode(bytes)
         .map_err(|error| corrupt::<EventRecord>(format!("e-{seq:06}"), &error))
+}
+
+/// Writes the batches' mutations into `txn`, with the number of the journal record that
+/// carries them (one more than the last one applied); returns that number.
+fn write_batches(txn: &WriteTransaction, batches: &[WriteBatch]) -> Result<u64, StorageError> {
+    let mut tasks = txn.open_table(TASKS)?;
+    let mut index = txn.open_table(TASKS_BY_STATUS)?;
+    let mut messages = txn.open_table(MESSAGES)?;
+    let mut revisions = txn.open_table(PLAN_REVISIONS)?;
+    let mut meta = txn.open_table(META)?;
+    let mut candidates = txn.open_table(STUCK_CANDIDATES)?;
+    let mut events = txn.open_table(EVENTS)?;
+    let mut pending = txn.open_table(EVENTS_PENDING)?;
+    let mut waits = txn.open_table(WAITS)?;
+    let mut live_waits = txn.open_table(WAITS_LIVE)?;
+    let mut waits_by_task = txn.open_table(WAITS_BY_TASK)?;
+    // Tasks gained (or lost) by each status, in `Status::ALL` order.
+    let mut status_deltas = [0i64; Status::ALL.len()];
+    for mutation in batches.iter().flat_map(|batch| &batch.mutations) {
+        match mutation {
+            Mutation::PutTask(task) => {
+                let id = task.id.as_str();
+                let previous = tasks.get(id)?.map(|guard| decode_task(id, guard.value()));
+                let previous = previous.transpose()?;
+                if previous.as_ref().map(|p| p.status) != Some(task.status) {
+                    status_deltas[usize::from(task.status.index_code())] += 1;
+                    if let Some(previous) = &previous {
+                        status_deltas[usize::from(previous.status.index_code())] -= 1;
+                    }
+                }
+                if let Some(previous) = previous {
+                    let updated = previous.updated_at.as_millis();
+                    index.remove((previous.status.index_code(), updated, id))?;
+                    if previous.is_stuck_candidate() {
+                        candidates.remove((updated, id))?;
+                    }
+                }
+                let updated = task.updated_at.as_millis();
+                index.insert((task.status.index_code(), updated, id), ())?;
+                if task.is_stuck_candidate() {
+                    candidates.insert((updated, id), task.stuck_info().encode().as_slice())?;
+                }
+                tasks.insert(id, task.encode().as_slice())?;
+            }
+            Mutation::AppendMessage {
+                task_id,
+                seq,
+                message,
+            } => {
+                let key = (task_id.as_str(), *seq);
+                if messages.insert(key, message.encode().as_slice())?.is_some() {
+                    return Err(StorageError::DuplicateMessage {
+                        task_id: task_id.to_string(),
+                        seq: *seq,
+                    });
+                }
+            }
+            Mutation::PutPlanRevision(revision) => {
+                let key = (revision.task_id.as_str(), revision.revision);
+                revisions.insert(key, revision.encode().as_slice())?;
+            }
+            Mutation::RaiseCounter { counter, at_least } => {
+                let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
+                if *at_least > current {
+                    meta.insert(counter.key(), *at_least)?;
+                }
+            }
+            Mutation::AddToCounter { counter, by } => {
+                let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
+                meta.insert(counter.key(), current.saturating_add(*by))?;
+            }
+            Mutation::PutEvent(event) => {
+                events.insert(event.seq, event.encode().as_slice())?;
+                if event.settled {
+                    pending.remove(event.seq)?;
+                } else {
+                    pending.insert(event.seq, ())?;
+                }
+            }
+            Mutation::PutWait(wait) => {
+                let id = wait.id.as_str();
+                waits.insert(id, wait.encode().as_slice())?;
+                if wait.is_live() {
+                    live_waits.insert(id, ())?;
+                } else {
+                    live_waits.remove(id)?;
+                }
+                if let Some(task_id) = &wait.task_id {
+                    waits_by_task.insert((task_id.as_str(), id), ())?;
+                }
+            }
+        }
+    }
+    for (status, delta) in Status::ALL.into_iter().zip(status_deltas) {
+        if delta != 0 {
+            let key = status_count_key(status);
+            let current = meta.get(key)?.map(|g| g.value()).unwrap_or(0);
+            meta.insert(key, current.saturating_add_signed(delta))?;
+        }
+    }
+    let seq = meta.get(JOURNAL_SEQ_KEY)?.map(|g| g.value()).unwrap_or(0) + 1;
+    meta.insert(JOURNAL_SEQ_KEY, seq)?;
+    Ok(seq)
+}
+
+/// One commit of `batches`: written into a transaction, its journal record synced, then
+/// committed without a sync of its own. A commit too large for the journal is synced by redb
+/// itself. The journal is made to have room first (a checkpoint when it is full).
+fn apply_journaled(
+    db: &Database,
+    journal: &mut Journal,
+    batches: &[WriteBatch],
+) -> Result<(), StorageError> {
+    let payload = journal::encode(batches);
+    let journaled = Journal::can_hold(payload.len());
+    if journaled && !journal.has_room_for(payload.len()) {
+        checkpoint(db, journal)?;
+    }
+    let mut txn = db.begin_write()?;
+    txn.set_durability(if journaled {
+        Durability::None
+    } else {
+        Durability::Immediate
+    })?;
+    let seq = write_batches(&txn, batches)?;
+    if journaled {
+        // A failed append drops `txn` unapplied: the write changes nothing.
+        journal.append(seq, &payload)?;
+    }
+    txn.commit()?;
+    if !journaled {
+        // Synced by redb with everything before it.
+        journal.restart();
+    }
+    Ok(())
+}
+
+/// Makes the database file durable with every commit so far (one synced commit), so the
+/// journal's records are no longer needed and the next one goes to its beginning.
+fn checkpoint(db: &Database, journal: &mut Journal) -> Result<(), StorageError> {
+    let mut txn = db.begin_write()?;
+    txn.set_durability(Durability::Immediate)?;
+    txn.commit()?;
+    journal.restart();
+    Ok(())
+}
+
+/// The number of the last journal record the file holds.
+fn journal_seq(db: &Database) -> Result<u64, StorageError> {
+    let txn = db.begin_read()?;
+    let meta = txn.open_table(META)?;
+    Ok(meta.get(JOURNAL_SEQ_KEY)?.map(|g| g.value()).unwrap_or(0))
+}
+
+/// Brings the schema to this build's version in one synced commit.
+fn migrate(db: &Database, path: &Path) -> Result<(), StorageError> {
+    let mut txn = db.begin_write()?;
+    txn.set_durability(Durability::Immediate)?;
+    schema::migrate(&txn, path)?;
+    txn.commit()?;
+    Ok(())
+}
+
+fn lock(journal: &Mutex<Journal>) -> MutexGuard<'_, Journal> {
+    journal
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn journal_open_error(path: &Path, source: std::io::Error) -> StorageError {
+    StorageError::Open {
+        path: path.to_owned(),
+        source: source.into(),
+    }
 }
 
 pub(crate) fn decode_wait(id: &str, bytes: &[u8]) -> Result<WaitRecord, StorageError> {
@@ -875,7 +1040,7 @@ fn corrupt<T: Versioned>(key: String, error: &postcard::Error) -> StorageError {
 
 /// Waits (about [`RELEASE_TIMEOUT`] at most) until no operation in flight holds the
 /// database any more; false when one still does. Counted in sleeps: storage reads no clock.
-fn wait_until_unique(db: &mut Arc<Database>) -> bool {
+fn wait_until_unique(db: &mut Arc<Opened>) -> bool {
     const PAUSE: Duration = Duration::from_millis(1);
     let attempts = RELEASE_TIMEOUT.as_millis() / PAUSE.as_millis();
     for _ in 0..attempts {
