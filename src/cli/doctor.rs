@@ -105,6 +105,13 @@ fn report_text(data_file: &Path, rescue_path: &Path, checkup: &Checkup) -> Strin
         copied.events,
         rescue_path.display()
     );
+    if checkup.from_journal > 0 {
+        text.push_str(&format!(
+            "Applied {} write(s) from the write journal first: acknowledged before the daemon \
+             stopped without putting them in the file (a crash), as its next start would.\n",
+            checkup.from_journal
+        ));
+    }
     if checkup.is_healthy() {
         text.push_str("Everything could be read: the database is healthy.\n");
         return text;
@@ -135,6 +142,7 @@ fn report_json(data_file: &Path, rescue_path: &Path, checkup: &Checkup) -> serde
         "database": data_file,
         "healthy": checkup.is_healthy(),
         "integrity": integrity_text(&checkup.integrity),
+        "from_journal": checkup.from_journal,
         "rescue_file": rescue_path,
         "copied": {
             "tasks": copied.tasks,

@@ -5,7 +5,9 @@
 //! must be stopped). It runs redb's integrity check, then reads every task, message, plan
 //! revision, wait and event record by record, each read inside `catch_unwind` because redb
 //! panics on some damaged pages; what decodes goes to the rescue output as JSON lines
-//! (`{"kind", "key", "record"}`), what does not is listed.
+//! (`{"kind", "key", "record"}`), what does not is listed. A file that checks out first takes
+//! the writes its write journal holds and it does not (a crash before the daemon's checkpoint),
+//! as the daemon's next start would, so the copy has every acknowledged write.
 
 use std::any::Any;
 use std::io::Write;
@@ -44,6 +46,8 @@ pub struct Copied {
 #[derive(Debug)]
 pub struct Checkup {
     pub integrity: Integrity,
+    /// Writes applied from the journal before the copy (acknowledged, not yet in the file).
+    pub from_journal: u64,
     pub copied: Copied,
     /// One line per record or table that could not be read.
     pub unreadable: Vec<String>,
@@ -77,6 +81,7 @@ pub fn examine(path: &Path, rescue: &mut dyn Write) -> Result<Checkup, StorageEr
         Err(panic) => {
             return Ok(Checkup {
                 integrity: Integrity::Damaged(panic.clone()),
+                from_journal: 0,
                 copied: Copied::default(),
                 unreadable: vec![format!("the whole file (it does not open): {panic}")],
             });
@@ -102,6 +107,15 @@ pub fn examine(path: &Path, rescue: &mut dyn Write) -> Result<Checkup, StorageEr
         copied: Copied::default(),
         unreadable: Vec::new(),
     };
+    let journal_path = crate::journal::path_beside(path);
+    let mut from_journal = 0;
+    if !matches!(integrity, Integrity::Damaged(_)) && journal_path.exists() {
+        match guarded(|| replay_beside(&db, &journal_path)) {
+            Ok(Ok(replayed)) => from_journal = replayed,
+            Ok(Err(error)) => copy.unreadable.push(format!("the write journal: {error}")),
+            Err(panic) => copy.unreadable.push(format!("the write journal: {panic}")),
+        }
+    }
     match guarded(|| db.begin_read()) {
         Ok(Ok(txn)) => copy.everything(&txn)?,
         Ok(Err(error)) => copy.unreadable.push(format!("the whole file: {error}")),
@@ -109,9 +123,24 @@ pub fn examine(path: &Path, rescue: &mut dyn Write) -> Result<Checkup, StorageEr
     }
     Ok(Checkup {
         integrity,
+        from_journal,
         copied: copy.copied,
         unreadable: copy.unreadable,
     })
+}
+
+/// Applies the journal at `journal_path` to `db` as a start of the daemon would.
+fn replay_beside(db: &Database, journal_path: &Path) -> Result<u64, StorageError> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(journal_path)
+        .map_err(|source| StorageError::Redb(redb::Error::Io(source)))?;
+    let backend = redb::backends::FileBackend::new(file).map_err(|source| StorageError::Open {
+        path: journal_path.to_owned(),
+        source,
+    })?;
+    Ok(crate::store::replay_journal(db, Box::new(backend), journal_path)?.1)
 }
 
 /// Runs `read`, turning a panic into its message.

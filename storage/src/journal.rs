@@ -24,7 +24,7 @@
 //! journal written by this version replays in a later one.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use redb::StorageBackend;
 use serde::{Deserialize, Serialize};
@@ -48,6 +48,11 @@ const CHECKPOINT_BYTES: u64 = JOURNAL_BYTES / 4;
 
 const MAGIC: [u8; 4] = *b"LKJ1";
 const HEADER_BYTES: u64 = 20;
+
+/// Where the journal of the database at `db_path` is: `lookout.journal` for `lookout.redb`.
+pub fn path_beside(db_path: &Path) -> PathBuf {
+    db_path.with_extension("journal")
+}
 
 /// The journal file and where its next record goes.
 pub(crate) struct Journal {

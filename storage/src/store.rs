@@ -261,7 +261,7 @@ impl Store {
 
     /// The write journal beside the database file: `lookout.journal` for `lookout.redb`.
     pub fn journal_path(&self) -> PathBuf {
-        self.path.with_extension("journal")
+        journal::path_beside(&self.path)
     }
 
     /// Opens the database, brings it to the current schema, opens the journal and applies
@@ -290,16 +290,7 @@ impl Store {
                     .map_err(|source| journal_open_error(&journal_path, source))?,
             ),
         };
-        let (mut journal, records) = Journal::open(backend, &journal_path)?;
-        let applied = journal_seq(&db)?;
-        for record in records.into_iter().filter(|record| record.seq > applied) {
-            let mut txn = db.begin_write()?;
-            txn.set_durability(Durability::None)?;
-            let seq = write_batches(&txn, std::slice::from_ref(&record.batch))?;
-            debug_assert_eq!(seq, record.seq, "records replay in order");
-            txn.commit()?;
-        }
-        checkpoint(&db, &mut journal)?;
+        let (journal, _) = replay_journal(&db, backend, &journal_path)?;
         Ok(Opened {
             db,
             journal: Mutex::new(journal),
@@ -976,6 +967,29 @@ fn apply_journaled(
         journal.restart();
     }
     Ok(())
+}
+
+/// Applies the records of the journal in `backend` (at `path`) that `db` does not hold yet,
+/// in order, then catches the file up (one synced commit) so the journal starts over;
+/// returns the journal and how many records were applied.
+pub(crate) fn replay_journal(
+    db: &Database,
+    backend: Box<dyn StorageBackend>,
+    path: &Path,
+) -> Result<(Journal, u64), StorageError> {
+    let (mut journal, records) = Journal::open(backend, path)?;
+    let applied = journal_seq(db)?;
+    let mut replayed = 0;
+    for record in records.into_iter().filter(|record| record.seq > applied) {
+        let mut txn = db.begin_write()?;
+        txn.set_durability(Durability::None)?;
+        let seq = write_batches(&txn, std::slice::from_ref(&record.batch))?;
+        debug_assert_eq!(seq, record.seq, "records replay in order");
+        txn.commit()?;
+        replayed += 1;
+    }
+    checkpoint(db, &mut journal)?;
+    Ok((journal, replayed))
 }
 
 /// Makes the database file durable with every commit so far (one synced commit), so the

@@ -1198,3 +1198,23 @@ fn a_journal_record_this_build_cannot_read_stops_the_open_instead_of_dropping_it
     );
     assert!(error.to_string().contains("newer lookout"), "{error}");
 }
+
+#[test]
+fn the_doctor_copies_the_writes_still_in_the_journal_after_a_crash() {
+    let (_dir, path, faults, store) = faulty_store();
+    for n in 1..=4 {
+        store.apply(&[put(n)]).unwrap();
+    }
+    faults.crash_image().unwrap();
+    drop(store);
+    assert!(!file_alone_holds(&path, 4), "only the journal holds them");
+    let mut rescue = Vec::new();
+    let checkup = doctor::examine(&path, &mut rescue).unwrap();
+    assert!(checkup.is_healthy(), "{checkup:?}");
+    assert_eq!(checkup.from_journal, 4);
+    assert_eq!(checkup.copied.tasks, 4);
+    // The file holds them now, and a second look applies nothing again.
+    assert!(file_alone_holds(&path, 4));
+    let again = doctor::examine(&path, &mut Vec::new()).unwrap();
+    assert_eq!((again.from_journal, again.copied.tasks), (0, 4));
+}
