@@ -1086,6 +1086,24 @@ fn each_fresh_database_has_its_own_id_seed_and_old_ones_keep_theirs() {
     assert_eq!(old.counter(Counter::IdSeed).unwrap(), 0);
 }
 
+/// The machine loses power: both files are cut back to their last sync and the store is gone;
+/// the machine is back, so the files may be opened again.
+fn power_loss(faults: &StorageFaults, store: Store) {
+    faults.crash_image().unwrap();
+    drop(store);
+    faults.restart();
+}
+
+/// A faulty store that acknowledged tasks 1 to `count`, one write each, then lost power.
+fn tasks_then_power_loss(count: u64) -> (tempfile::TempDir, PathBuf, StorageFaults) {
+    let (dir, path, faults, store) = faulty_store();
+    for n in 1..=count {
+        store.apply(&[put(n)]).unwrap();
+    }
+    power_loss(&faults, store);
+    (dir, path, faults)
+}
+
 /// Whether the redb file alone (no journal replayed) holds task `n`.
 fn file_alone_holds(path: &Path, n: u64) -> bool {
     let db = redb::Database::open(path).unwrap();
@@ -1099,13 +1117,7 @@ fn file_alone_holds(path: &Path, n: u64) -> bool {
 
 #[test]
 fn an_acknowledged_write_survives_a_crash_through_the_journal_before_the_file_has_it() {
-    let (_dir, path, faults, store) = faulty_store();
-    for n in 1..=5 {
-        store.apply(&[put(n)]).unwrap();
-    }
-    faults.crash_image().unwrap();
-    drop(store);
-    faults.restart();
+    let (_dir, path, faults) = tasks_then_power_loss(5);
     // The file was not synced since it was opened: only the journal holds the writes.
     assert!(!file_alone_holds(&path, 5), "no checkpoint ran yet");
     let store = Store::open_with(&path, faulty(&faults)).unwrap();
@@ -1116,9 +1128,7 @@ fn an_acknowledged_write_survives_a_crash_through_the_journal_before_the_file_ha
         );
     }
     // The open caught the file up: a second crash with nothing written loses nothing either.
-    faults.crash_image().unwrap();
-    drop(store);
-    faults.restart();
+    power_loss(&faults, store);
     assert!(file_alone_holds(&path, 5));
     let store = Store::open_with(&path, faulty(&faults)).unwrap();
     assert!(store.check_integrity().unwrap());
@@ -1130,14 +1140,8 @@ fn an_acknowledged_write_survives_a_crash_through_the_journal_before_the_file_ha
 
 #[test]
 fn a_checkpoint_every_so_many_records_catches_the_file_up_and_the_journal_starts_over() {
-    let (_dir, path, faults, store) = faulty_store();
     let written = CHECKPOINT_RECORDS + 3;
-    for n in 1..=written {
-        store.apply(&[put(n)]).unwrap();
-    }
-    faults.crash_image().unwrap();
-    drop(store);
-    faults.restart();
+    let (_dir, path, faults) = tasks_then_power_loss(written);
     assert!(file_alone_holds(&path, CHECKPOINT_RECORDS), "checkpointed");
     assert!(
         !file_alone_holds(&path, written),
@@ -1165,9 +1169,7 @@ fn a_commit_too_large_for_the_journal_is_synced_by_the_file_itself() {
     store
         .apply(&[batch(vec![Mutation::PutTask(large)])])
         .unwrap();
-    faults.crash_image().unwrap();
-    drop(store);
-    faults.restart();
+    power_loss(&faults, store);
     assert!(file_alone_holds(&path, 2), "synced by redb");
     assert!(file_alone_holds(&path, 1), "with every commit before it");
 }
@@ -1201,12 +1203,7 @@ fn a_journal_record_this_build_cannot_read_stops_the_open_instead_of_dropping_it
 
 #[test]
 fn the_doctor_copies_the_writes_still_in_the_journal_after_a_crash() {
-    let (_dir, path, faults, store) = faulty_store();
-    for n in 1..=4 {
-        store.apply(&[put(n)]).unwrap();
-    }
-    faults.crash_image().unwrap();
-    drop(store);
+    let (_dir, path, faults) = tasks_then_power_loss(4);
     assert!(!file_alone_holds(&path, 4), "only the journal holds them");
     let mut rescue = Vec::new();
     let checkup = doctor::examine(&path, &mut rescue).unwrap();
