@@ -1203,7 +1203,7 @@ fn a_journal_record_this_build_cannot_read_stops_the_open_instead_of_dropping_it
 
 #[test]
 fn the_doctor_copies_the_writes_still_in_the_journal_after_a_crash() {
-    let (_dir, path, faults) = tasks_then_power_loss(4);
+    let (_dir, path, _faults) = tasks_then_power_loss(4);
     assert!(!file_alone_holds(&path, 4), "only the journal holds them");
     let mut rescue = Vec::new();
     let checkup = doctor::examine(&path, &mut rescue).unwrap();
