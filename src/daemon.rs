@@ -136,6 +136,13 @@ impl Daemon {
         for change in tightened {
             tracing::warn!("made the data private: {change}");
         }
+        let replayed = store.replayed_writes();
+        if replayed > 0 {
+            tracing::warn!(
+                replayed,
+                "applied {replayed} acknowledged write(s) from the write journal that the database file did not hold yet (the daemon stopped without catching it up: a crash or a kill)"
+            );
+        }
         let store = Arc::new(store);
 
         let sinks = crate::sinks::resolve(

@@ -285,11 +285,13 @@ pub fn status(result: &Value) -> String {
         format!("config:   {}", text(result, "config")),
         format!("tasks:    {}", counts.join(", ")),
         format!(
-            "commits:  {} for {} writes (largest group {}, group commit {})",
+            "commits:  {} for {} writes (largest group {}, group commit {}); {} in the journal only, {} replayed at start",
             storage["commits"],
             storage["writes"],
             storage["largest_group"],
-            storage["group_commit"]
+            storage["group_commit"],
+            storage["journal_records"],
+            storage["replayed_writes"]
         ),
         format!("pixels:   {}", text(&result["waits"], "pixels")),
         stuck_line(&result["stuck"]),

@@ -48,6 +48,8 @@ pub fn daemon_status(status: &TreeStatus, info: &DaemonInfo, now: Timestamp) -> 
             "failed_writes": status.registry.failed_writes,
             "largest_group": status.registry.largest_group,
             "damaged_reads": status.registry.damaged_reads,
+            "journal_records": status.store.journal_records,
+            "replayed_writes": status.store.replayed_writes,
         },
         "actors": {
             "live_task_actors": status.tasks.live_task_actors,

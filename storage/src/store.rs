@@ -146,6 +146,11 @@ pub struct StoreStats {
     pub rejected_deliveries: u64,
     pub waits: u64,
     pub live_waits: u64,
+    /// Writes only the journal holds so far: the file catches up at the next checkpoint.
+    pub journal_records: u64,
+    /// Writes applied from the journal when the file was opened (or reopened after an I/O
+    /// error): acknowledged before a crash, not yet in the file then.
+    pub replayed_writes: u64,
 }
 
 /// How long a reopen waits for operations still running on the failed handle to finish.
@@ -163,6 +168,8 @@ pub struct Store {
     /// One more than the newest generation an I/O error was seen on (0: none).
     failed_generation: AtomicU64,
     reopens: AtomicU64,
+    /// Writes the opens so far applied from the journal.
+    replayed_writes: AtomicU64,
     path: PathBuf,
     options: OpenOptions,
 }
@@ -173,6 +180,9 @@ struct Opened {
     db: Database,
     /// Locked by `apply` before it begins its transaction (so never while one waits for it).
     journal: Mutex<Journal>,
+    /// The journal's records since its last checkpoint, as `apply` left them (read without
+    /// waiting for a commit in flight).
+    journal_records: AtomicU64,
 }
 
 /// redb's page cache unless configured: enough for the pages a busy daemon touches again
@@ -237,6 +247,7 @@ impl Store {
             handle: RwLock::new(None),
             failed_generation: AtomicU64::new(0),
             reopens: AtomicU64::new(0),
+            replayed_writes: AtomicU64::new(0),
             path: path.to_owned(),
             options,
         };
@@ -290,10 +301,12 @@ impl Store {
                     .map_err(|source| journal_open_error(&journal_path, source))?,
             ),
         };
-        let (journal, _) = replay_journal(&db, backend, &journal_path)?;
+        let (journal, replayed) = replay_journal(&db, backend, &journal_path)?;
+        self.replayed_writes.fetch_add(replayed, Ordering::SeqCst);
         Ok(Opened {
             db,
             journal: Mutex::new(journal),
+            journal_records: AtomicU64::new(0),
         })
     }
 
@@ -383,6 +396,12 @@ impl Store {
         Ok((next_generation, opened))
     }
 
+    /// Writes the opens so far applied from the journal: acknowledged before a crash and not
+    /// yet in the file then.
+    pub fn replayed_writes(&self) -> u64 {
+        self.replayed_writes.load(Ordering::SeqCst)
+    }
+
     /// How many times an I/O error made the store reopen the file.
     pub fn reopens(&self) -> u64 {
         self.reopens.load(Ordering::SeqCst)
@@ -412,6 +431,9 @@ impl Store {
                 self.reopen_after(generation);
             }
         }
+        opened
+            .journal_records
+            .store(journal.records(), Ordering::Relaxed);
         outcome
     }
 
@@ -754,6 +776,8 @@ impl Store {
     }
 
     pub fn stats(&self) -> Result<StoreStats, StorageError> {
+        let (_, opened) = self.current()?;
+        let journal_records = opened.journal_records.load(Ordering::Relaxed);
         self.with_db(|db| {
             let txn = db.begin_read()?;
             let meta = txn.open_table(META)?;
@@ -780,6 +804,8 @@ impl Store {
                 rejected_deliveries: counter(Counter::RejectedDeliveries.key())?,
                 waits: txn.open_table(WAITS)?.len()?,
                 live_waits: txn.open_table(WAITS_LIVE)?.len()?,
+                journal_records,
+                replayed_writes: self.replayed_writes(),
             })
         })
     }

@@ -1121,6 +1121,12 @@ fn an_acknowledged_write_survives_a_crash_through_the_journal_before_the_file_ha
     // The file was not synced since it was opened: only the journal holds the writes.
     assert!(!file_alone_holds(&path, 5), "no checkpoint ran yet");
     let store = Store::open_with(&path, faulty(&faults)).unwrap();
+    assert_eq!(store.replayed_writes(), 5);
+    assert_eq!(
+        store.stats().unwrap().journal_records,
+        0,
+        "caught up at the open"
+    );
     for n in 1..=5 {
         assert!(
             store.task(&TaskId::from_sequence(n)).unwrap().is_some(),
