@@ -17,7 +17,7 @@ pub const EXAMPLE: &str = include_str!("../config.example.toml");
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Folder holding `lookout.redb`. Default: `$XDG_DATA_HOME/lookout`.
+    /// Folder holding `lookout.redb` and its write journal. Default: `$XDG_DATA_HOME/lookout`.
     pub data_dir: Option<PathBuf>,
     /// The JSON-RPC socket. Default: `$XDG_RUNTIME_DIR/lookout/lookout.sock`, else
     /// `/tmp/lookout-$UID/lookout.sock`.
