@@ -131,16 +131,8 @@ pub fn examine(path: &Path, rescue: &mut dyn Write) -> Result<Checkup, StorageEr
 
 /// Applies the journal at `journal_path` to `db` as a start of the daemon would.
 fn replay_beside(db: &Database, journal_path: &Path) -> Result<u64, StorageError> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(journal_path)
-        .map_err(|source| StorageError::Redb(redb::Error::Io(source)))?;
-    let backend = redb::backends::FileBackend::new(file).map_err(|source| StorageError::Open {
-        path: journal_path.to_owned(),
-        source,
-    })?;
-    Ok(crate::store::replay_journal(db, Box::new(backend), journal_path)?.1)
+    let backend = crate::journal::file_at(journal_path)?;
+    Ok(crate::store::replay_journal(db, backend, journal_path)?.1)
 }
 
 /// Runs `read`, turning a panic into its message.

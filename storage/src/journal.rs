@@ -27,6 +27,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use redb::StorageBackend;
+use redb::backends::FileBackend;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::Versioned;
@@ -52,6 +53,33 @@ const HEADER_BYTES: u64 = 20;
 /// Where the journal of the database at `db_path` is: `lookout.journal` for `lookout.redb`.
 pub fn path_beside(db_path: &Path) -> PathBuf {
     db_path.with_extension("journal")
+}
+
+/// The journal file at `path`, created (0600) if missing, as the backend [`Journal::open`]
+/// takes; the fault harness wraps the same file in its own backend instead.
+pub(crate) fn file_at(path: &Path) -> Result<Box<dyn StorageBackend>, StorageError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+        .map_err(|source| open_error(path, source))?;
+    let backend = FileBackend::new(file).map_err(|source| StorageError::Open {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(Box::new(backend))
+}
+
+/// The journal at `path` could not be opened.
+pub(crate) fn open_error(path: &Path, source: io::Error) -> StorageError {
+    StorageError::Open {
+        path: path.to_owned(),
+        source: source.into(),
+    }
 }
 
 /// The journal file and where its next record goes.
@@ -304,15 +332,7 @@ mod tests {
 
     fn journal_in(dir: &Path) -> (Journal, Vec<Replayed>) {
         let path = dir.join("test.journal");
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .unwrap();
-        let backend = redb::backends::FileBackend::new(file).unwrap();
-        Journal::open(Box::new(backend), &path).unwrap()
+        Journal::open(file_at(&path).unwrap(), &path).unwrap()
     }
 
     /// A commit that raises the task counter to `n`: payloads of one size for every `n`.

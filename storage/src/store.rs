@@ -10,9 +10,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
-use std::os::unix::fs::OpenOptionsExt;
-
-use redb::backends::FileBackend;
 use redb::{
     Database, Durability, ReadableDatabase, ReadableTable, ReadableTableMetadata, StorageBackend,
     WriteTransaction,
@@ -282,23 +279,10 @@ impl Store {
         migrate(&db, &self.path)?;
         let journal_path = self.journal_path();
         let backend: Box<dyn StorageBackend> = match &self.options.faults {
-            None => {
-                let file = std::fs::OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .mode(0o600)
-                    .open(&journal_path)
-                    .map_err(|source| journal_open_error(&journal_path, source))?;
-                Box::new(FileBackend::new(file).map_err(|source| StorageError::Open {
-                    path: journal_path.clone(),
-                    source,
-                })?)
-            }
+            None => journal::file_at(&journal_path)?,
             Some(faults) => Box::new(
                 FaultyFile::open(&journal_path, faults.clone())
-                    .map_err(|source| journal_open_error(&journal_path, source))?,
+                    .map_err(|source| journal::open_error(&journal_path, source))?,
             ),
         };
         let (journal, replayed) = replay_journal(&db, backend, &journal_path)?;
@@ -997,7 +981,8 @@ fn apply_journaled(
 
 /// Applies the records of the journal in `backend` (at `path`) that `db` does not hold yet,
 /// in order, then catches the file up (one synced commit) so the journal starts over;
-/// returns the journal and how many records were applied.
+/// returns the journal and how many records were applied. `db` was just opened, so what it
+/// holds is durable: with nothing to apply, the journal starts over without a sync.
 pub(crate) fn replay_journal(
     db: &Database,
     backend: Box<dyn StorageBackend>,
@@ -1014,7 +999,11 @@ pub(crate) fn replay_journal(
         txn.commit()?;
         replayed += 1;
     }
-    checkpoint(db, &mut journal)?;
+    if replayed > 0 {
+        checkpoint(db, &mut journal)?;
+    } else {
+        journal.restart();
+    }
     Ok((journal, replayed))
 }
 
@@ -1048,13 +1037,6 @@ fn lock(journal: &Mutex<Journal>) -> MutexGuard<'_, Journal> {
     journal
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn journal_open_error(path: &Path, source: std::io::Error) -> StorageError {
-    StorageError::Open {
-        path: path.to_owned(),
-        source: source.into(),
-    }
 }
 
 pub(crate) fn decode_wait(id: &str, bytes: &[u8]) -> Result<WaitRecord, StorageError> {

@@ -1187,14 +1187,8 @@ fn a_journal_record_this_build_cannot_read_stops_the_open_instead_of_dropping_it
     let store = Store::open(&path).unwrap();
     let journal_path = store.journal_path();
     drop(store);
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&journal_path)
-        .unwrap();
-    let backend = redb::backends::FileBackend::new(file).unwrap();
-    let (mut journal, replayed) =
-        crate::journal::Journal::open(Box::new(backend), &journal_path).unwrap();
+    let backend = crate::journal::file_at(&journal_path).unwrap();
+    let (mut journal, replayed) = crate::journal::Journal::open(backend, &journal_path).unwrap();
     assert!(replayed.is_empty());
     // A format version this build does not know.
     journal.append(1, &[9, 9, 9]).unwrap();
