@@ -14,10 +14,12 @@ use actors::testkit::weston::HeadlessWeston;
 use lookout::client::Client;
 use lookout::config::{PORTAL_TOKEN_FILE, VisionBackend};
 use lookout::jsonrpc::codes;
-use serde_json::{Value, json};
+use serde_json::json;
 use storage::EventKind;
 
-use crate::support::{DaemonProcess, TestDaemon, ok, wait_until};
+use crate::support::{
+    DaemonProcess, TestDaemon, start_wait, until_wait_counter, wait_counter, wait_until,
+};
 use crate::windows::{status_of, watch};
 
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -264,21 +266,15 @@ async fn a_portal_screen_wait_resumes_after_a_sigkill_without_asking_again() {
     );
     let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
     let mut client = Client::connect(&daemon.socket).await.unwrap();
-    let wait_id = ok(
+    let wait_id = start_wait(
         &mut client,
-        "smart_wait",
         json!({"target": "screen", "wake_when": "the tests pass",
                "poll_interval": 0.3, "timeout": 600}),
     )
-    .await["wait_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let skipped = |status: &Value| status["counters"]["skipped_by_gate"].as_u64().unwrap_or(0);
-    wait_until("the shared screen was read", PATIENCE, async || {
-        skipped(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await) >= 2
-    })
     .await;
+    let skipped = "skipped_by_gate";
+    let read = "the shared screen was read";
+    until_wait_counter(&mut client, &wait_id, skipped, 2, read, PATIENCE).await;
     assert_eq!(desktop.asked().prompts.load(Ordering::SeqCst), 1);
     assert_eq!(stream_readers_of(dir.path()), 1);
     daemon.kill();
@@ -293,16 +289,9 @@ async fn a_portal_screen_wait_resumes_after_a_sigkill_without_asking_again() {
 
     let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
     let mut client = Client::connect(&daemon.socket).await.unwrap();
-    let before = skipped(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await);
-    wait_until(
-        "the resumed wait reads the screen again",
-        PATIENCE,
-        async || {
-            skipped(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await)
-                >= before + 2
-        },
-    )
-    .await;
+    let before = wait_counter(&mut client, &wait_id, skipped).await;
+    let again = "the resumed wait reads the screen again";
+    until_wait_counter(&mut client, &wait_id, skipped, before + 2, again, PATIENCE).await;
     assert_eq!(desktop.asked().started.load(Ordering::SeqCst), 2);
     assert_eq!(desktop.asked().restored.load(Ordering::SeqCst), 1);
     assert_eq!(

@@ -364,6 +364,40 @@ pub fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
+/// Starts a wait through `client` (`smart_wait` with `params`) and returns its id.
+pub async fn start_wait(client: &mut Client, params: Value) -> String {
+    ok(client, "smart_wait", params).await["wait_id"]
+        .as_str()
+        .expect("smart_wait answers a wait_id")
+        .to_owned()
+}
+
+/// One of `wait_status`'s counters for the wait (`captures`, `skipped_by_gate`, …).
+pub async fn wait_counter(client: &mut Client, wait_id: &str, counter: &str) -> u64 {
+    let status = ok(
+        client,
+        "wait_status",
+        serde_json::json!({"wait_id": wait_id}),
+    )
+    .await;
+    status["counters"][counter].as_u64().unwrap_or(0)
+}
+
+/// Polls until the wait's `counter` reaches `at_least` (`what` names it if it never does).
+pub async fn until_wait_counter(
+    client: &mut Client,
+    wait_id: &str,
+    counter: &str,
+    at_least: u64,
+    what: &str,
+    timeout: Duration,
+) {
+    wait_until(what, timeout, async || {
+        wait_counter(client, wait_id, counter).await >= at_least
+    })
+    .await;
+}
+
 /// Polls `check` every 20 ms until it holds or `timeout` passes.
 pub async fn wait_until<F: AsyncFnMut() -> bool>(what: &str, timeout: Duration, mut check: F) {
     let deadline = Instant::now() + timeout;

@@ -16,7 +16,9 @@ use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 use storage::EventKind;
 
-use crate::support::{DaemonProcess, TestDaemon, ok, wait_until};
+use crate::support::{
+    DaemonProcess, TestDaemon, start_wait, until_wait_counter, wait_counter, wait_until,
+};
 use crate::vision::chat_server_saying;
 use crate::windows::{status_of, watch};
 
@@ -299,33 +301,27 @@ async fn a_wayland_window_wait_survives_a_sigkill_of_the_daemon() {
     );
     let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
     let mut client = Client::connect(&daemon.socket).await.unwrap();
-    let wait_id = ok(
+    let wait_id = start_wait(
         &mut client,
-        "smart_wait",
         json!({"target": "window:deploy", "wake_when": "the deploy finishes",
                "poll_interval": 0.3, "timeout": 600}),
     )
-    .await["wait_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let captures = |status: &Value| status["counters"]["captures"].as_u64().unwrap_or(0);
-    wait_until("the window was captured", PATIENCE, async || {
-        captures(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await) >= 2
-    })
     .await;
+    let captured = "the window was captured";
+    until_wait_counter(&mut client, &wait_id, "captures", 2, captured, PATIENCE).await;
     daemon.kill();
 
     let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
     let mut client = Client::connect(&daemon.socket).await.unwrap();
-    let before = captures(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await);
-    wait_until(
-        "the resumed wait captures the window",
+    let before = wait_counter(&mut client, &wait_id, "captures").await;
+    let again = "the resumed wait captures the window";
+    until_wait_counter(
+        &mut client,
+        &wait_id,
+        "captures",
+        before + 3,
+        again,
         PATIENCE,
-        async || {
-            captures(&ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await)
-                >= before + 3
-        },
     )
     .await;
     append(&log, "deployed v1.2.3 to production\n");
