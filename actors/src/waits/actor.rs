@@ -371,7 +371,7 @@ fn check_visible(
     }
     let unseen: Vec<String> = Reading::parse(condition)
         .clauses()
-        .filter(|clause| !matches!(clause.test, Test::Finish { .. }))
+        .filter(|clause| !matches!(clause.test, Test::Ends(_)))
         .map(|clause| clause.text.clone())
         .collect();
     if unseen.is_empty() {

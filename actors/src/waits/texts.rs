@@ -239,6 +239,34 @@ pub fn changed_head(id: &WaitId, observation: &str, why: &str, seconds: u64) -> 
     )
 }
 
+/// The thread note of a wait that ended because its condition can no longer hold.
+pub fn over_note(id: &WaitId, elapsed_s: u64, why: &str, observation: &str) -> String {
+    format!(
+        "Wait {id} ended after {elapsed_s}s without its condition: {}. {}",
+        cut(why),
+        cut(observation)
+    )
+}
+
+/// The head of a `wait_changed` wake text for a condition that can no longer hold: why,
+/// and what the target showed last.
+pub fn over_head(id: &WaitId, why: &str, observation: &str, seconds: u64) -> String {
+    format!(
+        "smart_wait changed ({id}): {} The condition did not hold and cannot any more. {} \
+         Elapsed: {seconds}s.",
+        ends_sentence(&capitalized(why)),
+        ends_sentence(&capitalized(observation))
+    )
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 pub fn error_note(id: &WaitId, cause: &str) -> String {
     format!("Wait {id} failed: {}", cut(cause))
 }

@@ -211,6 +211,14 @@ pub fn end(record: &mut WaitRecord, ending: Ending, now: Timestamp) -> EndOfWait
                 format!("{observation} ({why})"),
             )
         }
+        Ending::Over { observation, why } => (
+            WaitState::Changed,
+            EventKind::WaitChanged,
+            WaitEvent::Changed,
+            texts::over_note(&record.id, elapsed_s, &why, &observation),
+            texts::over_head(&record.id, &why, &observation, elapsed_s),
+            format!("{why}; {observation}"),
+        ),
     };
     record.state = state;
     record.ended_at = Some(now);
@@ -305,6 +313,17 @@ pub fn observed(
                 observation,
                 unjudged,
             })
+        }
+        Decision::Ended { observation, why } => {
+            record.last_observation = Some(observation.clone());
+            add_history(
+                record,
+                now,
+                WaitEvent::Judged,
+                Some(false),
+                Some(format!("{why} ({observation})")),
+            );
+            Step::End(Ending::Over { observation, why })
         }
     }
 }

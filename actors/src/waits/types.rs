@@ -152,6 +152,15 @@ pub enum Ending {
         /// The clauses nobody could judge.
         unjudged: Vec<String>,
     },
+    /// The watched work ended (its process exited, its output reported the end, its file
+    /// was deleted) and the condition can no longer hold: the agent is woken as changed,
+    /// told why, instead of sleeping to the timeout.
+    Over {
+        /// What the target showed last.
+        observation: String,
+        /// Why the condition cannot hold.
+        why: String,
+    },
 }
 
 /// The judging state of a live watch, beside its record: what the next observation or

@@ -2,14 +2,20 @@
 //! ([`Reading::judged_by`]), the clauses of an alternative together, the alternatives
 //! together. A condition met by local judges resolves; one whose open part only a model can
 //! judge asks it (on settled content); one whose open part nobody can judge wakes the agent
-//! as *changed* at the first settled change — never as resolved.
+//! as *changed* at the first settled change — never as resolved. When the watched work has
+//! ended (its process exited, or its output reported the end) and no alternative can hold
+//! any more, the wait ends at once, as changed, saying why.
 
 use std::time::Duration;
 
 use crate::waits::content::ProcessExit;
 use crate::waits::gate::Readiness;
-use crate::waits::judge::detectors::{error_line, latest_number, prompt_line, summary_line};
-use crate::waits::judge::reading::{Clause, JudgedBy, Judges, Reading, Test};
+use crate::waits::judge::detectors::{
+    count_of, end_reported, failure_report, latest_number, line_of, prompt_line,
+};
+use crate::waits::judge::reading::{
+    Clause, JudgedBy, Judges, LineKind, Outcome, Reading, Test, is_unspaced,
+};
 
 /// Longest observation taken from the output.
 const OBSERVATION_CHARS: usize = 240;
@@ -52,6 +58,15 @@ pub enum Decision {
         /// The clauses nobody could judge, as the agent wrote them.
         unjudged: Vec<String>,
     },
+    /// The watched work ended and no alternative of the condition can hold any more (or
+    /// none can be told from what it left): wake the agent as changed, saying why.
+    Ended {
+        /// What the target shows last.
+        observation: String,
+        /// Why the condition cannot hold, in words: "the process exited with status 0, so
+        /// 'if it fails' can no longer happen".
+        why: String,
+    },
 }
 
 /// One clause on one observation.
@@ -59,8 +74,20 @@ pub enum Decision {
 enum ClauseState {
     Met(String),
     NotMet,
+    /// It can no longer hold: the work ended the other way (the reason, e.g. "the process
+    /// exited with status 0").
+    Dead(String),
+    /// The work ended, but nothing says whether the clause held (the prompt came back with
+    /// no summary).
+    Untold(String),
     Model,
     Nobody,
+}
+
+impl ClauseState {
+    fn is_over(&self) -> bool {
+        matches!(self, ClauseState::Dead(_) | ClauseState::Untold(_))
+    }
 }
 
 /// Decides `reading` on `observed` for a target whose judges are `judges`.
@@ -72,11 +99,16 @@ pub fn decide(
 ) -> Decision {
     let mut wants_model = false;
     let mut unjudged: Vec<String> = Vec::new();
+    let mut over: Vec<String> = Vec::new();
     for group in &reading.groups {
         let states: Vec<ClauseState> = group
             .iter()
             .map(|clause| clause_state(clause, judges, observed))
             .collect();
+        if let Some((clause, state)) = group.iter().zip(&states).find(|(_, s)| s.is_over()) {
+            over.push(why_over(clause, state));
+            continue;
+        }
         if states.contains(&ClauseState::NotMet) {
             continue;
         }
@@ -101,19 +133,37 @@ pub fn decide(
             }
         }
     }
+    if over.len() == reading.groups.len() {
+        return Decision::Ended {
+            observation: last_lines(observed),
+            why: over.join("; "),
+        };
+    }
     let settled = readiness == Readiness::Settled;
     // Text the agent has not seen arrive (nothing new, no exit) is not worth a model call.
     let news = observed.pixels || observed.changed || observed.exit.is_some();
     if wants_model && settled && news {
         return Decision::AskModel;
     }
-    if !unjudged.is_empty() && settled && observed.changed {
+    if !unjudged.is_empty() && settled && (observed.changed || observed.exit.is_some()) {
         return Decision::Changed {
             observation: what_changed(observed),
             unjudged,
         };
     }
     Decision::NotMet(now_showing(observed))
+}
+
+/// "the process exited with status 0, so 'if it fails' can no longer happen".
+fn why_over(clause: &Clause, state: &ClauseState) -> String {
+    let text = crate::words::shorten(&clause.text, 120);
+    match state {
+        ClauseState::Untold(reason) => {
+            format!("{reason}, and nothing in the output says whether '{text}' held")
+        }
+        ClauseState::Dead(reason) => format!("{reason}, so '{text}' can no longer happen"),
+        _ => String::new(),
+    }
 }
 
 fn clause_state(clause: &Clause, judges: Judges, observed: &Observed<'_>) -> ClauseState {
@@ -123,17 +173,48 @@ fn clause_state(clause: &Clause, judges: Judges, observed: &Observed<'_>) -> Cla
         JudgedBy::Nobody => return ClauseState::Nobody,
         JudgedBy::Phrase | JudgedBy::Detector(_) => {}
     }
-    let found = local_test(&clause.test, judges, observed);
-    match (found, clause.negated) {
-        (Some(observation), false) => ClauseState::Met(observation),
-        (None, false) => ClauseState::NotMet,
-        (Some(_), true) => ClauseState::NotMet,
-        (None, true) => ClauseState::Met(format!("not seen: {}", clause.text)),
+    let state = match local_test(&clause.test, judges, observed) {
+        Local::Found(observation) => ClauseState::Met(observation),
+        Local::NotYet => ClauseState::NotMet,
+        Local::Dead(reason) => ClauseState::Dead(reason),
+        Local::Untold(reason) => ClauseState::Untold(reason),
+    };
+    let state = match (state, clause.negated) {
+        (state, false) => state,
+        (ClauseState::Met(_), true) => ClauseState::NotMet,
+        (ClauseState::NotMet | ClauseState::Dead(_), true) => {
+            ClauseState::Met(format!("not seen: {}", clause.text))
+        }
+        (state, true) => state,
+    };
+    // The process is gone: its output can no longer change, so what has not held by now
+    // never will (a quiet clause still can: time goes on).
+    match (state, observed.exit) {
+        (ClauseState::NotMet, Some(exit)) if !matches!(clause.test, Test::Quiet(_)) => {
+            ClauseState::Dead(exit.to_string())
+        }
+        (state, _) => state,
+    }
+}
+
+/// What a local test found.
+enum Local {
+    Found(String),
+    NotYet,
+    /// The work ended the other way.
+    Dead(String),
+    /// The work ended, how cannot be told.
+    Untold(String),
+}
+
+impl From<Option<String>> for Local {
+    fn from(found: Option<String>) -> Local {
+        found.map_or(Local::NotYet, Local::Found)
     }
 }
 
 /// Runs a local test; the observation that met it.
-fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>) -> Option<String> {
+fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>) -> Local {
     let fresh = observed.fresh;
     match test {
         Test::Phrases(phrases) => {
@@ -145,61 +226,135 @@ fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>) -> Option<St
                 let first = phrases[0].to_lowercase();
                 line_with(fresh, &first).unwrap_or_else(|| shorten(&phrases[0]))
             })
+            .into()
         }
-        Test::Finish { success } if judges.exit_known => {
-            let exit = observed.exit?;
-            (!success || exit.code == Some(0))
-                .then(|| format!("{exit}; last line: {}", last_line(observed.text)))
-        }
-        Test::Finish { success } => {
-            if judges.has_prompt
-                && let Some(prompt) = prompt_line(fresh)
-            {
-                return Some(format!("the prompt is back: {}", shorten(prompt)));
+        Test::Ends(outcome) => ends(*outcome, judges, observed),
+        Test::Line(kind) => {
+            if let Some(line) = line_of(*kind, fresh) {
+                return Local::Found(shorten(line));
             }
-            let (line, failed) = summary_line(fresh)?;
-            (!success || !failed).then(|| shorten(line))
+            let failed_exit = observed
+                .exit
+                .filter(|exit| *kind == LineKind::Error && exit.code != Some(0));
+            failed_exit
+                .map(|exit| format!("{exit}; last line: {}", last_line(observed.text)))
+                .into()
         }
-        Test::Error => {
-            if let Some(line) = error_line(fresh) {
-                return Some(shorten(line));
-            }
-            let exit = observed.exit.filter(|exit| exit.code != Some(0))?;
-            Some(format!("{exit}; last line: {}", last_line(observed.text)))
-        }
-        Test::Prompt => {
-            prompt_line(fresh).map(|line| format!("the prompt is back: {}", shorten(line)))
-        }
-        Test::Quiet(duration) => (observed.quiet_for >= *duration).then(|| {
-            format!(
-                "no change for {}s; it shows: {}",
-                observed.quiet_for.as_secs(),
-                now_showing(observed)
-            )
-        }),
-        Test::Number(number) => {
-            let (value, line) = latest_number(fresh, number)?;
-            number
+        Test::Prompt => prompt_line(fresh)
+            .map(|line| format!("the prompt is back: {}", shorten(line)))
+            .into(),
+        Test::Quiet(duration) => (observed.quiet_for >= *duration)
+            .then(|| {
+                format!(
+                    "no change for {}s; it shows: {}",
+                    observed.quiet_for.as_secs(),
+                    now_showing(observed)
+                )
+            })
+            .into(),
+        Test::Number(number) => latest_number(fresh, number)
+            .and_then(|(value, line)| {
+                number
+                    .comparison
+                    .holds(value, number.value)
+                    .then(|| shorten(line))
+            })
+            .into(),
+        Test::Count(count) => {
+            let (found, line) = count_of(count.kind, fresh);
+            count
                 .comparison
-                .holds(value, number.value)
-                .then(|| shorten(line))
+                .holds(found, count.value)
+                .then(|| {
+                    format!(
+                        "{} so far; the latest: {}",
+                        found,
+                        shorten(line.unwrap_or_default())
+                    )
+                })
+                .into()
         }
-        Test::Model => None,
+        Test::Model => Local::NotYet,
     }
 }
 
-/// Whether `text` contains `phrase` (both lowercase), where a phrase that begins or ends
-/// with a digit does not continue a longer number ('0 failed' is not in "10 failed").
+/// How the work ended, against the outcome asked for: the exit status where the process
+/// is the work, else what the output reports (a failure report, a summary line, the
+/// prompt back).
+fn ends(outcome: Outcome, judges: Judges, observed: &Observed<'_>) -> Local {
+    let fresh = observed.fresh;
+    if judges.exit_known {
+        return match observed.exit {
+            Some(exit) if outcome.holds_for(exit.code) => {
+                Local::Found(format!("{exit}; last line: {}", last_line(observed.text)))
+            }
+            Some(exit) => Local::Dead(exit.to_string()),
+            // A failure the program reports before it exits (a panic, `npm ERR!`) is one.
+            None if matches!(outcome, Outcome::Failure | Outcome::NotCode(0)) => {
+                failure_report(fresh).map(shorten).into()
+            }
+            None => Local::NotYet,
+        };
+    }
+    if let Some(reported) = end_reported(fresh) {
+        let line = shorten(reported.line);
+        let verdict = match outcome {
+            Outcome::Any => Some(true),
+            Outcome::Success => Some(!reported.failed),
+            Outcome::Failure => Some(reported.failed),
+            Outcome::Code(wanted) => match reported.code {
+                Some(code) => Some(code == wanted),
+                None if wanted == 0 => Some(!reported.failed),
+                // A failure with no code named: which code cannot be told.
+                None if reported.failed => None,
+                None => Some(false),
+            },
+            Outcome::NotCode(unwanted) => match reported.code {
+                Some(code) => Some(code != unwanted),
+                None if unwanted == 0 => Some(reported.failed),
+                None if reported.failed => None,
+                None => Some(unwanted != 0),
+            },
+        };
+        let ended = format!("the output reports the end: \"{line}\"");
+        return match verdict {
+            Some(true) => Local::Found(line),
+            Some(false) => Local::Dead(ended),
+            None => Local::Untold(ended),
+        };
+    }
+    if judges.has_prompt
+        && let Some(prompt) = prompt_line(fresh)
+    {
+        let back = format!("the prompt is back: {}", shorten(prompt));
+        return if outcome == Outcome::Any {
+            Local::Found(back)
+        } else {
+            Local::Untold(back)
+        };
+    }
+    Local::NotYet
+}
+
+/// Whether `text` contains `phrase` (both lowercase) at word edges: a phrase that begins
+/// or ends with a letter or a digit does not continue a longer word there ('PASS' is not in
+/// "passwords", '0 failed' not in "10 failed"). Text without spaces (Chinese, Japanese) has
+/// no word edges: there a phrase matches inside a line.
 pub fn contains_phrase(text: &str, phrase: &str) -> bool {
-    let starts_with_digit = phrase.starts_with(|c: char| c.is_ascii_digit());
-    let ends_with_digit = phrase.ends_with(|c: char| c.is_ascii_digit());
+    let first = phrase.chars().next();
+    let last = phrase.chars().next_back();
     text.match_indices(phrase).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + phrase.len()..].chars().next();
-        let continues_before = starts_with_digit && before.is_some_and(|c| c.is_ascii_digit());
-        let continues_after = ends_with_digit && after.is_some_and(|c| c.is_ascii_digit());
-        !(continues_before || continues_after)
+        !(continues_word(first, before) || continues_word(last, after))
     })
+}
+
+/// Whether `neighbour` continues the word that the phrase's edge character `edge` is part
+/// of.
+fn continues_word(edge: Option<char>, neighbour: Option<char>) -> bool {
+    let is_word = |c: char| (c.is_alphanumeric() || c == '_') && !is_unspaced(c);
+    edge.is_some_and(is_word) && neighbour.is_some_and(is_word)
 }
 
 /// The first line of `text` containing `phrase` (lowercase), trimmed and shortened.
@@ -222,13 +377,37 @@ fn shorten(line: &str) -> String {
     crate::words::shorten(line, OBSERVATION_CHARS)
 }
 
-/// What the target shows now: its newest line, or its description.
+/// What the target shows now: its newest line, or its description; the process's exit
+/// first when it has ended (so a timeout's text names it).
 fn now_showing(observed: &Observed<'_>) -> String {
-    match observed.description {
+    let showing = match observed.description {
         Some(description) if observed.text.is_empty() => description.to_owned(),
         _ if observed.text.is_empty() => String::new(),
         _ => last_line(observed.text),
+    };
+    match observed.exit {
+        Some(exit) if showing.is_empty() => exit.to_string(),
+        Some(exit) => format!("{exit}; last line: {showing}"),
+        None => showing,
     }
+}
+
+/// The last few lines of the output: what a wake that ends the wait shows (its reason names
+/// the exit).
+fn last_lines(observed: &Observed<'_>) -> String {
+    let lines: Vec<&str> = observed
+        .text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    let shown = &lines[lines.len().saturating_sub(CHANGED_LINES)..];
+    let text = if shown.is_empty() {
+        "(no output)".to_owned()
+    } else {
+        crate::words::shorten(&shown.join(" / "), OBSERVATION_CHARS)
+    };
+    format!("last lines: {text}")
 }
 
 /// The last few lines of new output, or the description of a changed frame.
@@ -247,7 +426,10 @@ fn what_changed(observed: &Observed<'_>) -> String {
     }
     let shown = &lines[lines.len().saturating_sub(CHANGED_LINES)..];
     let text = crate::words::shorten(&shown.join(" / "), OBSERVATION_CHARS);
-    format!("new output: {text}")
+    match observed.exit {
+        Some(exit) => format!("{exit}; new output: {text}"),
+        None => format!("new output: {text}"),
+    }
 }
 
 #[cfg(test)]

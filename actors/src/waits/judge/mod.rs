@@ -4,6 +4,8 @@
 //! (quoted phrases, exit clauses, then an optional model), the vision backends (OpenAI-style,
 //! Anthropic, OCR, none), and a scripted judge for tests and the harness.
 
+#[cfg(test)]
+mod corpus;
 pub mod decide;
 pub mod detectors;
 pub mod reading;

@@ -18,9 +18,11 @@ use std::fmt;
 use std::time::Duration;
 
 mod classify;
+mod lexicon;
 mod words;
 
-use words::{Joint, Masked, read_clause, split_clauses, strip_lead_in, tokenize};
+pub(crate) use lexicon::is_unspaced;
+use words::{Joint, Masked, read_clause, split_clauses, strip_idioms, strip_lead_in, tokenize};
 
 /// How long "the output stops changing" waits when the condition gives no duration.
 pub const DEFAULT_QUIET: Duration = Duration::from_secs(30);
@@ -45,21 +47,103 @@ pub struct Clause {
 /// What decides a clause.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Test {
-    /// Every phrase appears (case-insensitive) in the output that arrived after the wait
-    /// started. Phrases keep the case the agent wrote; matching lowercases both sides.
+    /// Every phrase appears (case-insensitive, at word edges) in the output that arrived
+    /// after the wait started. Phrases keep the case the agent wrote.
     Phrases(Vec<String>),
-    /// The watched process ends; `success` asks for status 0 ("succeeds").
-    Finish { success: bool },
-    /// A line reporting an error or a failure appears (as words: not "0 errors").
-    Error,
+    /// The work ends this way: the watched process exits, or, where no process is watched,
+    /// a line reports the end (a summary, a failure report) or the prompt comes back.
+    Ends(Outcome),
+    /// A line of this kind appears (as words: not "0 errors"); on a watched process, an
+    /// error is also a non-zero exit or a death by signal.
+    Line(LineKind),
     /// The shell prompt is back (the last line ends in `$`, `#`, `%`, `>` or `❯`).
     Prompt,
     /// The output has not changed for this long.
     Quiet(Duration),
     /// A number in the output compares to a value ("progress reaches 100%").
     Number(NumberTest),
+    /// Lines of a kind, counted since the wait began, or the count the output prints,
+    /// compare to a value ("more than 3 errors").
+    Count(CountTest),
     /// Only a model can tell.
     Model,
+}
+
+/// How the work must end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Either way ("finishes", "exits", "whether it worked or not").
+    Any,
+    /// Status 0 ("succeeds", "passes", "exits cleanly").
+    Success,
+    /// A non-zero status or a death by signal ("fails", "crashes", "exits non-zero").
+    Failure,
+    /// Exactly this status ("exits with code 2").
+    Code(i32),
+    /// Any status but this one, or a signal ("the exit code isn't 1").
+    NotCode(i32),
+}
+
+impl Outcome {
+    /// The outcome a clause that says the opposite asks for ("doesn't fail" → succeeds).
+    pub fn opposite(self) -> Option<Outcome> {
+        match self {
+            Outcome::Any => None,
+            Outcome::Success => Some(Outcome::Failure),
+            Outcome::Failure => Some(Outcome::Success),
+            Outcome::Code(0) => Some(Outcome::Failure),
+            Outcome::Code(code) => Some(Outcome::NotCode(code)),
+            Outcome::NotCode(0) => Some(Outcome::Success),
+            Outcome::NotCode(code) => Some(Outcome::Code(code)),
+        }
+    }
+
+    /// Whether a process that ended with `code` (`None`: a signal) ended this way.
+    pub fn holds_for(self, code: Option<i32>) -> bool {
+        match self {
+            Outcome::Any => true,
+            Outcome::Success => code == Some(0),
+            Outcome::Failure => code != Some(0),
+            Outcome::Code(wanted) => code == Some(wanted),
+            Outcome::NotCode(unwanted) => code != Some(unwanted),
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Any => f.write_str("either way"),
+            Outcome::Success => f.write_str("status 0"),
+            Outcome::Failure => f.write_str("non-zero status or a signal"),
+            Outcome::Code(code) => write!(f, "status {code}"),
+            Outcome::NotCode(code) => write!(f, "status other than {code}"),
+        }
+    }
+}
+
+/// Which lines a [`Test::Line`] or a [`Test::Count`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineKind {
+    Error,
+    Warning,
+}
+
+impl LineKind {
+    fn plural(self) -> &'static str {
+        match self {
+            LineKind::Error => "error lines",
+            LineKind::Warning => "warning lines",
+        }
+    }
+}
+
+/// "more than 3 errors have been logged", "when the error count is above 3".
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountTest {
+    pub kind: LineKind,
+    pub comparison: Comparison,
+    pub value: f64,
 }
 
 /// "progress reaches 100%", "at least 3 passed", "coverage above 80%".
@@ -158,11 +242,13 @@ impl Reading {
     pub fn parse(condition: &str) -> Reading {
         let masked = Masked::new(condition);
         let tokens = tokenize(&masked.text);
+        let (tokens, either_way) = strip_idioms(tokens);
         let tokens = strip_lead_in(&tokens);
         let mut groups: Vec<Vec<Clause>> = Vec::new();
         let mut current: Vec<Clause> = Vec::new();
         for (joint, part) in split_clauses(tokens) {
-            let Some(clause) = read_clause(&masked, part, joint == Joint::AndNot) else {
+            let Some(clause) = read_clause(&masked, part, joint == Joint::AndNot, either_way)
+            else {
                 continue;
             };
             if joint == Joint::Or && !current.is_empty() {
@@ -174,19 +260,29 @@ impl Reading {
             groups.push(current);
         }
         if groups.is_empty() {
+            // "whether it worked or not", alone: the work ends, either way.
+            let test = if either_way {
+                Test::Ends(Outcome::Any)
+            } else {
+                Test::Model
+            };
             groups.push(vec![Clause {
                 text: condition.trim().to_owned(),
                 negated: false,
-                test: Test::Model,
+                test,
             }]);
         }
-        // A group of negations alone ("when there are no errors") holds at any quiet moment:
-        // only a model can make sense of it.
         for group in &mut groups {
             if group.iter().all(|clause| clause.negated) {
                 for clause in group.iter_mut() {
                     clause.negated = false;
-                    clause.test = Test::Model;
+                    clause.test = match clause.test {
+                        // "when it doesn't fail": it ends well; "the exit code isn't 2".
+                        Test::Ends(outcome) => outcome.opposite().map_or(Test::Model, Test::Ends),
+                        // "when there are no errors" holds at any quiet moment: only a model
+                        // can make sense of a negation alone.
+                        _ => Test::Model,
+                    };
                 }
             }
         }
@@ -208,12 +304,32 @@ impl Reading {
             .collect()
     }
 
-    /// Whether some clause is decided by the output going quiet.
+    /// The longest time some clause waits for the output to go quiet.
     pub fn quiet_clause(&self) -> Option<Duration> {
-        self.clauses().find_map(|clause| match clause.test {
-            Test::Quiet(duration) => Some(duration),
-            _ => None,
-        })
+        self.clauses()
+            .filter_map(|clause| match clause.test {
+                Test::Quiet(duration) => Some(duration),
+                _ => None,
+            })
+            .max()
+    }
+
+    /// The shortest quiet clause that alone could hold the condition (its group has no
+    /// other local test): a wait whose timeout is shorter can never see it hold.
+    pub fn quiet_needed(&self) -> Option<Duration> {
+        self.groups
+            .iter()
+            .map(|group| {
+                group
+                    .iter()
+                    .filter_map(|clause| match clause.test {
+                        Test::Quiet(duration) if !clause.negated => Some(duration),
+                        _ => None,
+                    })
+                    .max()
+            })
+            .collect::<Option<Vec<Duration>>>()
+            .and_then(|needed| needed.into_iter().min())
     }
 
     /// Who decides each clause on a target whose judges are `judges`.
@@ -245,23 +361,53 @@ impl Test {
                 _ => model(),
             };
         }
+        let detector = |name: String| JudgedBy::Detector(name);
         match self {
             Test::Phrases(_) => JudgedBy::Phrase,
-            Test::Finish { .. } if judges.exit_known => JudgedBy::Detector("exit status".into()),
-            Test::Finish { .. } if full_model => JudgedBy::Model,
-            Test::Finish { .. } if judges.has_prompt => {
-                JudgedBy::Detector("the prompt returning or a summary line".into())
+            Test::Ends(outcome) if judges.exit_known => match outcome {
+                Outcome::Any => detector("exit status, either way".into()),
+                Outcome::Failure => detector(
+                    "exit status: non-zero or a signal, or a line reporting failure".into(),
+                ),
+                outcome => detector(format!("exit status: {outcome}")),
+            },
+            Test::Ends(_) if full_model => JudgedBy::Model,
+            Test::Ends(outcome) => {
+                let lines = match outcome {
+                    Outcome::Any => {
+                        "a line that says the work ended (test result, BUILD …, \
+                                     Finished, Done in …, exit code …)"
+                    }
+                    Outcome::Failure | Outcome::NotCode(0) => {
+                        "a line that reports the work failed (FAILED, BUILD FAILED, exit \
+                         code ≠ 0, panicked at, npm ERR!, a traceback …)"
+                    }
+                    Outcome::Success | Outcome::Code(0) => {
+                        "a line that reports the work succeeded (BUILD SUCCESSFUL, test \
+                         result: ok, Finished, exit code 0 …)"
+                    }
+                    Outcome::Code(_) | Outcome::NotCode(_) => "a line that names the exit code",
+                };
+                if judges.has_prompt {
+                    detector(format!("{lines}, or the prompt returning"))
+                } else {
+                    detector(lines.to_owned())
+                }
             }
-            Test::Finish { .. } => JudgedBy::Detector(
-                "a summary line (test result, BUILD …, Finished, Done in …, exit code …)".into(),
-            ),
-            Test::Error => JudgedBy::Detector("error lines".into()),
-            Test::Prompt if judges.has_prompt => JudgedBy::Detector("the prompt".into()),
+            Test::Line(kind) if judges.exit_known && *kind == LineKind::Error => {
+                detector("error lines, or a non-zero exit".into())
+            }
+            Test::Line(kind) => detector(kind.plural().to_owned()),
+            Test::Prompt if judges.has_prompt => detector("the prompt".into()),
             Test::Prompt => model(),
-            Test::Quiet(duration) => {
-                JudgedBy::Detector(format!("no change for {}", seconds(*duration)))
-            }
-            Test::Number(number) => JudgedBy::Detector(format!("number {number}")),
+            Test::Quiet(duration) => detector(format!("no change for {}", seconds(*duration))),
+            Test::Number(number) => detector(format!("number {number}")),
+            Test::Count(count) => detector(format!(
+                "{} since the wait began, or the count printed, {} {}",
+                count.kind.plural(),
+                count.comparison.symbol(),
+                trim_number(count.value)
+            )),
             Test::Model => model(),
         }
     }

@@ -194,7 +194,8 @@ fn exits_errors_and_prompts_on_a_terminal() {
     );
     assert!(matches!(
         decide_on("when the build succeeds", TERMINAL, exited(2)),
-        Decision::NotMet(_)
+        Decision::Ended { why, .. }
+            if why == "the process exited with status 2, so 'the build succeeds' can no longer happen"
     ));
     assert!(matches!(
         decide_on("when the build fails", TERMINAL, exited(2)),

@@ -1,226 +1,435 @@
-//! What a clause asks for: its test (phrases, the process finishing, an error, the prompt,
-//! quiet, a number) read from its words, and whether it negates itself.
+//! What a clause asks for. Each local test is tried in turn, and a test claims the clause
+//! only when it accounts for every word of it: a word with no role the test reads (stop
+//! words and framing aside) means the clause says something the test does not understand,
+//! and it goes to the model. Words a test reads change its verdict: a code or "non-zero" on
+//! an exit, a comparison and a noun on a count, "for N seconds" on quiet.
 
 use std::time::Duration;
 
+use super::lexicon::{Roles, roles};
 use super::words::Token;
-use super::{Comparison, DEFAULT_QUIET, NumberTest, Test};
+use super::{Comparison, CountTest, DEFAULT_QUIET, LineKind, NumberTest, Outcome, Test};
 
-const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "without", "none", "doesn't", "don't", "isn't", "aren't", "hasn't",
-    "haven't", "won't", "didn't", "wasn't", "cannot", "can't",
-];
+/// The words of one clause and their roles.
+struct Words<'w> {
+    words: &'w [&'w str],
+    roles: Vec<Roles>,
+}
 
-const ERROR_WORDS: &[&str] = &[
-    "error",
-    "errors",
-    "errored",
-    "fail",
-    "fails",
-    "failed",
-    "failing",
-    "failure",
-    "failures",
-    "exception",
-    "exceptions",
-    "traceback",
-    "panic",
-    "panics",
-    "panicked",
-    "fatal",
-    "crash",
-    "crashes",
-    "crashed",
-    "segfault",
-    "segfaults",
-    "abort",
-    "aborts",
-    "aborted",
-    "broke",
-    "breaks",
-];
+/// What no test needs to account for: stop words and "wake me", "let me know".
+const IGNORED: Roles = Roles::STOP.union(Roles::FRAMING).union(Roles::AGAIN);
 
-const FINISH_WORDS: &[&str] = &[
-    "finish",
-    "finishes",
-    "finished",
-    "finishing",
-    "complete",
-    "completes",
-    "completed",
-    "completion",
-    "exit",
-    "exits",
-    "exited",
-    "end",
-    "ends",
-    "ended",
-    "done",
-    "terminate",
-    "terminates",
-    "terminated",
-    "stop",
-    "stops",
-    "stopped",
-    "quit",
-    "quits",
-    "dies",
-    "died",
-    "over",
-    "succeed",
-    "succeeds",
-    "succeeded",
-    "success",
-    "successful",
-    "successfully",
-    "return",
-    "returns",
-    "returned",
-];
+impl<'w> Words<'w> {
+    fn new(words: &'w [&'w str]) -> Self {
+        let roles = words.iter().map(|word| roles(word)).collect();
+        Words { words, roles }
+    }
 
-const SUCCESS_WORDS: &[&str] = &[
-    "succeed",
-    "succeeds",
-    "succeeded",
-    "success",
-    "successful",
-    "successfully",
-    "passes",
-    "pass",
-    "passed",
-    "cleanly",
-];
+    fn any(&self, role: Roles) -> bool {
+        self.roles.iter().any(|found| found.has(role))
+    }
 
-const QUIET_VERBS: &[&str] = &[
-    "stops", "stop", "stopped", "stays", "stay", "remains", "remain", "goes", "go", "is", "are",
-    "has", "have", "been", "becomes",
-];
+    fn has_word(&self, list: &[&str]) -> bool {
+        self.words.iter().any(|word| list.contains(word))
+    }
 
-const QUIET_NOUNS: &[&str] = &[
-    "output", "change", "changes", "changing", "activity", "update", "updates", "updating", "line",
-    "lines", "text", "progress", "printing", "moving", "writing", "logging", "log", "movement",
-];
+    /// Whether every word is a number this test reads (`numbers`), one of `extra`, or has
+    /// a role in `allowed` (or one no test needs).
+    fn accounted_for(&self, allowed: Roles, extra: &[&str], numbers: NumbersAllowed) -> bool {
+        self.words.iter().zip(&self.roles).all(|(word, found)| {
+            found.has(allowed | IGNORED)
+                || extra.contains(word)
+                || match split_number(word) {
+                    (Some(_), unit) => numbers.allows(unit),
+                    (None, _) => false,
+                }
+        })
+    }
+}
 
-const QUIET_STATES: &[&str] = &[
-    "quiet",
-    "idle",
-    "silent",
-    "still",
-    "static",
-    "unchanged",
-    "stable",
-    "settles",
-    "settled",
-];
+/// Which numbers a test reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NumbersAllowed {
+    None,
+    /// Durations only: a number glued to a time unit, or one followed by a unit word.
+    Durations,
+    Any,
+}
+
+impl NumbersAllowed {
+    fn allows(self, glued_unit: &str) -> bool {
+        match self {
+            NumbersAllowed::None => false,
+            NumbersAllowed::Durations => glued_unit.is_empty() || seconds_in(glued_unit).is_some(),
+            NumbersAllowed::Any => true,
+        }
+    }
+}
 
 /// The test a clause's words ask for, and whether the clause negates itself ("'ERROR' does
-/// not appear").
-pub(super) fn classify(words: &[&str], tokens: &[Token<'_>], phrases: Vec<String>) -> (Test, bool) {
-    let has = |list: &[&str]| words.iter().any(|word| list.contains(word));
-    let negated = has(NEGATIONS);
+/// not appear"). `either_way`: the condition said the outcome does not matter.
+pub(super) fn classify(
+    words: &[&str],
+    tokens: &[Token<'_>],
+    phrases: Vec<String>,
+    either_way: bool,
+) -> (Test, bool) {
+    let clause = Words::new(words);
+    let negated = clause.any(Roles::NEGATION);
     if !phrases.is_empty() {
-        return (Test::Phrases(phrases), negated);
+        return phrase_clause(&clause, phrases);
     }
-    if let Some(duration) = quiet(words) {
+    if let Some(duration) = quiet_clause(&clause) {
         return (Test::Quiet(duration), false);
     }
-    if words.contains(&"prompt")
-        || (words.contains(&"shell")
-            && has(&["ready", "idle", "back", "returns", "returned", "free"]))
-    {
+    if prompt_clause(&clause) {
         return (Test::Prompt, negated);
     }
-    if let Some(number) = number_test(words, tokens) {
+    if let Some(outcome) = exit_code_clause(&clause, tokens) {
+        return (Test::Ends(outcome), false);
+    }
+    if let Some(count) = count_clause(&clause, tokens) {
+        return (Test::Count(count), negated);
+    }
+    if let Some(number) = number_clause(&clause, tokens) {
         return (Test::Number(number), negated);
     }
-    if has(ERROR_WORDS) {
-        // "no errors" / "0 failures" say the opposite of an error appearing.
-        let counted_none = words.windows(2).any(|pair| {
-            matches!(pair[0], "no" | "0" | "zero" | "without") && ERROR_WORDS.contains(&pair[1])
-        });
-        if counted_none && has(FINISH_WORDS) {
-            // "finishes with 0 errors": a clean finish.
-            return (Test::Finish { success: true }, false);
-        }
-        return (Test::Error, negated || counted_none);
+    if let Some((outcome, negated)) = ends_clause(&clause, either_way) {
+        return (Test::Ends(outcome), negated);
     }
-    if has(FINISH_WORDS) {
-        return (
-            Test::Finish {
-                success: has(SUCCESS_WORDS),
-            },
-            negated,
-        );
+    if let Some(kind) = line_clause(&clause) {
+        return (Test::Line(kind), negated);
+    }
+    if either_way && clause.accounted_for(Roles::SUBJECT | Roles::TARGET, &[], NumbersAllowed::None)
+    {
+        // "the tests, pass or fail": what remains names the work.
+        return (Test::Ends(Outcome::Any), false);
     }
     (Test::Model, false)
 }
 
+/// Quoted phrases, with words that say they appear ("is printed", "in the log", "the line
+/// … shows up"). A word that changes what the phrase means ("disappears", "twice", "the
+/// title is …") leaves the clause to the model.
+fn phrase_clause(clause: &Words<'_>, phrases: Vec<String>) -> (Test, bool) {
+    // "'X' stops appearing", "is no longer printed": the phrase going away is no phrase
+    // match.
+    if clause.has_word(STOPS) || clause.has_word(&["anymore", "longer"]) {
+        return (Test::Model, false);
+    }
+    let negated = clause.any(Roles::NEGATION);
+    let framing = Roles::TARGET | Roles::SUBJECT | Roles::APPEAR | Roles::FRAME | Roles::UI;
+    // "finishes with 'BUILD SUCCESSFUL'", "fails with 'OOM'": the phrase is the evidence
+    // the agent named. With a negation, such words would say what is not wanted.
+    let allowed = if negated {
+        framing | Roles::NEGATION
+    } else {
+        framing | Roles::FINISH | Roles::SUCCESS | Roles::FAILURE | Roles::ERROR | Roles::WARNING
+    };
+    if clause.accounted_for(allowed, &[], NumbersAllowed::None) {
+        (Test::Phrases(phrases), negated)
+    } else {
+        (Test::Model, false)
+    }
+}
+
+/// Verbs and words that frame a quiet condition without being one.
+const QUIET_FRAMING: &[&str] = &[
+    "stays",
+    "stay",
+    "stayed",
+    "remains",
+    "remain",
+    "remained",
+    "goes",
+    "gone",
+    "went",
+    "becomes",
+    "become",
+    "falls",
+    "keeps",
+    "longer",
+    "ceases",
+    "stops",
+    "stop",
+    "stopped",
+    "stopping",
+    "producing",
+    "lang",
+    "pendant",
+    "durant",
+    "durante",
+    "per",
+    "seit",
+    "間",
+    "以上",
+    "for",
+    "least",
+    "more",
+    "than",
+    "over",
+    "new",
+    "reste",
+    "resta",
+    "permanece",
+    "fica",
+    "bleibt",
+    "aufhört",
+    "hört",
+    "auf",
+    "deja",
+    "para",
+    "arrête",
+    "s'arrête",
+];
+
+/// Words after which an activity word says it stopped ("stops growing").
+const STOPS: &[&str] = &[
+    "stops",
+    "stop",
+    "stopped",
+    "stopping",
+    "ceases",
+    "longer",
+    "hört",
+    "aufhört",
+    "arrête",
+    "deja",
+    "para",
+    "止ま",
+    "止まっ",
+    "停止",
+];
+
 /// "stops changing for 30s", "no new output for 2 minutes", "quiet for 10 seconds", "the
-/// log is idle": a quiet clause and how long.
-fn quiet(words: &[&str]) -> Option<Duration> {
-    let stops_changing = words.windows(2).any(|pair| {
-        QUIET_VERBS.contains(&pair[0])
-            && matches!(
-                pair[1],
-                "changing"
-                    | "updating"
-                    | "printing"
-                    | "moving"
-                    | "writing"
-                    | "logging"
-                    | "scrolling"
-            )
+/// log stops growing": a quiet clause and how long.
+fn quiet_clause(clause: &Words<'_>) -> Option<Duration> {
+    let near = |at: usize, role: Roles| {
+        clause.roles[at + 1..(at + 4).min(clause.roles.len())]
+            .iter()
+            .any(|found| found.has(role))
+    };
+    let stopped_activity = (0..clause.words.len())
+        .any(|at| STOPS.contains(&clause.words[at]) && near(at, Roles::ACTIVITY));
+    let nothing_new = (0..clause.words.len()).any(|at| {
+        clause.roles[at].has(Roles::NEGATION) && near(at, Roles::ACTIVITY | Roles::APPEAR)
     });
-    let nothing_new = words.windows(2).any(|pair| {
-        matches!(pair[0], "no" | "without" | "nothing")
-            && (QUIET_NOUNS.contains(&pair[1]) || pair[1] == "new")
-    });
-    let still = words.iter().any(|word| QUIET_STATES.contains(word));
-    if !(stops_changing || nothing_new || still) {
+    if !(clause.any(Roles::QUIET) || stopped_activity || nothing_new) {
         return None;
     }
-    Some(duration_in(words).unwrap_or(DEFAULT_QUIET))
-}
-
-/// "30s", "30 seconds", "2 min", "1.5 minutes", "an hour".
-fn duration_in(words: &[&str]) -> Option<Duration> {
-    for (index, word) in words.iter().enumerate() {
-        let (number, unit) = split_number(word);
-        let (value, unit) = match (number, unit) {
-            (Some(value), unit) if !unit.is_empty() => (value, unit.to_owned()),
-            (Some(value), _) => (value, (*words.get(index + 1)?).to_owned()),
-            (None, _) if matches!(*word, "a" | "an" | "one") => {
-                (1.0, (*words.get(index + 1)?).to_owned())
-            }
-            _ => continue,
-        };
-        let seconds = match unit.as_str() {
-            "s" | "sec" | "secs" | "second" | "seconds" => value,
-            "m" | "min" | "mins" | "minute" | "minutes" => value * 60.0,
-            "h" | "hr" | "hrs" | "hour" | "hours" => value * 3600.0,
-            "ms" => value / 1000.0,
-            _ => continue,
-        };
-        if seconds > 0.0 && seconds.is_finite() {
-            return Some(Duration::from_secs_f64(seconds.min(86_400.0)));
-        }
+    let allowed = Roles::TARGET
+        | Roles::SUBJECT
+        | Roles::QUIET
+        | Roles::ACTIVITY
+        | Roles::NEGATION
+        | Roles::TIME_UNIT
+        | Roles::APPEAR;
+    if !clause.accounted_for(allowed, QUIET_FRAMING, NumbersAllowed::Durations) {
+        return None;
     }
-    None
+    Some(duration_in(clause.words).unwrap_or(DEFAULT_QUIET))
 }
 
-/// "100%" → (100, "%"), "30s" → (30, "s"), "3" → (3, ""), "tests" → (None, "tests").
-fn split_number(word: &str) -> (Option<f64>, &str) {
-    let digits = word
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
-        .unwrap_or(word.len());
-    if digits == 0 {
-        return (None, word);
+/// "when the prompt returns", "when the shell is ready again".
+fn prompt_clause(clause: &Words<'_>) -> bool {
+    let prompt = clause.has_word(&[
+        "prompt",
+        "eingabeaufforderung",
+        "invite",
+        "プロンプト",
+        "提示符",
+    ]) || (clause.has_word(&["shell"])
+        && clause.has_word(&[
+            "ready",
+            "back",
+            "idle",
+            "free",
+            "available",
+            "waiting",
+            "returns",
+            "returned",
+        ]));
+    prompt
+        && clause.accounted_for(
+            Roles::TARGET | Roles::PROMPT | Roles::APPEAR | Roles::SUBJECT | Roles::NEGATION,
+            &["de", "commande"],
+            NumbersAllowed::None,
+        )
+}
+
+/// Words that make a number an exit status.
+const EXIT_NOUNS: &[&str] = &[
+    "code",
+    "codes",
+    "status",
+    "rc",
+    "errorlevel",
+    "exitcode",
+    "exit-code",
+    "exit_code",
+    "returncode",
+    "rückgabewert",
+    "rückgabecode",
+    "statuscode",
+    "código",
+    "終了コード",
+    "終了ステータス",
+    "戻り値",
+    "退出码",
+    "退出代码",
+    "返回码",
+    "返回值",
+    "状态码",
+];
+
+/// Verbs of exiting that take a status ("exits 1", "returns 0").
+const EXIT_VERBS: &[&str] = &[
+    "exit", "exits", "exited", "return", "returns", "returned", "終了", "退出", "返回", "endet",
+    "beendet", "termine", "termina",
+];
+
+/// Words that say "any status but this one".
+const OTHER_THAN: &[&str] = &[
+    "other",
+    "different",
+    "anything",
+    "else",
+    "以外",
+    "非",
+    "不是",
+    "不等于",
+    "autre",
+    "distinto",
+    "diferente",
+    "otro",
+    "anders",
+    "ungleich",
+];
+
+/// Words that go with [`OTHER_THAN`] ("other than", "different from", "distinto de").
+const OTHER_THAN_FILLER: &[&str] = &["than", "from", "als", "que", "de"];
+
+/// "exits non-zero", "exits with code 0", "the exit code isn't 0", "returns 2",
+/// "exit status > 0": the status the clause asks for.
+fn exit_code_clause(clause: &Words<'_>, tokens: &[Token<'_>]) -> Option<Outcome> {
+    if !(clause.has_word(EXIT_NOUNS) || clause.has_word(EXIT_VERBS)) {
+        return None;
     }
-    let number = word[..digits].replace(',', "").parse::<f64>().ok();
-    (number, &word[digits..])
+    let non_zero = clause.has_word(&["non-zero", "nonzero", "ungleich"])
+        || clause
+            .words
+            .windows(2)
+            .any(|pair| pair[0] == "non" && pair[1] == "zero");
+    let code = clause.words.iter().find_map(|word| match *word {
+        "zero" | "null" | "零" | "cero" | "zéro" => Some(0),
+        word => word.parse::<i32>().ok(),
+    });
+    if !non_zero && code.is_none() {
+        return None;
+    }
+    let allowed = Roles::TARGET
+        | Roles::SUBJECT
+        | Roles::FINISH
+        | Roles::EXIT
+        | Roles::NEGATION
+        | Roles::SUCCESS
+        | Roles::FAILURE
+        | Roles::COMPARE;
+    let extra: Vec<&str> = OTHER_THAN
+        .iter()
+        .chain(OTHER_THAN_FILLER)
+        .copied()
+        .collect();
+    if !clause.accounted_for(allowed, &extra, NumbersAllowed::Any) {
+        return None;
+    }
+    if non_zero {
+        return Some(Outcome::NotCode(0));
+    }
+    let code = code?;
+    let marks: Vec<char> = tokens
+        .iter()
+        .filter_map(|token| match token {
+            Token::Mark(mark, _) => Some(*mark),
+            _ => None,
+        })
+        .collect();
+    let not_equal = clause.any(Roles::NEGATION)
+        || clause.has_word(OTHER_THAN)
+        || marks.contains(&'!')
+        || marks.contains(&'≠');
+    let above = marks.contains(&'>')
+        || clause.has_word(&["above", "greater", "over", "higher", "exceeds", "positive"]);
+    if above && !not_equal {
+        // "exit status > 0" is a failure; other comparisons of a status mean little.
+        return (code == 0).then_some(Outcome::NotCode(0));
+    }
+    if marks.contains(&'<') || clause.has_word(&["below", "less", "under", "lower"]) {
+        return None;
+    }
+    Some(if not_equal {
+        Outcome::NotCode(code)
+    } else {
+        Outcome::Code(code)
+    })
 }
 
-/// Words before a number that say how it compares, longest first.
+/// Nouns of lines that can be counted, and their kind.
+fn line_kind(word: &str) -> Option<LineKind> {
+    let found = roles(word);
+    if found.has(Roles::WARNING) {
+        Some(LineKind::Warning)
+    } else if found.has(Roles::ERROR) || matches!(word, "failures" | "failure") {
+        Some(LineKind::Error)
+    } else {
+        None
+    }
+}
+
+/// "more than 3 errors have been logged", "when the error count is above 3", "at least 2
+/// warnings": lines of a kind counted since the wait began (or the count the output
+/// prints). Only counts that grow make a condition: "fewer than 3 errors" holds at once.
+fn count_clause(clause: &Words<'_>, tokens: &[Token<'_>]) -> Option<CountTest> {
+    let kind = clause.words.iter().find_map(|word| line_kind(word))?;
+    let value = clause
+        .words
+        .iter()
+        .find_map(|word| match split_number(word) {
+            (Some(value), "") => Some(value),
+            _ => None,
+        })?;
+    let comparison = comparison_in(clause.words, tokens).unwrap_or(Comparison::AtLeast);
+    let grows = match comparison {
+        Comparison::AtLeast | Comparison::Equal => value > 0.0,
+        Comparison::Above => value >= 0.0,
+        Comparison::AtMost | Comparison::Below => false,
+    };
+    if !grows {
+        return None;
+    }
+    let allowed = Roles::TARGET
+        | Roles::SUBJECT
+        | Roles::APPEAR
+        | Roles::COUNT
+        | Roles::COMPARE
+        | Roles::ERROR
+        | Roles::WARNING
+        | Roles::FAILURE;
+    if !clause.accounted_for(allowed, &["total"], NumbersAllowed::Any) {
+        return None;
+    }
+    if clause.any(Roles::NEGATION) {
+        return None;
+    }
+    Some(CountTest {
+        kind,
+        comparison,
+        value,
+    })
+}
+
+/// Words before a number that say how it compares, longest first. "is", "at", "to" read
+/// as "reaches" for a percentage and as "equals" for anything else.
 const COMPARISONS: &[(&[&str], Comparison)] = &[
     (&["at", "least"], Comparison::AtLeast),
     (&["no", "less", "than"], Comparison::AtLeast),
@@ -235,11 +444,17 @@ const COMPARISONS: &[(&[&str], Comparison)] = &[
     (&["drops", "below"], Comparison::Below),
     (&["falls", "below"], Comparison::Below),
     (&["drops", "under"], Comparison::Below),
+    (&["drops", "to"], Comparison::AtMost),
+    (&["falls", "to"], Comparison::AtMost),
     (&["goes", "above"], Comparison::Above),
     (&["goes", "over"], Comparison::Above),
     (&["gets", "to"], Comparison::AtLeast),
     (&["get", "to"], Comparison::AtLeast),
-    (&["is", "at"], Comparison::AtLeast),
+    (&["mehr", "als"], Comparison::Above),
+    (&["plus", "de"], Comparison::Above),
+    (&["au", "moins"], Comparison::AtLeast),
+    (&["más", "de"], Comparison::Above),
+    (&["mais", "de"], Comparison::Above),
     (&["exactly"], Comparison::Equal),
     (&["equals"], Comparison::Equal),
     (&["reaches"], Comparison::AtLeast),
@@ -249,42 +464,53 @@ const COMPARISONS: &[(&[&str], Comparison)] = &[
     (&["hit"], Comparison::AtLeast),
     (&["exceeds"], Comparison::Above),
     (&["exceed"], Comparison::Above),
+    (&["exceeded"], Comparison::Above),
+    (&["passes"], Comparison::Above),
+    (&["crosses"], Comparison::Above),
     (&["above"], Comparison::Above),
     (&["over"], Comparison::Above),
     (&["below"], Comparison::Below),
     (&["under"], Comparison::Below),
-    (&["is"], Comparison::AtLeast),
-    (&["at"], Comparison::AtLeast),
-    (&["to"], Comparison::AtLeast),
+    (&["mindestens"], Comparison::AtLeast),
+    (&["über"], Comparison::Above),
+    (&["unter"], Comparison::Below),
+    (&["erreicht"], Comparison::AtLeast),
+    (&["atteint"], Comparison::AtLeast),
+    (&["dépasse"], Comparison::Above),
+    (&["alcanza"], Comparison::AtLeast),
+    (&["supera"], Comparison::Above),
+    (&["atinge"], Comparison::AtLeast),
+    (&["达到"], Comparison::AtLeast),
+    (&["超过"], Comparison::Above),
+    (&["大于"], Comparison::Above),
+    (&["小于"], Comparison::Below),
 ];
 
-/// Words that name a number without narrowing which lines carry it.
-const GENERIC_LABELS: &[&str] = &[
-    "it", "the", "a", "an", "this", "that", "value", "number", "count", "counter", "bar",
-];
+/// Words that read "reaches" for a percentage and "equals" otherwise.
+const IS_WORDS: &[&str] = &["is", "at", "to", "becomes", "ist", "est", "es", "é", "是"];
 
-/// "progress reaches 100%", "at least 3 passed", "coverage ≥ 80%", "memory below 500 mb".
-fn number_test(words: &[&str], tokens: &[Token<'_>]) -> Option<NumberTest> {
-    // Marks (≥, >, <, =) count as comparison words.
-    let marks: Vec<Option<Comparison>> = tokens
-        .iter()
-        .map(|token| match token {
-            Token::Mark('≥', _) => Some(Comparison::AtLeast),
-            Token::Mark('≤', _) => Some(Comparison::AtMost),
-            Token::Mark('>', _) => Some(Comparison::Above),
-            Token::Mark('<', _) => Some(Comparison::Below),
-            Token::Mark('=', _) => Some(Comparison::Equal),
-            _ => None,
-        })
-        .collect();
-    let mark_before_number = tokens.iter().enumerate().find_map(|(index, token)| {
-        let word = token.word()?;
-        split_number(word).0?;
-        let previous = index.checked_sub(1)?;
-        let mut comparison = marks[previous]?;
+/// The comparison before the clause's first number: marks (`≥`, `>`, `<`, `=`, `>=`),
+/// comparison words, or after the number ("3 or more" was rewritten before), or "以上".
+fn comparison_in(words: &[&str], tokens: &[Token<'_>]) -> Option<Comparison> {
+    let number_token = tokens.iter().position(|token| {
+        token
+            .word()
+            .is_some_and(|word| split_number(word).0.is_some())
+    })?;
+    let mark = |at: usize| match tokens.get(at) {
+        Some(Token::Mark('≥', _)) => Some(Comparison::AtLeast),
+        Some(Token::Mark('≤', _)) => Some(Comparison::AtMost),
+        Some(Token::Mark('>', _)) => Some(Comparison::Above),
+        Some(Token::Mark('<', _)) => Some(Comparison::Below),
+        Some(Token::Mark('=', _)) => Some(Comparison::Equal),
+        _ => None,
+    };
+    if let Some(previous) = number_token.checked_sub(1)
+        && let Some(mut comparison) = mark(previous)
+    {
         // ">=" and "<=" arrive as two marks.
         if comparison == Comparison::Equal
-            && let Some(Some(before)) = previous.checked_sub(1).map(|at| marks[at])
+            && let Some(before) = previous.checked_sub(1).and_then(mark)
         {
             comparison = match before {
                 Comparison::Above => Comparison::AtLeast,
@@ -292,79 +518,303 @@ fn number_test(words: &[&str], tokens: &[Token<'_>]) -> Option<NumberTest> {
                 other => other,
             };
         }
-        Some((word.to_owned(), comparison))
-    });
-    let (number_index, comparison) = match mark_before_number {
-        Some((number_word, comparison)) => (
-            words.iter().position(|word| *word == number_word)?,
-            comparison,
-        ),
-        None => {
-            let index = words
-                .iter()
-                .position(|word| split_number(word).0.is_some())?;
-            let comparison = COMPARISONS.iter().find_map(|(pattern, comparison)| {
-                let start = index.checked_sub(pattern.len())?;
-                (words[start..index] == **pattern).then_some(*comparison)
-            })?;
-            (index, comparison)
-        }
-    };
+        return Some(comparison);
+    }
+    let index = words
+        .iter()
+        .position(|word| split_number(word).0.is_some())?;
+    let percent = split_number(words[index]).1 == "%"
+        || words.get(index + 1).is_some_and(|w| *w == "percent");
+    if let Some(comparison) = COMPARISONS.iter().find_map(|(pattern, comparison)| {
+        let start = index.checked_sub(pattern.len())?;
+        (words[start..index] == **pattern).then_some(*comparison)
+    }) {
+        return Some(comparison);
+    }
+    if index > 0 && IS_WORDS.contains(&words[index - 1]) {
+        return Some(if percent {
+            Comparison::AtLeast
+        } else {
+            Comparison::Equal
+        });
+    }
+    // "80%以上", "3件以上", and verbs that come after the number ("100% erreicht").
+    words[index + 1..].iter().find_map(|word| match *word {
+        "以上" => Some(Comparison::AtLeast),
+        "以下" => Some(Comparison::AtMost),
+        "未満" => Some(Comparison::Below),
+        "超え" => Some(Comparison::Above),
+        word => COMPARISONS
+            .iter()
+            .find(|(pattern, _)| {
+                pattern.len() == 1 && pattern[0] == word && !IS_WORDS.contains(&word)
+            })
+            .map(|(_, comparison)| *comparison),
+    })
+}
+
+/// Words that name a number without narrowing which lines carry it.
+const GENERIC_LABELS: &[&str] = &[
+    "value", "number", "count", "counter", "bar", "level", "reading", "figure",
+];
+
+/// "progress reaches 100%", "at least 3 passed", "coverage ≥ 80%", "memory below 500 mb",
+/// "when the temperature is above 80": a number the output prints, with the word that
+/// names it (before) or its unit (after).
+fn number_clause(clause: &Words<'_>, tokens: &[Token<'_>]) -> Option<NumberTest> {
+    let comparison = comparison_in(clause.words, tokens)?;
+    let words = clause.words;
+    let number_index = words
+        .iter()
+        .position(|word| split_number(word).0.is_some())?;
+    if words[number_index + 1..]
+        .iter()
+        .any(|word| split_number(word).0.is_some())
+    {
+        return None;
+    }
     let (value, glued_unit) = split_number(words[number_index]);
     let value = value?;
+    let mut consumed = vec![false; words.len()];
+    consumed[number_index] = true;
+    let is_plain_word = |word: &str| {
+        word.chars().all(char::is_alphabetic) && !roles(word).has(IGNORED | Roles::COMPARE)
+    };
     let unit = if glued_unit == "%" || words.get(number_index + 1) == Some(&"percent") {
+        if words.get(number_index + 1) == Some(&"percent") {
+            consumed[number_index + 1] = true;
+        }
         Some("%".to_owned())
     } else if !glued_unit.is_empty() {
         Some(glued_unit.to_owned())
     } else {
-        words
-            .get(number_index + 1)
-            .filter(|word| word.chars().all(char::is_alphabetic))
-            .filter(|word| !matches!(**word, "and" | "or" | "then" | "but" | "is" | "are"))
-            .map(|word| (*word).to_owned())
+        // The word after the number, or, when an outcome word follows that one ("10 tests
+        // passed"), the outcome word: it is what the line must say.
+        let after = words.get(number_index + 1).filter(|w| is_plain_word(w));
+        let outcome = words
+            .get(number_index + 2)
+            .filter(|w| roles(w).has(Roles::SUCCESS | Roles::FAILURE));
+        match (after, outcome) {
+            (Some(_), Some(outcome)) => {
+                consumed[number_index + 1] = true;
+                consumed[number_index + 2] = true;
+                Some((*outcome).to_owned())
+            }
+            (Some(after), None) => {
+                consumed[number_index + 1] = true;
+                Some((*after).to_owned())
+            }
+            _ => None,
+        }
     };
-    // A number alone with neither unit nor % ("when it is 5") is too vague for a detector.
-    unit.as_ref()?;
-    let label = words[..number_index]
-        .iter()
-        .rev()
-        .find(|word| {
-            word.chars().all(char::is_alphabetic)
-                && !GENERIC_LABELS.contains(word)
-                && !COMPARISONS
-                    .iter()
-                    .any(|(pattern, _)| pattern.contains(word))
-                && !matches!(
-                    **word,
-                    "no" | "when"
-                        | "until"
-                        | "once"
-                        | "if"
-                        | "has"
-                        | "have"
-                        | "had"
-                        | "shows"
-                        | "show"
-                        | "contains"
-                        | "contain"
-                        | "says"
-                        | "say"
-                        | "reads"
-                        | "prints"
-                        | "gets"
-                        | "get"
-                        | "goes"
-                        | "becomes"
-                        | "there"
-                        | "are"
-                        | "were"
-                )
-        })
-        .map(|word| (*word).to_owned());
-    Some(NumberTest {
+    // The label: the nearest word before the comparison that names something, with at
+    // most one more naming word before it ("test coverage").
+    let mut label = None;
+    for at in (0..number_index).rev() {
+        let word = words[at];
+        if is_plain_word(word) && !GENERIC_LABELS.contains(&word) {
+            if label.is_none() {
+                label = Some(word.to_owned());
+                consumed[at] = true;
+            } else {
+                consumed[at] = true;
+                break;
+            }
+        } else if label.is_some() {
+            break;
+        }
+    }
+    if unit.is_none() && label.is_none() {
+        // A number alone ("when it is 5") is too vague for a detector.
+        return None;
+    }
+    let allowed = Roles::TARGET | Roles::SUBJECT | Roles::COMPARE | Roles::ACTIVITY | Roles::COUNT;
+    let all_read =
+        words
+            .iter()
+            .zip(&clause.roles)
+            .zip(&consumed)
+            .all(|((word, found), consumed)| {
+                *consumed || found.has(allowed | IGNORED) || GENERIC_LABELS.contains(word)
+            });
+    all_read.then_some(NumberTest {
         label,
         unit,
         comparison,
         value,
     })
+}
+
+/// How the work ends: "finishes", "succeeds", "fails", "crashes", "is done", "exits
+/// cleanly", "is no longer running", "finishes with 0 errors". The outcome, and whether
+/// the clause asks for its opposite ("doesn't fail").
+fn ends_clause(clause: &Words<'_>, either_way: bool) -> Option<(Outcome, bool)> {
+    let errors_out = clause
+        .words
+        .windows(2)
+        .any(|pair| roles(pair[0]).has(Roles::ERROR) && matches!(pair[1], "out"))
+        || clause.words.windows(2).any(|pair| {
+            matches!(pair[0], "with" | "in" | "mit" | "avec" | "con" | "com")
+                && roles(pair[1]).has(Roles::ERROR)
+        })
+        || clause.words.windows(3).any(|pair| {
+            matches!(pair[0], "with" | "in" | "mit" | "avec" | "con" | "com")
+                && matches!(pair[1], "an" | "a" | "errors" | "einem" | "une" | "un")
+                && roles(pair[2]).has(Roles::ERROR)
+        });
+    // "with 0 errors", "with no failures": a clean end.
+    let none_counted = clause.words.windows(2).any(|pair| {
+        matches!(
+            pair[0],
+            "0" | "no" | "zero" | "keine" | "keinen" | "aucune" | "sin" | "sem"
+        ) && (roles(pair[1]).has(Roles::ERROR) || matches!(pair[1], "failures" | "failure"))
+    });
+    let running_no_more = clause.any(Roles::RUNNING) && clause.any(Roles::NEGATION);
+    let triggered = clause.any(Roles::FINISH | Roles::SUCCESS | Roles::FAILURE)
+        || errors_out
+        || running_no_more;
+    if !triggered {
+        return None;
+    }
+    let mut allowed = Roles::TARGET
+        | Roles::SUBJECT
+        | Roles::FINISH
+        | Roles::SUCCESS
+        | Roles::FAILURE
+        | Roles::EXIT
+        | Roles::NEGATION
+        | Roles::RUNNING
+        | Roles::APPEAR;
+    if errors_out || none_counted {
+        allowed = allowed | Roles::ERROR;
+    }
+    let numbers = if none_counted {
+        NumbersAllowed::Any
+    } else {
+        NumbersAllowed::None
+    };
+    let extra = &[
+        "normally",
+        "correctly",
+        "anymore",
+        "longer",
+        "properly",
+        "cleanly",
+    ];
+    if !clause.accounted_for(allowed, extra, numbers) {
+        return None;
+    }
+    if none_counted {
+        return Some((Outcome::Success, false));
+    }
+    let negated = clause.any(Roles::NEGATION);
+    if running_no_more {
+        return Some((Outcome::Any, false));
+    }
+    let well = clause.any(Roles::SUCCESS);
+    let badly = clause.any(Roles::FAILURE) || errors_out;
+    Some(match (either_way, well, badly) {
+        (true, _, _) | (false, true, true) => (Outcome::Any, false),
+        (false, true, false) => (Outcome::Success, negated),
+        (false, false, true) => (Outcome::Failure, negated),
+        (false, false, false) => (Outcome::Any, negated),
+    })
+}
+
+/// "an error appears", "any exception", "a traceback is printed", "a warning shows up".
+fn line_clause(clause: &Words<'_>) -> Option<LineKind> {
+    let error = clause.any(Roles::ERROR);
+    let warning = clause.any(Roles::WARNING);
+    if !(error || warning) {
+        return None;
+    }
+    let allowed = Roles::TARGET
+        | Roles::SUBJECT
+        | Roles::APPEAR
+        | Roles::FRAME
+        | Roles::UI
+        | Roles::ERROR
+        | Roles::WARNING
+        | Roles::NEGATION;
+    if !clause.accounted_for(allowed, &["another", "new"], NumbersAllowed::None) {
+        return None;
+    }
+    Some(if error {
+        LineKind::Error
+    } else {
+        LineKind::Warning
+    })
+}
+
+/// "30s", "30 seconds", "2 min", "1.5 minutes", "an hour", "30秒".
+fn duration_in(words: &[&str]) -> Option<Duration> {
+    for (index, word) in words.iter().enumerate() {
+        let (number, unit) = split_number(word);
+        let (value, unit) = match (number, unit) {
+            (Some(value), unit) if !unit.is_empty() => (value, unit),
+            (Some(value), _) => (value, *words.get(index + 1)?),
+            (None, _) if matches!(*word, "a" | "an" | "one" | "eine" | "einer" | "une" | "un") => {
+                (1.0, *words.get(index + 1)?)
+            }
+            _ => continue,
+        };
+        let Some(unit_seconds) = seconds_in(unit) else {
+            continue;
+        };
+        let seconds = value * unit_seconds;
+        if seconds > 0.0 && seconds.is_finite() {
+            return Some(Duration::from_secs_f64(seconds.min(86_400.0)));
+        }
+    }
+    None
+}
+
+/// How many seconds a unit word is.
+fn seconds_in(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "s" | "sec" | "secs" | "second" | "seconds" | "sekunde" | "sekunden" | "seconde"
+        | "secondes" | "segundo" | "segundos" | "secondo" | "secondi" | "秒" => 1.0,
+        "m" | "min" | "mins" | "minute" | "minutes" | "minuten" | "minuto" | "minutos"
+        | "minuti" | "分" | "分钟" | "分間" => 60.0,
+        "h" | "hr" | "hrs" | "hour" | "hours" | "stunde" | "stunden" | "heure" | "heures"
+        | "hora" | "horas" | "ora" | "ore" | "時間" | "小时" => 3600.0,
+        "ms" => 0.001,
+        _ => return None,
+    })
+}
+
+/// "100%" → (100, "%"), "30s" → (30, "s"), "3" → (3, ""), "tests" → (None, "tests").
+pub(super) fn split_number(word: &str) -> (Option<f64>, &str) {
+    let digits = word
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .unwrap_or(word.len());
+    if digits == 0 {
+        return (None, word);
+    }
+    let number = word[..digits].replace(',', "").parse::<f64>().ok();
+    (number, &word[digits..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_many_units() {
+        assert_eq!(duration_in(&["30s"]), Some(Duration::from_secs(30)));
+        assert_eq!(
+            duration_in(&["2", "minutes"]),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(
+            duration_in(&["an", "hour"]),
+            Some(Duration::from_secs(3600))
+        );
+        assert_eq!(duration_in(&["30", "秒"]), Some(Duration::from_secs(30)));
+        assert_eq!(
+            duration_in(&["30", "sekunden"]),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(duration_in(&["3", "errors"]), None);
+    }
 }

@@ -23,9 +23,23 @@ fn sketch(reading: &Reading) -> String {
                             .map(|p| format!("\"{p}\""))
                             .collect::<Vec<_>>()
                             .join("+"),
-                        Test::Finish { success: false } => "finish".into(),
-                        Test::Finish { success: true } => "finish-ok".into(),
-                        Test::Error => "error".into(),
+                        Test::Ends(Outcome::Any) => "finish".into(),
+                        Test::Ends(Outcome::Success) => "finish-ok".into(),
+                        Test::Ends(Outcome::Failure) => "fail".into(),
+                        Test::Ends(Outcome::Code(code)) => format!("exit={code}"),
+                        Test::Ends(Outcome::NotCode(code)) => format!("exit!={code}"),
+                        Test::Line(LineKind::Error) => "error".into(),
+                        Test::Line(LineKind::Warning) => "warning".into(),
+                        Test::Count(count) => format!(
+                            "count({}{}{})",
+                            if count.kind == LineKind::Error {
+                                "errors"
+                            } else {
+                                "warnings"
+                            },
+                            count.comparison.symbol(),
+                            count.value
+                        ),
                         Test::Prompt => "prompt".into(),
                         Test::Quiet(d) => format!("quiet{}", d.as_secs()),
                         Test::Number(n) => format!("num({})", n.to_string().replace(' ', "")),
@@ -82,7 +96,7 @@ const PHRASINGS: &[(&str, &str)] = &[
         "\"migration complete\"",
     ),
     ("when 'Done in' shows", "\"Done in\""),
-    ("when the page title becomes 'Dashboard'", "\"Dashboard\""),
+    ("when the page title becomes 'Dashboard'", "model"),
     (
         "wait for 'Compiled successfully'",
         "\"Compiled successfully\"",
@@ -98,11 +112,11 @@ const PHRASINGS: &[(&str, &str)] = &[
     ("when it's done and 'Saved' appears", "finish & \"Saved\""),
     (
         "when the build doesn't fail and 'Deployed' shows",
-        "!error & \"Deployed\"",
+        "!fail & \"Deployed\"",
     ),
     ("when 'it's ready' appears", "\"it's ready\""),
     ("when the line 'step 3/3' shows", "\"step 3/3\""),
-    ("when 'v1.2.3' is tagged", "\"v1.2.3\""),
+    ("when 'v1.2.3' is tagged", "model"),
     ("when '100%' appears", "\"100%\""),
     ("when \"exit code 0\" is printed", "\"exit code 0\""),
     ("when 'PASS' appears in the output", "\"PASS\""),
@@ -204,7 +218,7 @@ const PHRASINGS: &[(&str, &str)] = &[
         "when 'BUILD SUCCESSFUL' appears or the process exits",
         "\"BUILD SUCCESSFUL\" | finish",
     ),
-    ("when 'ready' appears or it crashes", "\"ready\" | error"),
+    ("when 'ready' appears or it crashes", "\"ready\" | fail"),
     (
         "when \"Listening\" shows or the server exits",
         "\"Listening\" | finish",
@@ -212,7 +226,7 @@ const PHRASINGS: &[(&str, &str)] = &[
     ("'PASSED' or any error", "\"PASSED\" | error"),
     (
         "when 'deployed' appears or the command fails",
-        "\"deployed\" | error",
+        "\"deployed\" | fail",
     ),
     (
         "when 'ok' is printed and the prompt returns",
@@ -254,7 +268,7 @@ const PHRASINGS: &[(&str, &str)] = &[
     ("when the migration finishes with no errors", "finish-ok"),
     ("when the deploy is over", "finish"),
     ("the command returns", "finish"),
-    ("when make finishes or fails", "finish | error"),
+    ("when make finishes or fails", "finish | fail"),
     (
         "when the tests finish, or when an error appears",
         "finish | error",
@@ -265,20 +279,20 @@ const PHRASINGS: &[(&str, &str)] = &[
     ),
     // ---- errors ----
     ("when an error appears", "error"),
-    ("if it fails", "error"),
-    ("when the build fails", "error"),
-    ("on any error or failure", "error | error"),
+    ("if it fails", "fail"),
+    ("when the build fails", "fail"),
+    ("on any error or failure", "error | fail"),
     ("when an exception is thrown", "error"),
     ("when a traceback is printed", "error"),
-    ("when it panics", "error"),
+    ("when it panics", "fail"),
     ("when something fatal happens", "error"),
-    ("when the server crashes", "error"),
-    ("when the tests fail", "error"),
+    ("when the server crashes", "fail"),
+    ("when the tests fail", "fail"),
     ("when compilation errors show up", "error"),
-    ("if the job aborts", "error"),
+    ("if the job aborts", "fail"),
     ("when there are no errors", "model"),
-    ("when it segfaults", "error"),
-    ("when the build breaks", "error"),
+    ("when it segfaults", "fail"),
+    ("when the build breaks", "fail"),
     // ---- the prompt ----
     ("when the prompt returns", "prompt"),
     ("when the prompt is back", "prompt"),
@@ -310,13 +324,13 @@ const PHRASINGS: &[(&str, &str)] = &[
     ("when the progress bar hits 100%", "num(progress≥100%)"),
     ("progress is 100%", "num(progress≥100%)"),
     ("when at least 3 passed", "num(≥3passed)"),
-    ("when at least 10 tests passed", "num(≥10tests)"),
+    ("when at least 10 tests passed", "num(≥10passed)"),
     ("when coverage is above 80%", "num(coverage>80%)"),
     ("when coverage exceeds 90 percent", "num(coverage>90%)"),
     ("when memory drops below 500 mb", "num(memory<500mb)"),
     ("when cpu falls below 10%", "num(cpu<10%)"),
     ("when the queue has fewer than 5 items", "num(queue<5items)"),
-    ("when more than 100 rows are loaded", "num(>100rows)"),
+    ("when more than 100 rows are loaded", "model"),
     ("when progress ≥ 75%", "num(progress≥75%)"),
     ("when progress >= 75%", "num(progress≥75%)"),
     ("when progress > 50%", "num(progress>50%)"),
@@ -328,7 +342,7 @@ const PHRASINGS: &[(&str, &str)] = &[
     ("when it is 5", "model"),
     (
         "when the download reaches 100% or fails",
-        "num(download≥100%) | error",
+        "num(download≥100%) | fail",
     ),
     // ---- conditions only a model can judge ----
     ("when the page looks right", "model"),
@@ -409,7 +423,11 @@ fn who_judges_each_clause_depends_on_the_target_and_the_model() {
         .collect();
     assert_eq!(judged[0], "phrase match");
     assert_eq!(judged[1], "error lines");
-    assert!(judged[2].starts_with("a summary line"), "{}", judged[2]);
+    assert!(
+        judged[2].starts_with("a line that says the work ended"),
+        "{}",
+        judged[2]
+    );
     assert_eq!(judged[3], "nobody: no model configured");
     assert_eq!(judged[4], "no change for 10s");
 
@@ -424,7 +442,10 @@ fn who_judges_each_clause_depends_on_the_target_and_the_model() {
         .into_iter()
         .map(|(_, by)| by)
         .collect();
-    assert_eq!(judged[2], JudgedBy::Detector("exit status".into()));
+    assert_eq!(
+        judged[2],
+        JudgedBy::Detector("exit status, either way".into())
+    );
     assert_eq!(judged[3], JudgedBy::Model);
 
     let window = Judges {

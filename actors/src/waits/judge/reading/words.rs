@@ -1,9 +1,13 @@
 //! The words of a condition: quoted phrases masked out of the way (every quote style, not
-//! an apostrophe inside a word), tokens, the lead-in ("wake me when"), and the connectives
-//! that split it into clauses ("or", "and", "unless", lists with commas).
+//! an apostrophe inside a word), tokens (runs of Japanese or Chinese cut into words, French
+//! elisions split), idioms that are framing rather than conditions ("whichever comes
+//! first", "pass or fail"), the lead-in ("wake me when"), and the connectives that split it
+//! into clauses ("or", "and", "unless", lists with commas), in the languages the lexicon
+//! knows.
 
 use super::Clause;
 use super::classify::classify;
+use super::lexicon::{Roles, is_unspaced, roles, segment_unspaced};
 
 /// Opens and closes a quoted phrase's place in the masked text (private-use characters, so
 /// no condition can contain them).
@@ -17,14 +21,23 @@ pub(super) struct Masked {
     phrases: Vec<(String, String)>,
 }
 
-/// The quote pairs agents use: ASCII single and double, curly, backticks, guillemets.
-const QUOTE_PAIRS: [(char, char); 6] = [
+/// The quote pairs agents use: ASCII single and double, curly (English), low-high (German,
+/// Czech), backticks, guillemets both ways, angle quotes, and the CJK corner and
+/// double-angle brackets.
+const QUOTE_PAIRS: [(char, char); 13] = [
     ('\'', '\''),
     ('"', '"'),
     ('“', '”'),
     ('‘', '’'),
+    ('„', '“'),
+    ('‚', '‘'),
     ('`', '`'),
     ('«', '»'),
+    ('»', '«'),
+    ('‹', '›'),
+    ('「', '」'),
+    ('『', '』'),
+    ('《', '》'),
 ];
 
 impl Masked {
@@ -88,11 +101,17 @@ fn opening_quote(text: &str, at: usize, c: char) -> Option<char> {
     let (_, close) = QUOTE_PAIRS.iter().find(|(open, _)| *open == c)?;
     if c == '\'' || c == '‘' {
         let before = text[..at].chars().next_back();
-        if before.is_some_and(char::is_alphanumeric) {
+        if before.is_some_and(is_spaced_word_char) {
             return None;
         }
     }
     Some(*close)
+}
+
+/// A letter or digit of a script written with spaces: an apostrophe between two of them is
+/// inside a word ("don't"); next to Japanese or Chinese, which has no spaces, it is a quote.
+fn is_spaced_word_char(c: char) -> bool {
+    c.is_alphanumeric() && !is_unspaced(c)
 }
 
 /// Where the phrase opened with `open` closes: the next `close` that is not an apostrophe
@@ -104,8 +123,8 @@ fn closing_quote(text: &str, from: usize, open: char, close: char) -> Option<usi
         if close == '\'' || (open == '‘' && close == '’') {
             let before = text[..at].chars().next_back();
             let after = text[at + close.len_utf8()..].chars().next();
-            let inside_word = before.is_some_and(char::is_alphanumeric)
-                && after.is_some_and(char::is_alphanumeric);
+            let inside_word =
+                before.is_some_and(is_spaced_word_char) && after.is_some_and(is_spaced_word_char);
             if inside_word {
                 search = at + close.len_utf8();
                 continue;
@@ -192,21 +211,266 @@ pub(super) fn tokenize(text: &str) -> Vec<Token<'_>> {
                 end += 1;
             }
             let stop = chars.get(end).map_or(text.len(), |(at, _)| *at);
-            let span = &text[start..stop];
-            let word = span.to_lowercase().replace('’', "'");
-            tokens.push(Token::Word(word, span));
+            push_words(&mut tokens, &text[start..stop]);
             index = end;
         } else {
+            let mark = match c {
+                '，' | '、' => ',',
+                '；' => ';',
+                '（' => '(',
+                '）' => ')',
+                '＞' => '>',
+                '＜' => '<',
+                '＝' => '=',
+                '！' => '!',
+                other => other,
+            };
             if matches!(
-                c,
-                ',' | ';' | '(' | ')' | '[' | ']' | '>' | '<' | '=' | '≥' | '≤' | '%'
+                mark,
+                ',' | ';' | '(' | ')' | '[' | ']' | '>' | '<' | '=' | '≥' | '≤' | '%' | '!' | '≠'
             ) {
-                tokens.push(Token::Mark(c, &text[start..start + c.len_utf8()]));
+                tokens.push(Token::Mark(mark, &text[start..start + c.len_utf8()]));
             }
             index += 1;
         }
     }
     tokens
+}
+
+/// Elisions that begin a French or Italian word ("l'erreur", "qu'il"): a word of their own.
+const ELISIONS: &[&str] = &[
+    "jusqu'", "qu'", "l'", "d'", "s'", "n'", "j'", "m'", "c'", "t'", "un'",
+];
+
+/// Pushes the words of `span`: a run of Japanese or Chinese cut into the words the lexicon
+/// knows, an elision split off, anything else one word.
+fn push_words<'a>(tokens: &mut Vec<Token<'a>>, span: &'a str) {
+    if span.chars().any(is_unspaced) {
+        let mut rest = span;
+        while let Some(first) = rest.chars().next() {
+            let unspaced = is_unspaced(first);
+            let end = rest
+                .char_indices()
+                .find(|(_, c)| is_unspaced(*c) != unspaced)
+                .map_or(rest.len(), |(at, _)| at);
+            let (run, after) = rest.split_at(end);
+            if unspaced {
+                for word in segment_unspaced(run) {
+                    tokens.push(Token::Word(word.to_owned(), word));
+                }
+            } else {
+                push_words(tokens, run);
+            }
+            rest = after;
+        }
+        return;
+    }
+    let word = span.to_lowercase().replace('’', "'");
+    for elision in ELISIONS {
+        if word.len() > elision.len()
+            && word.starts_with(elision)
+            && word[elision.len()..].starts_with(char::is_alphabetic)
+        {
+            // The span may spell the apostrophe ’ (three bytes): split it by characters.
+            let split = span
+                .char_indices()
+                .nth(elision.chars().count())
+                .map_or(span.len(), |(at, _)| at);
+            tokens.push(Token::Word((*elision).to_owned(), &span[..split]));
+            push_words(tokens, &span[split..]);
+            return;
+        }
+    }
+    tokens.push(Token::Word(word, span));
+}
+
+// ---- idioms: framing, "either way", "3 or more" ----
+
+/// Phrases that frame a condition without adding to it; removed before the clauses are cut.
+const FRAMING_IDIOMS: &[&[&str]] = &[
+    &["whichever", "one", "comes", "first"],
+    &["whichever", "comes", "first"],
+    &["whichever", "happens", "first"],
+    &["whichever", "occurs", "first"],
+    &["whichever", "is", "first"],
+    &["whichever", "first"],
+    &["whatever", "comes", "first"],
+    &["whatever", "happens", "first"],
+    &["je", "nachdem", "was", "zuerst", "kommt"],
+    &["was", "zuerst", "kommt"],
+    &["selon", "ce", "qui", "arrive", "en", "premier"],
+    &["ce", "qui", "arrive", "en", "premier"],
+    &["lo", "que", "ocurra", "primero"],
+    &["lo", "que", "pase", "primero"],
+    &["lo", "que", "suceda", "primero"],
+    &["o", "que", "acontecer", "primeiro"],
+    &["o", "que", "vier", "primeiro"],
+];
+
+/// Phrases that say the outcome does not matter: the work ending either way is the
+/// condition ("whether it worked or not", "pass or fail").
+const EITHER_WAY_IDIOMS: &[&[&str]] = &[
+    &["either", "way"],
+    &["in", "either", "case"],
+    &["in", "any", "case"],
+    &["no", "matter", "what"],
+    &["no", "matter", "the", "result"],
+    &["no", "matter", "the", "outcome"],
+    &["no", "matter", "how", "it", "ends"],
+    &["regardless", "of", "the", "result"],
+    &["regardless", "of", "the", "outcome"],
+    &["regardless", "of", "the", "exit", "code"],
+    &["regardless", "of", "the", "exit", "status"],
+    &["regardless", "of", "the", "status"],
+    &["regardless", "of", "result"],
+    &["regardless", "of", "outcome"],
+    &["good", "or", "bad"],
+    &["with", "or", "without", "errors"],
+    &["egal", "wie"],
+    &["egal", "mit", "welchem", "ergebnis"],
+    &["peu", "importe", "le", "résultat"],
+    &["quel", "que", "soit", "le", "résultat"],
+    &["sin", "importar", "el", "resultado"],
+    &["independientemente", "del", "resultado"],
+    &["independentemente", "do", "resultado"],
+    &["成否", "にかかわらず"],
+    &["无论", "成功", "与否"],
+    &["不管", "成功", "还是", "失败"],
+    &["成功", "与否"],
+];
+
+const OR_WORDS: &[&str] = &[
+    "or",
+    "oder",
+    "ou",
+    "o",
+    "u",
+    "或",
+    "或者",
+    "还是",
+    "または",
+    "か",
+];
+
+/// Words after "or" that turn "X or Y" into "whatever the outcome" ("success or not").
+fn says_otherwise(word: &str) -> bool {
+    matches!(
+        word,
+        "not" | "no" | "nicht" | "non" | "não" | "pas" | "nein" | "ない"
+    ) || roles(word).has(Roles::FAILURE)
+}
+
+/// Removes framing idioms and "either way" idioms, and reads "3 or more" as "at least 3";
+/// returns the tokens left and whether the condition said the outcome does not matter.
+pub(super) fn strip_idioms(tokens: Vec<Token<'_>>) -> (Vec<Token<'_>>, bool) {
+    let mut tokens = tokens;
+    let mut either_way = false;
+    let mut index = 0;
+    while index < tokens.len() {
+        let words_from =
+            |at: usize| -> Vec<&str> { tokens[at..].iter().map_while(Token::word).collect() };
+        let ahead = words_from(index);
+        let starts =
+            |pattern: &[&str]| ahead.len() >= pattern.len() && ahead[..pattern.len()] == *pattern;
+        if let Some(pattern) = FRAMING_IDIOMS.iter().find(|pattern| starts(pattern)) {
+            tokens.drain(index..index + pattern.len());
+            continue;
+        }
+        if let Some(pattern) = EITHER_WAY_IDIOMS.iter().find(|pattern| starts(pattern)) {
+            tokens.drain(index..index + pattern.len());
+            either_way = true;
+            continue;
+        }
+        if let Some(width) = whether_or_not(&ahead) {
+            tokens.drain(index..index + width);
+            either_way = true;
+            continue;
+        }
+        // "pass or fail", "success or not", "failure or success".
+        if ahead.len() >= 3 && OR_WORDS.contains(&ahead[1]) {
+            let first = roles(ahead[0]);
+            let well_or_not = first.has(Roles::SUCCESS) && says_otherwise(ahead[2]);
+            let badly_or_well = first.has(Roles::FAILURE) && roles(ahead[2]).has(Roles::SUCCESS);
+            if well_or_not || badly_or_well {
+                tokens.drain(index..index + 3);
+                either_way = true;
+                continue;
+            }
+        }
+        // "3 or more" → "at least 3"; "3 errors or more" likewise.
+        if let Some((number_at, width, comparison)) = or_more(&tokens, index) {
+            let span = tokens[index].span();
+            tokens.drain(index + width - 2..index + width);
+            let [first, second] = comparison;
+            tokens.insert(number_at, Token::Word(second.to_owned(), span));
+            tokens.insert(number_at, Token::Word(first.to_owned(), span));
+            index += width;
+            continue;
+        }
+        index += 1;
+    }
+    // Parentheses an idiom left empty.
+    let mut index = 0;
+    while index + 1 < tokens.len() {
+        if matches!(tokens[index], Token::Mark('(' | '[', _))
+            && matches!(tokens[index + 1], Token::Mark(')' | ']', _))
+        {
+            tokens.drain(index..index + 2);
+        } else {
+            index += 1;
+        }
+    }
+    (tokens, either_way)
+}
+
+/// "whether it worked or not", "whether or not it passed", "ob es klappt oder nicht": how
+/// many words the idiom takes at the start of `words`.
+fn whether_or_not(words: &[&str]) -> Option<usize> {
+    if !matches!(words.first(), Some(&("whether" | "ob"))) {
+        return None;
+    }
+    if words.get(1).is_some_and(|word| OR_WORDS.contains(word))
+        && words.get(2).is_some_and(|word| says_otherwise(word))
+    {
+        // "whether or not it worked": the words that say what worked go too.
+        let mut width = 3;
+        while words.get(width).is_some_and(|word| {
+            roles(word)
+                .has(Roles::STOP | Roles::SUBJECT | Roles::SUCCESS | Roles::FINISH | Roles::FAILURE)
+        }) {
+            width += 1;
+        }
+        return Some(width);
+    }
+    let or_at = words
+        .iter()
+        .take(8)
+        .position(|word| OR_WORDS.contains(word))?;
+    let after = words.get(or_at + 1)?;
+    (says_otherwise(after) || roles(after).has(Roles::SUCCESS)).then_some(or_at + 2)
+}
+
+/// "3 or more" / "3 errors or more" at `index` (the number): where the comparison words go
+/// (before the number), how many tokens the idiom spans, and the comparison's two words.
+fn or_more(tokens: &[Token<'_>], index: usize) -> Option<(usize, usize, [&'static str; 2])> {
+    let number = tokens[index].word()?;
+    number.parse::<f64>().ok()?;
+    let word = |at: usize| tokens.get(at).and_then(Token::word);
+    let or_at = if word(index + 1).is_some_and(|w| OR_WORDS.contains(&w)) {
+        index + 1
+    } else if word(index + 2).is_some_and(|w| OR_WORDS.contains(&w)) {
+        index + 2
+    } else {
+        return None;
+    };
+    let comparison = match word(or_at + 1)? {
+        "more" | "above" | "greater" | "higher" | "over" | "mehr" | "plus" | "más" | "mais" => {
+            ["at", "least"]
+        }
+        "fewer" | "less" | "below" | "under" | "weniger" | "moins" | "menos" => ["at", "most"],
+        _ => return None,
+    };
+    Some((index, or_at + 2 - index, comparison))
 }
 
 // ---- the lead-in: "wake me when", "wait until", "let me know once" ----
@@ -220,6 +484,15 @@ const LEAD_IN: &[&[&str]] = &[
     &["wait", "till"],
     &["wait", "for"],
     &["watch", "for"],
+    &["look", "out", "for"],
+    &["look", "for"],
+    &["check", "for"],
+    &["check", "if"],
+    &["check", "whether"],
+    &["see", "if"],
+    &["see", "whether"],
+    &["monitor", "for"],
+    &["keep", "watching", "until"],
     &["notify", "me"],
     &["tell", "me"],
     &["alert", "me"],
@@ -236,10 +509,37 @@ const LEAD_IN: &[&[&str]] = &[
     &["after"],
     &["either"],
     &["both"],
+    &["weck", "mich"],
+    &["wecke", "mich"],
+    &["sag", "mir", "bescheid"],
+    &["gib", "mir", "bescheid"],
+    &["benachrichtige", "mich"],
+    &["wenn"],
+    &["sobald"],
+    &["falls"],
+    &["bis"],
+    &["quand"],
+    &["lorsque"],
+    &["dès", "que"],
+    &["dès", "qu'"],
+    &["jusqu'", "à", "ce", "que"],
+    &["si"],
+    &["cuando"],
+    &["en", "cuanto"],
+    &["hasta", "que"],
+    &["quando"],
+    &["assim", "que"],
+    &["appena"],
+    &["se"],
 ];
 
 pub(super) fn strip_lead_in<'t, 'a>(mut tokens: &'t [Token<'a>]) -> &'t [Token<'a>] {
     'again: loop {
+        // Commas between framing and the condition ("weck mich, wenn …").
+        if tokens.len() > 1 && matches!(tokens[0], Token::Mark(',' | ';', _)) {
+            tokens = &tokens[1..];
+            continue 'again;
+        }
         for pattern in LEAD_IN {
             if tokens.len() > pattern.len()
                 && pattern
@@ -290,22 +590,30 @@ pub(super) fn split_clauses<'t, 'a>(tokens: &'t [Token<'a>]) -> Vec<(Joint, &'t 
             _ if depth > 0 => None,
             Token::Mark(',' | ';', _) => match next.and_then(Token::word) {
                 // ", or" / ", and" are the word's joint, not a list's.
-                Some("or" | "and" | "but" | "unless" | "without" | "except" | "otherwise") => None,
+                Some(word) if joint_word(word).is_some() && word != "then" => None,
                 _ => Some((Joint::List, 1)),
             },
-            Token::Word(word, _) => match word.as_str() {
-                "or" if next.is_some_and(|n| n.is("else")) => Some((Joint::Or, 2)),
-                "or" | "otherwise" => Some((Joint::Or, 1)),
-                "and" | "but" if next.is_some_and(|n| n.is("not")) => Some((Joint::AndNot, 2)),
-                "and" | "but" => Some((Joint::And, 1)),
-                "then" if index > 0 => Some((Joint::And, 1)),
-                "unless" | "without" => Some((Joint::AndNot, 1)),
-                "except" if next.is_some_and(|n| n.is("if") || n.is("when")) => {
-                    Some((Joint::AndNot, 2))
+            Token::Word(word, _) => {
+                let next_word = next.and_then(Token::word).unwrap_or("");
+                let beside_phrase = matches!(next, Some(Token::Phrase(..)))
+                    || index
+                        .checked_sub(1)
+                        .is_some_and(|at| matches!(tokens[at], Token::Phrase(..)));
+                match (word.as_str(), next_word) {
+                    ("or", "else") => Some((Joint::Or, 2)),
+                    // Spanish "o" and "u" are "or"; Portuguese "o" is "the": only between
+                    // quoted phrases is it read as "or".
+                    ("o" | "u", _) if !beside_phrase => None,
+                    ("and" | "but" | "aber" | "mais" | "pero" | "mas", "not" | "nicht" | "pas") => {
+                        Some((Joint::AndNot, 2))
+                    }
+                    ("except" | "außer", "if" | "when" | "wenn" | "falls") => {
+                        Some((Joint::AndNot, 2))
+                    }
+                    ("then", _) if index == 0 => None,
+                    (word, _) => joint_word(word).map(|joint| (joint, 1)),
                 }
-                "except" => Some((Joint::AndNot, 1)),
-                _ => None,
-            },
+            }
             _ => None,
         };
         if let Some((joint, width)) = found {
@@ -350,15 +658,32 @@ pub(super) fn split_clauses<'t, 'a>(tokens: &'t [Token<'a>]) -> Vec<(Joint, &'t 
         .collect()
 }
 
+/// The joint a connective word makes.
+fn joint_word(word: &str) -> Option<Joint> {
+    Some(match word {
+        "or" | "otherwise" | "oder" | "ou" | "o" | "u" | "或" | "或者" | "または" | "もしくは"
+        | "あるいは" => Joint::Or,
+        "and" | "but" | "then" | "und" | "et" | "y" | "e" | "并且" | "而且" | "かつ" => {
+            Joint::And
+        }
+        "unless" | "without" | "except" | "außer" | "ohne" | "sauf" | "sans" | "salvo" | "sin"
+        | "sem" | "senza" => Joint::AndNot,
+        _ => return None,
+    })
+}
+
 /// Words at the start of a clause that say nothing about it.
 const CLAUSE_FILLER: &[&str] = &[
     "when", "if", "once", "until", "that", "there", "either", "both", "also", "then",
 ];
 
+/// Reads one clause: its text as the agent wrote it and its test. A clause of framing
+/// alone ("then wake me", "let me know") is no clause.
 pub(super) fn read_clause(
     masked: &Masked,
     tokens: &[Token<'_>],
     negated_by_joint: bool,
+    either_way: bool,
 ) -> Option<Clause> {
     let mut tokens = tokens;
     while tokens
@@ -367,6 +692,14 @@ pub(super) fn read_clause(
         .is_some_and(|word| CLAUSE_FILLER.contains(&word))
     {
         tokens = &tokens[1..];
+    }
+    let only_framing = tokens.iter().all(|token| match token {
+        Token::Word(word, _) => roles(word).has(Roles::STOP | Roles::FRAMING),
+        Token::Phrase(..) => false,
+        Token::Mark(..) => true,
+    });
+    if only_framing {
+        return None;
     }
     let first = tokens.first()?;
     let last = tokens.last()?;
@@ -383,7 +716,7 @@ pub(super) fn read_clause(
             _ => None,
         })
         .collect();
-    let (test, negated_here) = classify(&words, tokens, phrases);
+    let (test, negated_here) = classify(&words, tokens, phrases, either_way);
     Some(Clause {
         text,
         negated: negated_by_joint ^ negated_here,
