@@ -419,6 +419,9 @@ fn what_changed(observed: &Observed<'_>) -> String {
         .filter(|line| !line.is_empty())
         .collect();
     if lines.is_empty() {
+        if let Some(exit) = observed.exit {
+            return exit.to_string();
+        }
         return observed
             .description
             .unwrap_or("the target changed")

@@ -5,7 +5,7 @@
 //! line that decided it. Pure text logic, kept small and exact: what these do not know goes
 //! to the model.
 
-use crate::waits::judge::reading::{LineKind, NumberTest};
+use crate::waits::judge::reading::{LineKind, NumberTest, names_work};
 
 /// Words that make a line an error line (lowercase, whole words).
 const ERROR_WORDS: &[&str] = &[
@@ -232,51 +232,6 @@ pub fn is_retry_line(line: &str) -> bool {
         }
 }
 
-/// Words a failure report begins with: what failed.
-const WORK_NOUNS: &[&str] = &[
-    "build",
-    "builds",
-    "deploy",
-    "deployment",
-    "deploys",
-    "migration",
-    "migrations",
-    "test",
-    "tests",
-    "job",
-    "pipeline",
-    "task",
-    "step",
-    "install",
-    "installation",
-    "upload",
-    "download",
-    "backup",
-    "run",
-    "command",
-    "process",
-    "script",
-    "compilation",
-    "compile",
-    "release",
-    "rollout",
-    "sync",
-    "export",
-    "import",
-    "update",
-    "upgrade",
-    "check",
-    "checks",
-    "suite",
-    "program",
-    "transfer",
-    "restore",
-    "push",
-    "provisioning",
-    "apply",
-    "plan",
-];
-
 /// Whether a line reports that the work ended in failure: `FAILED`, `BUILD FAILED`, `Job
 /// failed`, `npm ERR!`, `make: *** … Error 2`, `panicked at`, `Error: … exited with`, a
 /// traceback's last line (`before` is the text above the line), `Segmentation fault`, an
@@ -379,7 +334,7 @@ pub fn is_failure_report(line: &str, before: &str) -> bool {
         let counted_none = subject
             .checked_sub(2)
             .is_some_and(|at| NONE_BEFORE.contains(&words[at].as_str()));
-        WORK_NOUNS.contains(&noun) && !counted_none
+        names_work(noun) && !counted_none
     })
 }
 
@@ -506,6 +461,11 @@ const SUMMARY_STARTS: &[&str] = &[
     "all checks passed",
     "successfully installed",
     "successfully deployed",
+    "successfully built",
+    "successfully tagged",
+    "successfully pushed",
+    "apply complete!",
+    "training complete",
     "successfully completed",
     "successfully finished",
     "failure:",
@@ -528,6 +488,8 @@ const SUMMARY_CONTAINS: &[&str] = &[
     "completed successfully",
     "finished successfully",
     "deployed successfully",
+    "successfully rolled out",
+    "rolled out successfully",
     "returned non-zero exit status",
 ];
 
@@ -566,7 +528,7 @@ fn says_the_work_ended(lower: &str) -> bool {
     let Some(first) = words.get(at) else {
         return false;
     };
-    if !WORK_NOUNS.contains(&first.as_str()) {
+    if !names_work(first) {
         return false;
     }
     words[at + 1..].iter().take(3).any(|word| {

@@ -21,7 +21,7 @@ mod classify;
 mod lexicon;
 mod words;
 
-pub(crate) use lexicon::is_unspaced;
+pub(crate) use lexicon::{is_unspaced, names_work};
 use words::{Joint, Masked, read_clause, split_clauses, strip_idioms, strip_lead_in, tokenize};
 
 /// How long "the output stops changing" waits when the condition gives no duration.

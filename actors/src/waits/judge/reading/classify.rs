@@ -36,14 +36,24 @@ impl<'w> Words<'w> {
     /// Whether every word is a number this test reads (`numbers`), one of `extra`, or has
     /// a role in `allowed` (or one no test needs).
     fn accounted_for(&self, allowed: Roles, extra: &[&str], numbers: NumbersAllowed) -> bool {
-        self.words.iter().zip(&self.roles).all(|(word, found)| {
-            found.has(allowed | IGNORED)
-                || extra.contains(word)
-                || match split_number(word) {
-                    (Some(_), unit) => numbers.allows(unit),
-                    (None, _) => false,
-                }
-        })
+        self.words
+            .iter()
+            .zip(&self.roles)
+            .enumerate()
+            .all(|(at, (word, found))| {
+                found.has(allowed | IGNORED)
+                    || extra.contains(word)
+                    || match split_number(word) {
+                        (Some(_), unit) => numbers.allows(unit) || self.names_a_target(at),
+                        (None, _) => false,
+                    }
+            })
+    }
+
+    /// Whether the number at `at` says which target ("pane 2", "window 3", "session 1").
+    fn names_a_target(&self, at: usize) -> bool {
+        at.checked_sub(1)
+            .is_some_and(|before| self.roles[before].has(Roles::TARGET))
     }
 }
 
