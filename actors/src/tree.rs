@@ -127,6 +127,7 @@ impl Tree {
                 wayland: args.waits.wayland,
                 pixel_floor: args.waits.pixel_floor,
                 openclaw: args.waits.openclaw,
+                terminals: directory.terminal_sessions().clone(),
             })
         });
         let waits = Arc::new(WaitSettings {

@@ -49,6 +49,8 @@ enum Step {
     Type(&'static str),
     /// The log rotated: a new file under the same name, with this first line.
     Rotate(&'static str),
+    /// The log was deleted and not put back.
+    Delete,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,6 +59,8 @@ enum Expect {
     Resolved(&'static str),
     /// Woken as changed (nobody could judge the condition).
     Changed,
+    /// Woken as changed because the condition can no longer hold; the text contains this.
+    Ended(&'static str),
     Timeout,
 }
 
@@ -71,8 +75,8 @@ struct Scenario {
     with_model: Expect,
 }
 
-use Expect::{Changed, Resolved, Timeout};
-use Step::{Line, Rotate, Type};
+use Expect::{Changed, Ended, Resolved, Timeout};
+use Step::{Delete, Line, Rotate, Type};
 
 const SCENARIOS: &[Scenario] = &[
     // ---- log files ----
@@ -241,6 +245,61 @@ const SCENARIOS: &[Scenario] = &[
         with_model: Timeout,
     },
     Scenario {
+        name: "a quoted word is matched as a word",
+        kind: Kind::File,
+        before: &[],
+        condition: "when 'PASS' appears",
+        steps: &[Line("Loading passwords"), Line("PASS")],
+        without_model: Resolved("PASS"),
+        with_model: Resolved("PASS"),
+    },
+    Scenario {
+        name: "a retry is no failure, and the work ends the other way",
+        kind: Kind::File,
+        before: &[],
+        condition: "when the deploy fails",
+        steps: &[
+            Line("retrying after error: timeout (attempt 1/5)"),
+            Line("deploy finished successfully"),
+        ],
+        without_model: Ended("deploy finished successfully"),
+        // A model judges the end of the work on a log; the stand-in finds nothing met.
+        with_model: Timeout,
+    },
+    Scenario {
+        name: "more than 3 errors are counted",
+        kind: Kind::File,
+        before: &[],
+        condition: "when more than 3 errors have been logged",
+        steps: &[
+            Line("error: a"),
+            Line("error: b"),
+            Line("info: c"),
+            Line("error: d"),
+            Line("error: e"),
+        ],
+        without_model: Resolved("error: e"),
+        with_model: Resolved("error: e"),
+    },
+    Scenario {
+        name: "the log is deleted",
+        kind: Kind::File,
+        before: &[],
+        condition: "when 'DONE' appears",
+        steps: &[Line("working"), Delete],
+        without_model: Ended("was deleted"),
+        with_model: Ended("was deleted"),
+    },
+    Scenario {
+        name: "a condition in German",
+        kind: Kind::File,
+        before: &[],
+        condition: "wenn der Build fehlschlägt",
+        steps: &[Line("compiling"), Line("BUILD FAILED")],
+        without_model: Resolved("BUILD FAILED"),
+        with_model: Timeout,
+    },
+    Scenario {
         name: "the log rotates",
         kind: Kind::File,
         before: &["DONE (yesterday)"],
@@ -299,6 +358,15 @@ const SCENARIOS: &[Scenario] = &[
         with_model: Timeout,
     },
     Scenario {
+        name: "tmux: framing is not a condition",
+        kind: Kind::Tmux,
+        before: &[],
+        condition: "look for 'READY' in the pane, then wake me",
+        steps: &[Line("starting"), Line("READY")],
+        without_model: Resolved("READY"),
+        with_model: Resolved("READY"),
+    },
+    Scenario {
         name: "tmux: a number",
         kind: Kind::Tmux,
         before: &[],
@@ -341,8 +409,35 @@ const SCENARIOS: &[Scenario] = &[
         before: &[],
         condition: "when the build succeeds",
         steps: &[],
-        without_model: Timeout,
-        with_model: Timeout,
+        without_model: Ended("status 2"),
+        with_model: Ended("status 2"),
+    },
+    Scenario {
+        name: "pty: exits non-zero, but it exits 0",
+        kind: Kind::PtyCommand("sleep 0.6; echo done; exit 0"),
+        before: &[],
+        condition: "when it exits non-zero",
+        steps: &[],
+        without_model: Ended("status 0"),
+        with_model: Ended("status 0"),
+    },
+    Scenario {
+        name: "pty: if it fails, but it succeeds",
+        kind: Kind::PtyCommand("sleep 0.6; exit 0"),
+        before: &[],
+        condition: "if it fails",
+        steps: &[],
+        without_model: Ended("status 0"),
+        with_model: Ended("status 0"),
+    },
+    Scenario {
+        name: "pty: the exit code named",
+        kind: Kind::PtyCommand("sleep 0.6; exit 3"),
+        before: &[],
+        condition: "when it exits with code 3",
+        steps: &[],
+        without_model: Resolved("status 3"),
+        with_model: Resolved("status 3"),
     },
     Scenario {
         name: "pty: it fails",
@@ -388,6 +483,25 @@ const SCENARIOS: &[Scenario] = &[
         steps: &[Type("sleep 1")],
         without_model: Resolved("the prompt is back"),
         with_model: Resolved("the prompt is back"),
+    },
+    Scenario {
+        name: "pty: a shell's command finishes when its prompt returns",
+        kind: Kind::PtyShell,
+        before: &[],
+        condition: "when the command finishes",
+        steps: &[Type("sleep 1")],
+        without_model: Resolved("the prompt is back"),
+        // Where no process exit tells the end of the work, a model judges it.
+        with_model: Timeout,
+    },
+    Scenario {
+        name: "pty: a shell's build succeeds by its summary line",
+        kind: Kind::PtyShell,
+        before: &[],
+        condition: "when the build succeeds",
+        steps: &[Type("echo BUILD SUCCESSFUL")],
+        without_model: Resolved("BUILD SUCCESSFUL"),
+        with_model: Timeout,
     },
     Scenario {
         name: "pty: quiet after a burst",
@@ -455,6 +569,14 @@ struct Ran {
     text: String,
     /// From the step whose line decided a resolved wake to the wake.
     latency: Option<Duration>,
+    /// From the exit of a command that ended the other way to the wake that said so.
+    after_exit: Option<Duration>,
+}
+
+/// When a command of the form "sleep S; …" exits, counted from its start.
+fn exits_after(command: &str) -> Option<Duration> {
+    let seconds = command.strip_prefix("sleep ")?.split(';').next()?;
+    Some(Duration::from_secs_f64(seconds.trim().parse().ok()?))
 }
 
 struct Setup {
@@ -472,6 +594,7 @@ async fn run(setup: Arc<Setup>, index: usize, mode: &'static str) -> Ran {
         scenario.with_model
     };
     let mut client = Client::connect(&setup.socket).await.unwrap();
+    let mut exited_at = None;
     let name = format!("{}-{index}", mode.replace(' ', "-"));
     let log = setup.dir.join(format!("{name}.log"));
     // There from the start, so `tail -F` follows it at once instead of retrying each second.
@@ -493,6 +616,7 @@ async fn run(setup: Arc<Setup>, index: usize, mode: &'static str) -> Ran {
                 _ => "PS1='$ ' exec sh".to_owned(),
             };
             let started = ok(&mut client, "term_start", json!({"command": command})).await;
+            exited_at = exits_after(&command).map(|after| Instant::now() + after);
             format!("pty:{}", started["session_id"].as_str().unwrap())
         }
     };
@@ -521,6 +645,7 @@ async fn run(setup: Arc<Setup>, index: usize, mode: &'static str) -> Ran {
                 std::fs::rename(&log, log.with_extension("log.1")).unwrap();
                 append(&log, line);
             }
+            Delete => std::fs::remove_file(&log).unwrap(),
             Type(text) => {
                 ok(
                     &mut client,
@@ -559,6 +684,9 @@ async fn run(setup: Arc<Setup>, index: usize, mode: &'static str) -> Ran {
         kind,
         text,
         latency: decided_at.map(|written| at.saturating_duration_since(written)),
+        after_exit: exited_at
+            .filter(|_| matches!(expected, Ended(_)))
+            .map(|exited| at.saturating_duration_since(exited)),
     }
 }
 
@@ -593,6 +721,7 @@ fn verdict(ran: &Ran) -> Result<(), String> {
     let ok = match ran.expected {
         Resolved(observed) => ran.kind == "wait_resolved" && ran.text.contains(observed),
         Changed => ran.kind == "wait_changed",
+        Ended(said) => ran.kind == "wait_changed" && ran.text.contains(said),
         Timeout => ran.kind == "wait_timeout",
     };
     if ok {
@@ -674,6 +803,16 @@ async fn every_scenario_wakes_as_it_should_with_and_without_a_model() {
     for ran in &results {
         if let Some(latency) = ran.latency {
             println!("  {:>9?}  {} ({})", latency, ran.name, ran.mode);
+        }
+    }
+    // A command that ends the other way wakes its wait as changed within a poll of its exit
+    // (the exit is timed from the command's own "sleep S", so this includes its start-up).
+    for ran in &results {
+        if let Some(after) = ran.after_exit {
+            println!(
+                "  ended {:>9?} after the exit  {} ({})",
+                after, ran.name, ran.mode
+            );
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");

@@ -487,3 +487,95 @@ async fn a_terminal_session_is_watched_for_a_phrase_and_for_its_exit() {
     )
     .await;
 }
+
+/// The README's table of readings ("A dozen readings") is what the reader says: each row's
+/// condition, read for its target with no model, gives the row's "Read as:" sentence.
+#[test]
+fn the_readme_table_of_readings_is_what_the_reader_says() {
+    use actors::waits::judge::reading::{Judges, Reach, Reading};
+    use actors::waits::texts::reading_sentence;
+
+    let readme = include_str!("../../README.md");
+    let table = readme
+        .split_once("A dozen readings")
+        .and_then(|(_, rest)| rest.split_once("**Checked**"))
+        .map(|(table, _)| table)
+        .expect("the README's table of readings");
+    let mut rows = 0;
+    let mut wrong = Vec::new();
+    for row in table
+        .lines()
+        .filter(|line| line.starts_with("| `") && line.ends_with(".` |"))
+    {
+        let cells: Vec<&str> = row
+            .split(" | ")
+            .map(|cell| cell.trim_matches(['|', ' ']))
+            .collect();
+        let [condition, target, read_as] = cells[..] else {
+            panic!("a row of three cells: {row}");
+        };
+        let condition = condition.trim_matches('`');
+        let read_as = read_as.trim_matches('`');
+        let judges = Judges {
+            text: true,
+            exit_known: target == "pty",
+            has_prompt: target != "file",
+            model: Reach::None,
+        };
+        let said = reading_sentence(&Reading::parse(condition), judges);
+        if said != read_as {
+            wrong.push(format!(
+                "{condition:?} on {target}:\n  README {read_as}\n  reader {said}"
+            ));
+        }
+        rows += 1;
+    }
+    assert!(rows >= 12, "{rows} rows");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A quiet window as long as the timeout could never pass: refused at creation and on
+/// `wait_update`, saying what timeout would fit; a shorter one is taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quiet_window_the_timeout_cannot_hold_is_refused() {
+    let daemon = TestDaemon::start().await;
+    let log = daemon.dir.path().join("build.log");
+    append(&log, "step 1");
+    let mut client = daemon.client().await;
+    let target = format!("file:{}", log.display());
+    let refused = err(
+        &mut client,
+        "smart_wait",
+        json!({"target": target, "wake_when": "when the output goes quiet", "timeout": 30}),
+    )
+    .await;
+    assert_eq!(refused.code, codes::INVALID_PARAMS);
+    assert!(
+        refused.message.contains("waits for 30s without output")
+            && refused.message.contains("timeout of 30s"),
+        "{}",
+        refused.message
+    );
+    let hint = &refused.hint;
+    assert!(hint.contains("timeout: 60"), "{hint}");
+    let created = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": target, "wake_when": "when the output is quiet for 10 seconds", "timeout": 30}),
+    )
+    .await;
+    let wait_id = created["wait_id"].as_str().unwrap();
+    let refused = err(
+        &mut client,
+        "wait_update",
+        json!({"wait_id": wait_id, "wake_when": "when nothing new is printed for 2 minutes"}),
+    )
+    .await;
+    assert_eq!(refused.code, codes::INVALID_PARAMS);
+    ok(
+        &mut client,
+        "wait_update",
+        json!({"wait_id": wait_id, "wake_when": "when nothing new is printed for 2 minutes", "timeout": 300}),
+    )
+    .await;
+}

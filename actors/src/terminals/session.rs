@@ -132,6 +132,12 @@ impl Session {
 
     /// What a wait sees: the newest scrollback lines, then the screen; and the exit once the
     /// program ended.
+    /// Whether the program is an interactive shell ("bash", "/bin/zsh -l"): then the work
+    /// is the commands typed into it, and the shell's exit says nothing about them.
+    pub fn runs_a_shell(&self) -> bool {
+        is_interactive_shell(&self.command)
+    }
+
     pub fn capture(&self) -> Content {
         let state = self.state();
         let screen = lock(&self.screen);
@@ -276,6 +282,12 @@ impl Table {
     }
 }
 
+impl std::fmt::Debug for SessionTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionTable").finish_non_exhaustive()
+    }
+}
+
 impl SessionTable {
     pub(crate) fn set_limits(&self, limits: TerminalLimits) {
         lock(&self.inner).limits = limits;
@@ -360,6 +372,14 @@ impl SessionTable {
     }
 
     /// Whether `id` names a session this daemon still has (running or ended and kept).
+    /// Whether session `id` runs an interactive shell ([`Session::runs_a_shell`]).
+    pub fn runs_a_shell(&self, id: &str) -> bool {
+        SessionId::parse(id)
+            .ok()
+            .and_then(|id| self.get(&id).ok())
+            .is_some_and(|session| session.runs_a_shell())
+    }
+
     pub fn contains(&self, id: &str) -> bool {
         lock(&self.inner)
             .sessions
@@ -511,5 +531,114 @@ async fn drain_after_exit(armed: bool) {
         tokio::time::sleep(EXIT_DRAIN_TIMEOUT).await;
     } else {
         std::future::pending::<()>().await;
+    }
+}
+
+/// Whether a command line (as a session shows it) starts an interactive shell: a shell's
+/// name with nothing but options that keep it interactive ("bash", "zsh -l", "/bin/sh -i"),
+/// after variables set for it and `exec` or `env` ("PS1='$ ' exec sh").
+fn is_interactive_shell(command: &str) -> bool {
+    let words = shell_words(command);
+    let mut words = words
+        .iter()
+        .map(String::as_str)
+        .skip_while(|word| is_assignment(word) || matches!(*word, "exec" | "env"));
+    let Some(program) = words.next() else {
+        return false;
+    };
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let shell = matches!(
+        name.trim_start_matches('-'),
+        "sh" | "bash"
+            | "zsh"
+            | "fish"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "tcsh"
+            | "csh"
+            | "ash"
+            | "nu"
+            | "pwsh"
+            | "elvish"
+            | "xonsh"
+    );
+    shell
+        && words.all(|option| {
+            matches!(
+                option,
+                "-l" | "-i"
+                    | "-il"
+                    | "-li"
+                    | "--login"
+                    | "--interactive"
+                    | "--norc"
+                    | "--noprofile"
+                    | "--no-rcs"
+                    | "-f"
+            )
+        })
+}
+
+/// `NAME=value`.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+/// The words of a command line, with single and double quotes taken off (enough to find a
+/// program's name; no expansions).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(open), c) if c == open => quote = None,
+            (Some(_), c) => word.get_or_insert_default().push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_default();
+            }
+            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (None, c) => word.get_or_insert_default().push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
+#[cfg(test)]
+mod shell_tests {
+    use super::is_interactive_shell;
+
+    #[test]
+    fn interactive_shells_are_told_from_commands() {
+        for shell in [
+            "bash",
+            "/bin/bash",
+            "zsh -l",
+            "/usr/bin/fish",
+            "sh -i",
+            "bash --norc",
+            "PS1='$ ' exec sh",
+            "env TERM=dumb bash",
+        ] {
+            assert!(is_interactive_shell(shell), "{shell}");
+        }
+        for command in [
+            "bash -c make",
+            "make",
+            "sh build.sh",
+            "bash script.sh",
+            "npm test",
+            "X=1 make",
+            "",
+        ] {
+            assert!(!is_interactive_shell(command), "{command}");
+        }
     }
 }

@@ -33,7 +33,7 @@ use crate::waits::types::{Ending, NewWait, WaitSettings, WaitUpdate, WaitView, W
 use crate::waits::watcher::{WatchCounters, WatcherMsg};
 use crate::waits::watching::{
     arm_timers, capture_failed, check_quiet, disarm_timers, judgment, observe, poll_now,
-    start_watcher, stop_watching, window_closed,
+    start_watcher, stop_watching, target_gone,
 };
 
 /// How long an attempt waits for its verdict to be recorded.
@@ -61,10 +61,10 @@ pub enum WaitMsg {
         reply: RpcReplyPort<Option<JoinHandle<()>>>,
     },
     CaptureFailed(CaptureError, RpcReplyPort<()>),
-    /// From the Watcher, at every poll once the watched window has been closed for the grace
-    /// period.
-    WindowClosed {
-        closed_for: Duration,
+    /// From the Watcher, at every poll once the watched window has been closed (or the
+    /// watched file deleted) for the grace period.
+    TargetGone {
+        gone_for: Duration,
         reply: RpcReplyPort<()>,
     },
     /// A capture worked after failures: the failure streak is over.
@@ -206,8 +206,8 @@ impl Actor for WaitActor {
                 capture_failed(&myself, state, error).await;
                 let _ = reply.send(());
             }
-            WaitMsg::WindowClosed { closed_for, reply } => {
-                window_closed(&myself, state, closed_for).await;
+            WaitMsg::TargetGone { gone_for, reply } => {
+                target_gone(&myself, state, gone_for).await;
                 let _ = reply.send(());
             }
             WaitMsg::CaptureSucceeded => state.watch.capture_failures_in_a_row = 0,
@@ -335,6 +335,7 @@ async fn create(
     let sources = &state.settings.sources;
     let target_notes = sources.check_new(&new.target, &state.directory).await?;
     check_visible(state, &new.target, &new.condition)?;
+    check_quiet_fits(&new.condition, new.timeout_s)?;
     let start = first_capture(state, &new.target).await?;
     let baseline = start.as_ref().and_then(fresh::baseline_of);
     let record = transition::new_record(state.id.clone(), &new, baseline, now);
@@ -379,6 +380,28 @@ fn check_visible(
     } else {
         Err(texts::output_not_seen(&target.to_string(), &unseen))
     }
+}
+
+/// Refuses a condition that waits for more quiet than the timeout leaves: "the output goes
+/// quiet" (30 s) in a wait of 30 s could never hold, and would only time out.
+fn check_quiet_fits(condition: &str, timeout_s: u64) -> Result<(), CallError> {
+    let reading = Reading::parse(condition);
+    let too_long = reading.clauses().find_map(|clause| match clause.test {
+        Test::Quiet(quiet) if !clause.negated && quiet.as_secs() >= timeout_s => {
+            Some((clause.text.clone(), quiet.as_secs()))
+        }
+        _ => None,
+    });
+    match too_long {
+        Some((clause, quiet_s)) => Err(texts::quiet_beyond_timeout(&clause, quiet_s, timeout_s)),
+        None => Ok(()),
+    }
+}
+
+/// [`check_quiet_fits`] for the condition and timeout a `wait_update` leaves.
+fn check_update_fits(record: &WaitRecord, update: &WaitUpdate) -> Result<(), CallError> {
+    let condition = update.wake_when.as_deref().unwrap_or(&record.condition);
+    check_quiet_fits(condition, update.timeout_s.unwrap_or(record.timeout_s))
 }
 
 /// What a text target shows as the wait starts (its baseline). `None` for pixels (their
@@ -509,6 +532,7 @@ async fn revive(
     if let Some(condition) = &update.wake_when {
         check_visible(state, &target, condition)?;
     }
+    check_update_fits(&record, &update)?;
     let start = first_capture(state, &target).await?;
     let baseline = start.as_ref().and_then(fresh::baseline_of);
     let revived = transition::revive(&record, &update, baseline, state.directory.now())?;
@@ -537,6 +561,9 @@ async fn update_watching(
     let now = state.directory.now();
     if let (Some(condition), Some(target)) = (&update.wake_when, &state.target) {
         check_visible(state, target, condition)?;
+    }
+    if let Some(record) = &state.record {
+        check_update_fits(record, &update)?;
     }
     let record = record_mut(state);
     let condition_changed = transition::update(record, &update, now);

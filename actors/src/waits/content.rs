@@ -11,6 +11,10 @@ use crate::waits::gate::compact::CompactFrame;
 /// whose window stays closed for `[wait] window_gone_grace_s` ends in `error`.
 pub const WINDOW_CLOSED: &str = "window closed";
 
+/// How the description of `Content::Absent` ends for a watched file that existed and was
+/// deleted (a log that is not rotated back within the grace ends its wait as changed).
+pub const FILE_DELETED: &str = "was deleted";
+
 /// A captured image: 8-bit BGRA (X11's native order on little-endian), row-major,
 /// `width * 4` bytes per row. Clones share the pixels, the frame's identity and its compact
 /// form; two frames are equal when their pixels are.
@@ -157,5 +161,11 @@ impl Content {
     /// The watched window closed: it was there once and is gone now.
     pub fn is_closed_window(&self) -> bool {
         matches!(self, Content::Absent { description } if description == WINDOW_CLOSED)
+    }
+
+    /// The target was there and is gone: a closed window, a deleted file.
+    pub fn is_gone(&self) -> bool {
+        self.is_closed_window()
+            || matches!(self, Content::Absent { description } if description.ends_with(FILE_DELETED))
     }
 }

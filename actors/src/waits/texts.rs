@@ -252,8 +252,7 @@ pub fn over_note(id: &WaitId, elapsed_s: u64, why: &str, observation: &str) -> S
 /// and what the target showed last.
 pub fn over_head(id: &WaitId, why: &str, observation: &str, seconds: u64) -> String {
     format!(
-        "smart_wait changed ({id}): {} The condition did not hold and cannot any more. {} \
-         Elapsed: {seconds}s.",
+        "smart_wait changed ({id}): {} {} Elapsed: {seconds}s.",
         ends_sentence(&capitalized(why)),
         ends_sentence(&capitalized(observation))
     )
@@ -304,6 +303,30 @@ pub fn window_closed_cause(id: &WaitId, target: &str, closed_for_s: u64) -> Stri
          now shows what you are waiting for, start a new smart_wait on it (window:<title> or \
          window:0x<id>); if this one will open again, wait_update(wait_id: \"{id}\") watches for it \
          again"
+    )
+}
+
+/// The refusal of a quiet window the timeout cannot hold.
+pub fn quiet_beyond_timeout(clause: &str, quiet_s: u64, timeout_s: u64) -> CallError {
+    CallError::invalid(
+        format!(
+            "\"{}\" waits for {quiet_s}s without output, which cannot pass within the timeout \
+             of {timeout_s}s: the wait could only time out",
+            cut(clause)
+        ),
+        format!(
+            "raise timeout above the quiet window (e.g. timeout: {}), or ask for a shorter \
+             one (\"no new output for 10 seconds\")",
+            quiet_s.saturating_mul(2).max(quiet_s + 30)
+        ),
+    )
+}
+
+/// Why a wait on a file ended: it was deleted and not put back (a rotated log would be).
+pub fn file_deleted_why(target: &str, gone_for_s: u64) -> String {
+    format!(
+        "{target} was deleted and has not come back for {gone_for_s}s, so nothing more can be \
+         written to it; if a new file will take its place, start a new smart_wait on it"
     )
 }
 

@@ -70,7 +70,8 @@ pub struct WatcherArgs {
     pub gate: Box<dyn Gate>,
     pub counters: Arc<WatchCounters>,
     pub directory: Directory,
-    /// How long a watched window may stay closed before the WaitActor hears of it.
+    /// How long a watched window may stay closed, or a watched file deleted, before the
+    /// WaitActor hears of it.
     pub window_gone_grace: Duration,
     /// The settle probe's delay and how many probes fit in a poll (`None`: no probes).
     pub settle_probe: Option<SettleProbe>,
@@ -298,7 +299,10 @@ async fn poll(
         let _ = state
             .wait
             .call(
-                |reply| WaitMsg::WindowClosed { closed_for, reply },
+                |reply| WaitMsg::TargetGone {
+                    gone_for: closed_for,
+                    reply,
+                },
                 Some(HANDOFF_TIMEOUT),
             )
             .await;
@@ -314,7 +318,7 @@ fn closed_for(
     content: &Content,
     now: Timestamp,
 ) -> Option<Duration> {
-    if !content.is_closed_window() {
+    if !content.is_gone() {
         *closed_since = None;
         return None;
     }

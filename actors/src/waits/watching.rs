@@ -308,19 +308,35 @@ pub(super) async fn capture_failed(
     apply(myself, state, step).await;
 }
 
-/// The watched window stayed closed for the grace period. Unless a model is still judging
-/// (it may find the condition met by the absence; the Watcher reports again at the next
-/// poll), the wait ends in `error` saying what to do.
-pub(super) async fn window_closed(
+/// The watched window stayed closed, or the watched file deleted, for the grace period.
+/// Unless a model is still judging (it may find the condition met by the absence; the
+/// Watcher reports again at the next poll), the wait ends: in `error` for a window, saying
+/// what to do; as changed for a file, whose condition can no longer hold.
+pub(super) async fn target_gone(
     myself: &ActorRef<WaitMsg>,
     state: &mut WaitActorState,
-    closed_for: Duration,
+    gone_for: Duration,
 ) {
     if !is_watching(state) || state.watch.judging {
         return;
     }
-    let cause = texts::window_closed_cause(&state.id, &target_text(state), closed_for.as_secs());
-    finish(myself, state, Ending::Error(cause)).await;
+    let ending = if state.target.as_ref().is_some_and(Target::is_pixels) {
+        Ending::Error(texts::window_closed_cause(
+            &state.id,
+            &target_text(state),
+            gone_for.as_secs(),
+        ))
+    } else {
+        let last = state
+            .record
+            .as_ref()
+            .and_then(|record| record.last_observation.clone());
+        Ending::Over {
+            why: texts::file_deleted_why(&target_text(state), gone_for.as_secs()),
+            observation: last.unwrap_or_else(|| "nothing was written to it".to_owned()),
+        }
+    };
+    finish(myself, state, ending).await;
 }
 
 pub(super) async fn start_watcher(
@@ -343,7 +359,14 @@ pub(super) async fn start_watcher(
         gate: state.settings.sources.gate(&target),
         counters: state.counters.clone(),
         directory: state.directory.clone(),
-        window_gone_grace: state.settings.window_gone_grace,
+        window_gone_grace: match &target {
+            // A rotated log comes back at once; a deleted one is news within two polls.
+            Target::File(_) => {
+                let poll = state.record.as_ref().map_or(0, |r| r.poll_interval_ms);
+                (state.settings.window_gone_grace).min(Duration::from_millis(2 * poll.max(500)))
+            }
+            _ => state.settings.window_gone_grace,
+        },
         settle_probe: target
             .is_pixels()
             .then(|| {

@@ -1,6 +1,7 @@
 //! `file:` targets: the last 64 KiB of a file, read by path on every capture, so truncation
 //! and rotation (a new file under the same name) are followed; unchanged size and mtime reuse
-//! the last read. A file that does not exist yet is an observation, not a failure.
+//! the last read. A file that does not exist yet is an observation, not a failure; one that
+//! was read and is gone is described as deleted.
 //!
 //! Only regular files are watched: a FIFO, a terminal or a device is refused, and the file is
 //! opened non-blocking and checked again once open, so a path swapped for a FIFO cannot hang
@@ -19,7 +20,7 @@ use tokio::task::JoinHandle;
 
 use crate::lanes::Lane;
 use crate::waits::capture::{CaptureError, Source};
-use crate::waits::content::{Content, TextOrigin};
+use crate::waits::content::{Content, FILE_DELETED, TextOrigin};
 
 /// How much of a file's end is watched.
 pub const FILE_TAIL_BYTES: u64 = 64 * 1024;
@@ -34,6 +35,8 @@ pub struct FileTail {
     /// A look at the file that has not come back yet (a hung mount): the next capture waits
     /// for it instead of sending another.
     out: Option<JoinHandle<Look>>,
+    /// The file was read once: missing now, it was deleted.
+    seen: bool,
 }
 
 /// What tells two versions of a file apart without reading it: (device, inode, size, mtime ns).
@@ -60,6 +63,7 @@ impl FileTail {
             lane,
             last: None,
             out: None,
+            seen: false,
         }
     }
 
@@ -100,9 +104,12 @@ impl Source for FileTail {
             match seen {
                 Seen::Missing => {
                     self.last = None;
-                    Ok(Content::Absent {
-                        description: format!("{} does not exist (yet)", self.path.display()),
-                    })
+                    let description = if self.seen {
+                        format!("{} {FILE_DELETED}", self.path.display())
+                    } else {
+                        format!("{} does not exist (yet)", self.path.display())
+                    };
+                    Ok(Content::Absent { description })
                 }
                 Seen::Unchanged => match &self.last {
                     Some((_, content)) => Ok(content.clone()),
@@ -111,6 +118,7 @@ impl Source for FileTail {
                     )),
                 },
                 Seen::Read { stamp, start, text } => {
+                    self.seen = true;
                     let content = Content::Text {
                         text: Arc::from(text),
                         exit: None,

@@ -21,6 +21,7 @@ use crate::error::CallError;
 use crate::lanes::Lane;
 use crate::openclaw::exec::{ExecLedger, ExecSession, ExecState};
 use crate::process::{RunRequest, Spawner};
+use crate::terminals::session::SessionTable;
 use crate::terminals::source::TerminalSource;
 use crate::terminals::types::SessionId;
 use crate::waits::capture::file::{FileTail, not_a_regular_file};
@@ -60,7 +61,9 @@ pub trait SourceFactory: Debug + Send + Sync + 'static {
         Box::pin(async { Ok(Vec::new()) })
     }
 
-    /// Whether the target's source reports the watched process's exit.
+    /// Whether the target's source reports the exit of the process that does the work: a
+    /// terminal session running a command (not an interactive shell, whose exit says
+    /// nothing of the commands typed into it).
     fn reports_exit(&self, target: &Target) -> bool {
         matches!(target, Target::Pty(_))
     }
@@ -107,6 +110,8 @@ pub struct ProductionSources {
     /// The task ledger of the user's OpenClaw gateway, for `pty:` ids of the agent's own
     /// exec sessions; `None` when no gateway is set up on this machine.
     pub openclaw: Option<ExecLedger>,
+    /// The daemon's terminal sessions, to tell a shell from a command.
+    pub terminals: SessionTable,
 }
 
 impl SourceFactory for ProductionSources {
@@ -149,6 +154,13 @@ impl SourceFactory for ProductionSources {
             Box::new(PixelGate::new(self.pixel_floor))
         } else {
             Box::new(TextGate::default())
+        }
+    }
+
+    fn reports_exit(&self, target: &Target) -> bool {
+        match target {
+            Target::Pty(session) => !self.terminals.runs_a_shell(session),
+            _ => false,
         }
     }
 

@@ -198,11 +198,14 @@ fn every_case_of_the_corpus_wakes_as_it_should() {
     assert!(cases.len() >= 300, "{} cases", cases.len());
     let mut wrong = Vec::new();
     let mut false_resolved = 0;
-    let mut changed = 0;
+    let (mut resolved, mut changed, mut ended) = (0usize, 0u32, 0usize);
     for case in &cases {
         let got = run(case);
-        if matches!(got, Some((Wake::Changed, ..))) {
-            changed += 1;
+        match got {
+            Some((Wake::Resolved, ..)) => resolved += 1,
+            Some((Wake::Changed, ..)) => changed += 1,
+            Some((Wake::Ended, ..)) => ended += 1,
+            None => {}
         }
         let got_sketch = sketch(got.as_ref().map(|(wake, at, _)| (*wake, *at)));
         let expected_sketch = sketch(case.expected);
@@ -225,6 +228,14 @@ fn every_case_of_the_corpus_wakes_as_it_should() {
         wrong.join("\n")
     );
     let share = f64::from(changed) / cases.len() as f64;
+    // `cargo test -p lookout-actors corpus -- --nocapture` prints the tally the README quotes.
+    eprintln!(
+        "corpus: {} cases: {resolved} resolved, {ended} ended (can no longer hold), {changed} \
+         changed ({:.1} %, only a model could judge), {} no wake; 0 false resolved, 0 missed",
+        cases.len(),
+        share * 100.0,
+        cases.len() - resolved - ended - changed as usize,
+    );
     assert!(
         share <= MAX_CHANGED_SHARE,
         "{changed} of {} cases woke as changed ({:.0} %)",

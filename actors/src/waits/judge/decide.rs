@@ -74,9 +74,12 @@ pub enum Decision {
 enum ClauseState {
     Met(String),
     NotMet,
-    /// It can no longer hold: the work ended the other way (the reason, e.g. "the process
-    /// exited with status 0").
+    /// It can no longer hold: the process ended the other way (the reason, e.g. "the
+    /// process exited with status 0").
     Dead(String),
+    /// The output reports the work ended the other way ("BUILD FAILED"): it did not hold
+    /// this time (a log may see the work run again).
+    Missed(String),
     /// The work ended, but nothing says whether the clause held (the prompt came back with
     /// no summary).
     Untold(String),
@@ -86,7 +89,10 @@ enum ClauseState {
 
 impl ClauseState {
     fn is_over(&self) -> bool {
-        matches!(self, ClauseState::Dead(_) | ClauseState::Untold(_))
+        matches!(
+            self,
+            ClauseState::Dead(_) | ClauseState::Missed(_) | ClauseState::Untold(_)
+        )
     }
 }
 
@@ -162,6 +168,7 @@ fn why_over(clause: &Clause, state: &ClauseState) -> String {
             format!("{reason}, and nothing in the output says whether '{text}' held")
         }
         ClauseState::Dead(reason) => format!("{reason}, so '{text}' can no longer happen"),
+        ClauseState::Missed(reason) => format!("{reason}, so '{text}' did not happen"),
         _ => String::new(),
     }
 }
@@ -177,12 +184,13 @@ fn clause_state(clause: &Clause, judges: Judges, observed: &Observed<'_>) -> Cla
         Local::Found(observation) => ClauseState::Met(observation),
         Local::NotYet => ClauseState::NotMet,
         Local::Dead(reason) => ClauseState::Dead(reason),
+        Local::Missed(reason) => ClauseState::Missed(reason),
         Local::Untold(reason) => ClauseState::Untold(reason),
     };
     let state = match (state, clause.negated) {
         (state, false) => state,
         (ClauseState::Met(_), true) => ClauseState::NotMet,
-        (ClauseState::NotMet | ClauseState::Dead(_), true) => {
+        (ClauseState::NotMet | ClauseState::Dead(_) | ClauseState::Missed(_), true) => {
             ClauseState::Met(format!("not seen: {}", clause.text))
         }
         (state, true) => state,
@@ -201,8 +209,10 @@ fn clause_state(clause: &Clause, judges: Judges, observed: &Observed<'_>) -> Cla
 enum Local {
     Found(String),
     NotYet,
-    /// The work ended the other way.
+    /// The process ended the other way.
     Dead(String),
+    /// The output reports the work ended the other way.
+    Missed(String),
     /// The work ended, how cannot be told.
     Untold(String),
 }
@@ -319,7 +329,7 @@ fn ends(outcome: Outcome, judges: Judges, observed: &Observed<'_>) -> Local {
         let ended = format!("the output reports the end: \"{line}\"");
         return match verdict {
             Some(true) => Local::Found(line),
-            Some(false) => Local::Dead(ended),
+            Some(false) => Local::Missed(ended),
             None => Local::Untold(ended),
         };
     }

@@ -18,11 +18,14 @@ use std::fmt;
 use std::time::Duration;
 
 mod classify;
+mod idioms;
 mod lexicon;
+mod numbers;
 mod words;
 
+use idioms::{strip_idioms, strip_lead_in};
 pub(crate) use lexicon::{is_unspaced, names_work};
-use words::{Joint, Masked, read_clause, split_clauses, strip_idioms, strip_lead_in, tokenize};
+use words::{Joint, Masked, read_clause, split_clauses, tokenize};
 
 /// How long "the output stops changing" waits when the condition gives no duration.
 pub const DEFAULT_QUIET: Duration = Duration::from_secs(30);
@@ -388,8 +391,12 @@ impl Test {
                     }
                     Outcome::Code(_) | Outcome::NotCode(_) => "a line that names the exit code",
                 };
-                if judges.has_prompt {
+                if judges.has_prompt && *outcome == Outcome::Any {
                     detector(format!("{lines}, or the prompt returning"))
+                } else if judges.has_prompt {
+                    detector(format!(
+                        "{lines}; the prompt returning without one wakes you as changed"
+                    ))
                 } else {
                     detector(lines.to_owned())
                 }

@@ -300,3 +300,28 @@ fn a_phrase_with_a_number_does_not_match_a_longer_number() {
     assert!(!contains_phrase("progress 1100%", "100%"));
     assert!(contains_phrase("all done.", "all done"));
 }
+
+#[test]
+fn an_exited_process_is_named_in_what_the_wait_last_saw() {
+    let exited = Observed {
+        exit: Some(ProcessExit { code: Some(0) }),
+        ..seen("building\ndone", "building\ndone")
+    };
+    // Quiet can still come after the exit: the wait goes on, and its last observation (what
+    // a timeout's text quotes) names the exit.
+    assert_eq!(
+        decide_on(
+            "when 'A' appears or the output is quiet for 10s",
+            TERMINAL,
+            exited
+        ),
+        Decision::NotMet("the process exited with status 0; last line: done".into())
+    );
+    assert_eq!(
+        decide_on("if it fails", TERMINAL, exited),
+        Decision::Ended {
+            observation: "last lines: building / done".into(),
+            why: "the process exited with status 0, so 'it fails' can no longer happen".into(),
+        }
+    );
+}
