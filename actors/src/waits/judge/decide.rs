@@ -107,9 +107,10 @@ pub fn decide(
     let mut unjudged: Vec<String> = Vec::new();
     let mut over: Vec<String> = Vec::new();
     for group in &reading.groups {
+        let settled = readiness == Readiness::Settled;
         let states: Vec<ClauseState> = group
             .iter()
-            .map(|clause| clause_state(clause, judges, observed))
+            .map(|clause| clause_state(clause, judges, observed, settled))
             .collect();
         if let Some((clause, state)) = group.iter().zip(&states).find(|(_, s)| s.is_over()) {
             over.push(why_over(clause, state));
@@ -173,14 +174,19 @@ fn why_over(clause: &Clause, state: &ClauseState) -> String {
     }
 }
 
-fn clause_state(clause: &Clause, judges: Judges, observed: &Observed<'_>) -> ClauseState {
+fn clause_state(
+    clause: &Clause,
+    judges: Judges,
+    observed: &Observed<'_>,
+    settled: bool,
+) -> ClauseState {
     let by = clause.test.judged_by(judges);
     match by {
         JudgedBy::Model => return ClauseState::Model,
         JudgedBy::Nobody => return ClauseState::Nobody,
         JudgedBy::Phrase | JudgedBy::Detector(_) => {}
     }
-    let state = match local_test(&clause.test, judges, observed) {
+    let state = match local_test(&clause.test, judges, observed, settled) {
         Local::Found(observation) => ClauseState::Met(observation),
         Local::NotYet => ClauseState::NotMet,
         Local::Dead(reason) => ClauseState::Dead(reason),
@@ -224,7 +230,7 @@ impl From<Option<String>> for Local {
 }
 
 /// Runs a local test; the observation that met it.
-fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>) -> Local {
+fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>, settled: bool) -> Local {
     let fresh = observed.fresh;
     match test {
         Test::Phrases(phrases) => {
@@ -238,7 +244,7 @@ fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>) -> Local {
             })
             .into()
         }
-        Test::Ends(outcome) => ends(*outcome, judges, observed),
+        Test::Ends(outcome) => ends(*outcome, judges, observed, settled),
         Test::Line(kind) => {
             if let Some(line) = line_of(*kind, fresh) {
                 return Local::Found(shorten(line));
@@ -290,8 +296,9 @@ fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>) -> Local {
 
 /// How the work ended, against the outcome asked for: the exit status where the process
 /// is the work, else what the output reports (a failure report, a summary line, the
-/// prompt back).
-fn ends(outcome: Outcome, judges: Judges, observed: &Observed<'_>) -> Local {
+/// prompt back). A summary that reports no failure counts only once the output `settled`:
+/// more of it may follow in the same burst ("11 passing", then "1 failing").
+fn ends(outcome: Outcome, judges: Judges, observed: &Observed<'_>, settled: bool) -> Local {
     let fresh = observed.fresh;
     if judges.exit_known {
         return match observed.exit {
@@ -307,6 +314,9 @@ fn ends(outcome: Outcome, judges: Judges, observed: &Observed<'_>) -> Local {
         };
     }
     if let Some(reported) = end_reported(fresh) {
+        if !reported.failed && !settled {
+            return Local::NotYet;
+        }
         let line = shorten(reported.line);
         let verdict = match outcome {
             Outcome::Any => Some(true),

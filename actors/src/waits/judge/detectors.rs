@@ -14,6 +14,7 @@ const ERROR_WORDS: &[&str] = &[
     "fail",
     "fails",
     "failed",
+    "failing",
     "failure",
     "failures",
     "exception",
@@ -487,6 +488,8 @@ const SUMMARY_CONTAINS: &[&str] = &[
     "build failed",
     "completed successfully",
     "finished successfully",
+    "compiled successfully",
+    "compiled with ",
     "deployed successfully",
     "successfully rolled out",
     "rolled out successfully",
@@ -504,6 +507,13 @@ pub fn is_summary_line(line: &str) -> bool {
         return true;
     }
     if lower.starts_with("ran ") && lower.contains(" test") {
+        return true;
+    }
+    // mocha: "12 passing (3s)", "1 failing".
+    let counted = lower.trim_start_matches(|c: char| c.is_ascii_digit());
+    if counted.len() < lower.len()
+        && (counted.starts_with(" passing (") || counted.starts_with(" failing"))
+    {
         return true;
     }
     if lower.starts_with("tests:") || lower.starts_with("test suites:") {
