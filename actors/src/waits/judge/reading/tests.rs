@@ -470,3 +470,34 @@ fn phrases_and_quiet_clauses_are_found() {
     assert_eq!(reading.phrases(), ["A", "B"]);
     assert_eq!(reading.quiet_clause(), Some(Duration::from_secs(15)));
 }
+
+#[test]
+fn every_quote_style_reads_its_phrase_whole_and_keeps_every_character() {
+    let styles = [
+        ("'", "'"),
+        ("\"", "\""),
+        ("“", "”"),
+        ("‘", "’"),
+        ("„", "“"),
+        ("‚", "‘"),
+        ("`", "`"),
+        ("«", "»"),
+        ("»", "«"),
+        ("‹", "›"),
+        ("「", "」"),
+        ("『", "』"),
+        ("《", "》"),
+    ];
+    for (open, close) in styles {
+        for phrase in ["Fertig", "完了", "don't stop", "v1.2.3"] {
+            let quoted = format!("{open}{phrase}{close}");
+            let reading = Reading::parse(&quoted);
+            assert_eq!(reading.phrases(), [phrase], "{quoted}");
+            let texts: Vec<&str> = reading.clauses().map(|c| c.text.as_str()).collect();
+            assert_eq!(texts, [quoted.as_str()], "{quoted}");
+        }
+        // Next to Japanese, which has no spaces, a quote is still a quote.
+        let japanese = format!("ログに{open}DONE{close}が出たら");
+        assert_eq!(Reading::parse(&japanese).phrases(), ["DONE"], "{japanese}");
+    }
+}
