@@ -249,6 +249,7 @@ impl Reading {
         let tokens = strip_lead_in(&tokens);
         let mut groups: Vec<Vec<Clause>> = Vec::new();
         let mut current: Vec<Clause> = Vec::new();
+        let mut last_joint = Joint::Or;
         for (joint, part) in split_clauses(tokens) {
             let Some(clause) = read_clause(&masked, part, joint == Joint::AndNot, either_way)
             else {
@@ -258,9 +259,21 @@ impl Reading {
                 groups.push(std::mem::take(&mut current));
             }
             current.push(clause);
+            last_joint = joint;
         }
         if !current.is_empty() {
             groups.push(current);
+        }
+        // A guard at the end ("… unless 'ERROR' appears", "…, but ignore 'retrying'") is
+        // meant for every alternative, not only the last one.
+        if matches!(last_joint, Joint::AndNot | Joint::But)
+            && groups.len() > 1
+            && let Some(guard) = groups.last().and_then(|group| group.last()).cloned()
+        {
+            let last = groups.len() - 1;
+            for group in &mut groups[..last] {
+                group.push(guard.clone());
+            }
         }
         if groups.is_empty() {
             // "whether it worked or not", alone: the work ends, either way.

@@ -293,7 +293,11 @@ pub(super) enum Joint {
     /// The first clause, or one after "or": a new alternative.
     Or,
     And,
-    /// "unless", "but not", "and not", "without", "except": must not hold.
+    /// "but": must hold too, and, at the end of a condition, holds for every alternative
+    /// ("'ERROR' or 'FATAL', but ignore 'retrying'").
+    But,
+    /// "unless", "but not", "and not", "without", "except": must not hold (at the end of a
+    /// condition, for every alternative).
     AndNot,
     /// A comma or semicolon: the joint of the list it belongs to.
     List,
@@ -369,7 +373,7 @@ pub(super) fn split_clauses<'t, 'a>(tokens: &'t [Token<'a>]) -> Vec<(Joint, &'t 
             .map(|(_, _, joint)| *joint)
             .rfind(|joint| *joint != Joint::List);
         cuts[index].2 = match after.or(before).unwrap_or(Joint::Or) {
-            Joint::AndNot => Joint::And,
+            Joint::AndNot | Joint::But => Joint::And,
             joint => joint,
         };
     }
@@ -393,9 +397,8 @@ fn joint_word(word: &str) -> Option<Joint> {
     Some(match word {
         "or" | "otherwise" | "oder" | "ou" | "o" | "u" | "或" | "或者" | "または" | "もしくは"
         | "あるいは" => Joint::Or,
-        "and" | "but" | "then" | "und" | "et" | "y" | "e" | "并且" | "而且" | "かつ" => {
-            Joint::And
-        }
+        "and" | "then" | "und" | "et" | "y" | "e" | "并且" | "而且" | "かつ" => Joint::And,
+        "but" | "aber" | "mais" | "pero" | "mas" | "ma" => Joint::But,
         "unless" | "without" | "except" | "außer" | "ohne" | "sauf" | "sans" | "salvo" | "sin"
         | "sem" | "senza" => Joint::AndNot,
         _ => return None,
