@@ -2,7 +2,9 @@
 //!
 //! Runs on the file itself, so the daemon must be stopped first (the error says how). The
 //! rescue copy is JSON lines (`{"kind", "key", "record"}`), one per task, message, plan
-//! revision, wait and event, written 0600 next to the database unless `--out` names a file.
+//! revision, wait and event, written 0600 next to the database unless `--out` names a file;
+//! each run writes a new file (`….rescue.jsonl`, `….rescue-2.jsonl`, …) and never deletes or
+//! overwrites one. A damaged write journal is salvaged and reported (see `storage::doctor`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,11 +16,7 @@ use storage::doctor::{self, Checkup, Integrity};
 use super::{EXIT_CALL_FAILED, fail};
 
 pub fn run(data_file: &Path, out: Option<PathBuf>, as_json: bool) -> ExitCode {
-    let rescue_path = out.unwrap_or_else(|| {
-        let mut name = data_file.as_os_str().to_owned();
-        name.push(".rescue.jsonl");
-        PathBuf::from(name)
-    });
+    let rescue_path = out.unwrap_or_else(|| free_rescue_path(data_file));
     let mut rescue = match create_private(&rescue_path) {
         Ok(file) => std::io::BufWriter::new(file),
         Err(error) => {
@@ -73,12 +71,26 @@ pub fn run(data_file: &Path, out: Option<PathBuf>, as_json: bool) -> ExitCode {
     }
 }
 
+/// `lookout.redb.rescue.jsonl`, or `.rescue-2.jsonl`, `-3`…: a name no file has yet.
+fn free_rescue_path(data_file: &Path) -> PathBuf {
+    let named = |suffix: &str| {
+        let mut name = data_file.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    std::iter::once(named(".rescue.jsonl"))
+        .chain((2..).map(|n| named(&format!(".rescue-{n}.jsonl"))))
+        .find(|candidate| std::fs::symlink_metadata(candidate).is_err())
+        .expect("some number is free")
+}
+
+/// A new file (0600), never one that exists: a rescue copy is not overwritten, and one made
+/// here is the only file the doctor removes (when it could not fill it).
 fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
         .mode(0o600)
         .open(path)
 }
@@ -112,8 +124,30 @@ fn report_text(data_file: &Path, rescue_path: &Path, checkup: &Checkup) -> Strin
             checkup.from_journal
         ));
     }
+    if let Some(damage) = &checkup.journal.damage {
+        let aside = checkup
+            .journal
+            .set_aside
+            .as_ref()
+            .map(|path| format!(" It was set aside as {}, unchanged;", path.display()))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "The write journal was damaged: {damage}. The writes that could still be read were \
+             applied ({}); acknowledged writes after them could not be replayed and are lost.\
+             {aside} a new journal took its place and the id counters moved past any id the \
+             lost writes handed out, so lookout can start again.\n",
+            checkup.from_journal
+        ));
+    }
     if checkup.is_healthy() {
         text.push_str("Everything could be read: the database is healthy.\n");
+        return text;
+    }
+    if checkup.unreadable.is_empty() && checkup.integrity == Integrity::Sound {
+        text.push_str(&format!(
+            "Everything else could be read (copied to {}).\n",
+            rescue_path.display()
+        ));
         return text;
     }
     text.push_str(&format!(
@@ -143,6 +177,8 @@ fn report_json(data_file: &Path, rescue_path: &Path, checkup: &Checkup) -> serde
         "healthy": checkup.is_healthy(),
         "integrity": integrity_text(&checkup.integrity),
         "from_journal": checkup.from_journal,
+        "journal_damage": checkup.journal.damage,
+        "journal_set_aside": checkup.journal.set_aside,
         "rescue_file": rescue_path,
         "copied": {
             "tasks": copied.tasks,

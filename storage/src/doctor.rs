@@ -7,7 +7,9 @@
 //! panics on some damaged pages; what decodes goes to the rescue output as JSON lines
 //! (`{"kind", "key", "record"}`), what does not is listed. A file that checks out first takes
 //! the writes its write journal holds and it does not (a crash before the daemon's checkpoint),
-//! as the daemon's next start would, so the copy has every acknowledged write.
+//! as the daemon's next start would, so the copy has every acknowledged write. A damaged
+//! journal is salvaged: the records that still read are applied, the journal is set aside
+//! under a new name, a new one starts, and the checkup says what could not be replayed.
 
 use std::any::Any;
 use std::io::Write;
@@ -48,14 +50,27 @@ pub struct Checkup {
     pub integrity: Integrity,
     /// Writes applied from the journal before the copy (acknowledged, not yet in the file).
     pub from_journal: u64,
+    /// What was wrong with the journal, and where it was set aside.
+    pub journal: JournalCheck,
     pub copied: Copied,
     /// One line per record or table that could not be read.
     pub unreadable: Vec<String>,
 }
 
+/// The write journal, as the doctor found it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct JournalCheck {
+    /// The damage, in words: writes after the last one replayed may be lost.
+    pub damage: Option<String>,
+    /// Where the damaged journal was set aside (a new one took its place).
+    pub set_aside: Option<std::path::PathBuf>,
+}
+
 impl Checkup {
     pub fn is_healthy(&self) -> bool {
-        self.integrity == Integrity::Sound && self.unreadable.is_empty()
+        self.integrity == Integrity::Sound
+            && self.unreadable.is_empty()
+            && self.journal.damage.is_none()
     }
 }
 
@@ -82,6 +97,7 @@ pub fn examine(path: &Path, rescue: &mut dyn Write) -> Result<Checkup, StorageEr
             return Ok(Checkup {
                 integrity: Integrity::Damaged(panic.clone()),
                 from_journal: 0,
+                journal: JournalCheck::default(),
                 copied: Copied::default(),
                 unreadable: vec![format!("the whole file (it does not open): {panic}")],
             });
@@ -109,9 +125,16 @@ pub fn examine(path: &Path, rescue: &mut dyn Write) -> Result<Checkup, StorageEr
     };
     let journal_path = crate::journal::path_beside(path);
     let mut from_journal = 0;
-    if !matches!(integrity, Integrity::Damaged(_)) && journal_path.exists() {
-        match guarded(|| replay_beside(&db, &journal_path)) {
-            Ok(Ok(replayed)) => from_journal = replayed,
+    let mut journal = JournalCheck::default();
+    if !matches!(integrity, Integrity::Damaged(_)) {
+        match guarded(|| crate::store::salvage_journal(&db, &journal_path)) {
+            Ok(Ok(salvage)) => {
+                from_journal = salvage.replayed;
+                journal = JournalCheck {
+                    damage: salvage.damage,
+                    set_aside: salvage.set_aside,
+                };
+            }
             Ok(Err(error)) => copy.unreadable.push(format!("the write journal: {error}")),
             Err(panic) => copy.unreadable.push(format!("the write journal: {panic}")),
         }
@@ -124,15 +147,10 @@ pub fn examine(path: &Path, rescue: &mut dyn Write) -> Result<Checkup, StorageEr
     Ok(Checkup {
         integrity,
         from_journal,
+        journal,
         copied: copy.copied,
         unreadable: copy.unreadable,
     })
-}
-
-/// Applies the journal at `journal_path` to `db` as a start of the daemon would.
-fn replay_beside(db: &Database, journal_path: &Path) -> Result<u64, StorageError> {
-    let backend = crate::journal::file_at(journal_path)?;
-    Ok(crate::store::replay_journal(db, backend, journal_path)?.1)
 }
 
 /// Runs `read`, turning a panic into its message.

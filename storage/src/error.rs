@@ -63,6 +63,19 @@ pub enum StorageError {
     )]
     JournalUnreadable { path: PathBuf, seq: u64 },
 
+    #[error(
+        "the write journal {path} is damaged: {what}. Writes acknowledged after record \
+         {applied} (the last one the database holds) may be lost, so lookout does not start \
+         on it, and every file is kept as it is. Run `lookout doctor`: it replays what can \
+         be read, says what could not, sets the damaged journal aside, and lookout starts \
+         again after it"
+    )]
+    JournalDamaged {
+        path: PathBuf,
+        what: String,
+        applied: u64,
+    },
+
     #[error("storage failed: {0}")]
     Redb(#[from] redb::Error),
 }

@@ -12,12 +12,24 @@
 //!
 //! The file (`lookout.journal` beside `lookout.redb`) is [`JOURNAL_BYTES`] long, zero-filled
 //! once so that a record overwrites blocks that exist (a sync writes data, not file size).
-//! Records lie back to back from offset 0: `LKJ1`, the payload's length (u32), the record's
-//! sequence number (u64), a CRC-32 of the three before it and the payload (u32), the payload.
-//! Each record's number is one more than the one before, and redb keeps the number of the
-//! last record it applied (`journal_seq` in the meta table) in the same transaction as the
-//! writes. Replay reads from the beginning and stops at the first record that is torn (its
-//! CRC fails), left from before the last restart (not the next number) or absent (zeros).
+//! Its first block is a header: `LKJH`, the format (2), the *base* — the number of the last
+//! record the database file held durably when this generation of records began — and a
+//! CRC-32; it is written and synced when the journal is made and at every checkpoint. Records
+//! lie back to back from [`RECORDS_AT`]: `LKJ1`, the payload's length (u32), the record's
+//! number (u64), a CRC-32 of the three before it and the payload (u32), the payload. Records
+//! are numbered from base + 1 on, one more each; redb keeps the number of the last record it
+//! applied (`journal_seq` in the meta table) in the same transaction as the writes.
+//!
+//! **Damage is never replayed past silently.** Reading stops at the end of the generation:
+//! zeros, or a record left from an earlier generation (numbered at or below the base). A
+//! record that does not read is a torn tail (the last write, cut by a crash) only when no
+//! readable record of this generation follows it; otherwise it is damage. So is a gap in the
+//! numbers, a base beyond what the database holds (the database is older than its journal),
+//! and a journal that is missing, empty, zeroed or not a regular file when the database was
+//! paired with one and did not shut down cleanly. Damage refuses the open
+//! ([`StorageError::JournalDamaged`]) and touches no file; `lookout doctor` salvages it
+//! ([`salvage`]). A journal of the first format (records from offset 0, no header) is read
+//! once and rewritten in this one.
 //!
 //! The payload is the commit's mutations, each record in its own versioned encoding
 //! ([`Versioned`]) inside an envelope whose first byte is the journal format's version, so a
@@ -40,6 +52,8 @@ use crate::store::{Mutation, WriteBatch};
 
 /// The journal file's length: room for a group of writes far larger than any one call makes.
 pub const JOURNAL_BYTES: u64 = 4 * 1024 * 1024;
+/// Where the first record goes: the header has the first block to itself.
+pub const RECORDS_AT: u64 = 4096;
 /// Records between checkpoints: redb cannot reuse the pages freed by commits that are not
 /// synced until a synced one, so this bounds how far the file grows meanwhile (about ten
 /// pages per record) and how much a start replays.
@@ -48,15 +62,55 @@ pub const CHECKPOINT_RECORDS: u64 = 128;
 const CHECKPOINT_BYTES: u64 = JOURNAL_BYTES / 4;
 
 const MAGIC: [u8; 4] = *b"LKJ1";
-const HEADER_BYTES: u64 = 20;
+const HEADER_MAGIC: [u8; 4] = *b"LKJH";
+const FORMAT: u32 = 2;
+const RECORD_HEADER_BYTES: u64 = 20;
+const FILE_HEADER_BYTES: usize = 20;
 
-/// Where the journal of the database at `db_path` is: `lookout.journal` for `lookout.redb`.
+/// Where the journal of the database at `path` is: `lookout.journal` for `lookout.redb`.
 pub fn path_beside(db_path: &Path) -> PathBuf {
     db_path.with_extension("journal")
 }
 
+/// What the database file says about its journal, read before it is opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Facts {
+    /// The number of the last record the file holds (`journal_seq`).
+    pub applied: u64,
+    /// The file was paired with a journal of this format (a header was written for it).
+    pub paired: bool,
+    /// The last run shut down cleanly: every record was in the file when it stopped.
+    pub clean: bool,
+}
+
+/// Whether the journal at `path` is there, refusing anything but a regular file (a symlink is
+/// never followed: its target would be chmodded, grown and overwritten).
+pub(crate) fn presence(path: &Path, facts: Facts) -> Result<bool, StorageError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_file() => Ok(true),
+        Ok(meta) => {
+            let kind = if meta.file_type().is_symlink() {
+                "a symbolic link"
+            } else if meta.is_dir() {
+                "a folder"
+            } else {
+                "not a regular file"
+            };
+            Err(damaged(path, format!("it is {kind}"), facts))
+        }
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            if facts.paired && !facts.clean {
+                return Err(damaged(path, "it is missing".to_owned(), facts));
+            }
+            Ok(false)
+        }
+        Err(source) => Err(open_error(path, source)),
+    }
+}
+
 /// The journal file at `path`, created (0600) if missing, as the backend [`Journal::open`]
-/// takes; the fault harness wraps the same file in its own backend instead.
+/// takes; the fault harness wraps the same file in its own backend instead. [`presence`]
+/// checked it is a regular file (or missing) first.
 pub(crate) fn file_at(path: &Path) -> Result<Box<dyn StorageBackend>, StorageError> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
@@ -82,9 +136,20 @@ pub(crate) fn open_error(path: &Path, source: io::Error) -> StorageError {
     }
 }
 
+/// The journal at `path` is damaged this way.
+fn damaged(path: &Path, what: String, facts: Facts) -> StorageError {
+    StorageError::JournalDamaged {
+        path: path.to_owned(),
+        what,
+        applied: facts.applied,
+    }
+}
+
 /// The journal file and where its next record goes.
 pub(crate) struct Journal {
     file: Box<dyn StorageBackend>,
+    /// The base its header holds: the records go on from base + 1.
+    base: u64,
     /// Where the next record starts.
     end: u64,
     /// Records since the last checkpoint.
@@ -94,6 +159,7 @@ pub(crate) struct Journal {
 impl std::fmt::Debug for Journal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Journal")
+            .field("base", &self.base)
             .field("end", &self.end)
             .field("records", &self.records)
             .finish_non_exhaustive()
@@ -101,35 +167,172 @@ impl std::fmt::Debug for Journal {
 }
 
 /// A record read back: its number and its writes.
+#[derive(Debug)]
 pub(crate) struct Replayed {
     pub seq: u64,
     pub batch: WriteBatch,
 }
 
+/// What one look at an offset found.
+enum Found {
+    /// A record that reads: its number, its payload, where the next one starts.
+    Record(u64, Vec<u8>, u64),
+    /// Zeros: nothing was ever written here.
+    Nothing,
+    /// Something that is not a whole record.
+    Unreadable,
+}
+
+/// What reading the journal gave: the records of its generation that read, oldest first,
+/// and, when it stopped at damage, what the damage is.
+pub(crate) struct Reading {
+    pub records: Vec<Replayed>,
+    pub damage: Option<String>,
+}
+
 impl Journal {
-    /// Takes the file (zero-filling it to [`JOURNAL_BYTES`] and syncing it when shorter) and
-    /// returns the journal with the records it holds, oldest first; the next record goes after
-    /// them until [`Journal::restart`].
+    /// Takes the file and returns the journal with the records it holds that `facts.applied`
+    /// does not, oldest first; the next record goes after them until [`Journal::restart`].
+    /// Damage fails the open with [`StorageError::JournalDamaged`] and changes nothing.
     /// A record whose CRC holds but whose writes do not decode (written by a newer lookout)
-    /// fails the open rather than being dropped: its caller was told it is saved.
+    /// fails it too: its caller was told it is saved.
+    /// The file is not written to before [`Journal::prepare`].
     pub(crate) fn open(
         file: Box<dyn StorageBackend>,
         path: &Path,
+        facts: Facts,
+        existed: bool,
     ) -> Result<(Journal, Vec<Replayed>), StorageError> {
-        let length = file.len().map_err(io_error)?;
-        if length < JOURNAL_BYTES {
-            let zeros = vec![0; usize::try_from(JOURNAL_BYTES - length).map_err(io_error)?];
-            file.write(length, &zeros).map_err(io_error)?;
-            file.sync_data().map_err(io_error)?;
+        let (journal, reading) = Self::read(file, path, facts, existed)?;
+        if let Some(what) = reading.damage {
+            return Err(damaged(path, what, facts));
         }
+        Ok((journal, reading.records))
+    }
+
+    /// Reads the journal without changing it: the records that read and any damage.
+    fn read(
+        file: Box<dyn StorageBackend>,
+        path: &Path,
+        facts: Facts,
+        existed: bool,
+    ) -> Result<(Journal, Reading), StorageError> {
         let mut journal = Journal {
             file,
-            end: 0,
+            base: facts.applied,
+            end: RECORDS_AT,
             records: 0,
         };
-        let mut replayed: Vec<Replayed> = Vec::new();
-        while let Some((seq, payload, next)) = journal.read_record(journal.end)? {
-            if replayed.last().is_some_and(|last| seq != last.seq + 1) {
+        let length = journal.file.len().map_err(io_error)?;
+        let first = journal.look(0)?;
+        let header = journal.header()?;
+        // Nothing there: fine for a database never paired with a journal (new, or from
+        // before the journal) or one that shut down cleanly; damage otherwise.
+        let absent =
+            !existed || length == 0 || (header.is_none() && matches!(first, Found::Nothing));
+        if absent {
+            let damage = (facts.paired && !facts.clean).then(|| {
+                if !existed {
+                    "it is missing".to_owned()
+                } else if length == 0 {
+                    "it is empty".to_owned()
+                } else {
+                    "it is zeroed (no header, no records)".to_owned()
+                }
+            });
+            return Ok((
+                journal,
+                Reading {
+                    records: Vec::new(),
+                    damage,
+                },
+            ));
+        }
+        if let Found::Record(..) = first {
+            // The first format: records from offset 0, no header.
+            return journal.read_first_format(path);
+        }
+        let Some(base) = header else {
+            let damage = (!facts.clean).then(|| "its header does not read".to_owned());
+            return Ok((
+                journal,
+                Reading {
+                    records: Vec::new(),
+                    damage,
+                },
+            ));
+        };
+        journal.base = base;
+        if base > facts.applied {
+            let damage = format!(
+                "it begins after record {base}, but the database holds records up to \
+                 {applied} only (the database is older than its journal)",
+                applied = facts.applied
+            );
+            return Ok((
+                journal,
+                Reading {
+                    records: Vec::new(),
+                    damage: Some(damage),
+                },
+            ));
+        }
+        let mut records: Vec<Replayed> = Vec::new();
+        let mut expected = base + 1;
+        let damage = loop {
+            match journal.look(journal.end)? {
+                Found::Record(seq, payload, next) if seq == expected => {
+                    let Some(batch) = decode(&payload) else {
+                        return Err(StorageError::JournalUnreadable {
+                            path: path.to_owned(),
+                            seq,
+                        });
+                    };
+                    records.push(Replayed { seq, batch });
+                    journal.end = next;
+                    journal.records += 1;
+                    expected += 1;
+                }
+                // Left from an earlier generation: the end of this one.
+                Found::Record(seq, ..) if seq <= base => break None,
+                // Records the database holds already may be missing here: nothing is lost.
+                Found::Record(seq, ..) if seq > expected && seq <= facts.applied + 1 => {
+                    expected = seq;
+                }
+                Found::Record(seq, ..) => {
+                    break Some(format!(
+                        "record {expected} is missing (record {seq} follows record {})",
+                        expected - 1
+                    ));
+                }
+                Found::Nothing => break None,
+                Found::Unreadable => match journal.later_record(journal.end + 1, expected)? {
+                    None => break None,
+                    // The database holds every record up to the one that reads again.
+                    Some((later, at)) if later <= facts.applied + 1 => {
+                        journal.end = at;
+                        expected = later;
+                    }
+                    Some((later, _)) => {
+                        break Some(format!(
+                            "record {expected} does not read, and record {later} after it does \
+                             (not a write cut short by a crash)"
+                        ));
+                    }
+                },
+            }
+        };
+        Ok((journal, Reading { records, damage }))
+    }
+
+    /// A journal of the first format: records from offset 0, numbered on from what the
+    /// database held at its last checkpoint; read as before (to the first record that does
+    /// not follow), then rewritten in this format by the checkpoint after the replay.
+    fn read_first_format(mut self, path: &Path) -> Result<(Journal, Reading), StorageError> {
+        let mut records: Vec<Replayed> = Vec::new();
+        let mut offset = 0;
+        while let Found::Record(seq, payload, next) = self.look(offset)? {
+            if records.last().is_some_and(|last| seq != last.seq + 1) {
                 break;
             }
             let Some(batch) = decode(&payload) else {
@@ -138,56 +341,139 @@ impl Journal {
                     seq,
                 });
             };
-            replayed.push(Replayed { seq, batch });
-            journal.end = next;
-            journal.records += 1;
+            records.push(Replayed { seq, batch });
+            offset = next;
         }
-        Ok((journal, replayed))
+        // The header about to be written covers where the old records began.
+        self.base = records.first().map_or(self.base, |first| first.seq - 1);
+        self.end = RECORDS_AT;
+        self.records = 0;
+        Ok((
+            self,
+            Reading {
+                records,
+                damage: None,
+            },
+        ))
     }
 
-    /// The record at `offset` and where the next one starts; `None` where none is whole.
-    fn read_record(&self, offset: u64) -> Result<Option<(u64, Vec<u8>, u64)>, StorageError> {
-        if offset + HEADER_BYTES > JOURNAL_BYTES {
+    /// The number and the offset of the first record of this generation (numbered
+    /// `expected` or later) that reads somewhere after `from`: what tells damage from a torn
+    /// tail.
+    fn later_record(&self, from: u64, expected: u64) -> Result<Option<(u64, u64)>, StorageError> {
+        let start = from.max(RECORDS_AT);
+        let end = JOURNAL_BYTES.min(self.file.len().map_err(io_error)?);
+        if start >= end {
             return Ok(None);
         }
-        let mut header = [0; HEADER_BYTES as usize];
+        let mut buffer = vec![0; usize::try_from(end - start).map_err(io_error)?];
+        self.file.read(start, &mut buffer).map_err(io_error)?;
+        let mut at = 0;
+        while let Some(found) = buffer[at..].windows(4).position(|w| w == MAGIC) {
+            let offset = start + (at + found) as u64;
+            if let Found::Record(seq, ..) = self.look(offset)?
+                && seq >= expected
+            {
+                return Ok(Some((seq, offset)));
+            }
+            at += found + 1;
+        }
+        Ok(None)
+    }
+
+    /// The base the header holds; `None` when it does not read.
+    fn header(&self) -> Result<Option<u64>, StorageError> {
+        if self.file.len().map_err(io_error)? < FILE_HEADER_BYTES as u64 {
+            return Ok(None);
+        }
+        let mut header = [0; FILE_HEADER_BYTES];
+        self.file.read(0, &mut header).map_err(io_error)?;
+        let format = u32::from_le_bytes(header[4..8].try_into().expect("4 bytes"));
+        let base = u64::from_le_bytes(header[8..16].try_into().expect("8 bytes"));
+        let crc = u32::from_le_bytes(header[16..20].try_into().expect("4 bytes"));
+        let whole =
+            header[..4] == HEADER_MAGIC && format == FORMAT && checksum(&header[..16], &[]) == crc;
+        Ok(whole.then_some(base))
+    }
+
+    /// Zero-fills the file to [`JOURNAL_BYTES`] when shorter, and writes the header when it
+    /// does not hold this journal's base; syncs what it wrote.
+    pub(crate) fn prepare(&mut self) -> Result<(), StorageError> {
+        let length = self.file.len().map_err(io_error)?;
+        let mut wrote = false;
+        if length < JOURNAL_BYTES {
+            let zeros = vec![0; usize::try_from(JOURNAL_BYTES - length).map_err(io_error)?];
+            self.file.write(length, &zeros).map_err(io_error)?;
+            wrote = true;
+        }
+        if self.header()? != Some(self.base) {
+            self.write_header()?;
+            wrote = true;
+        }
+        if wrote {
+            self.file.sync_data().map_err(io_error)?;
+        }
+        Ok(())
+    }
+
+    fn write_header(&self) -> Result<(), StorageError> {
+        let mut header = Vec::with_capacity(FILE_HEADER_BYTES);
+        header.extend_from_slice(&HEADER_MAGIC);
+        header.extend_from_slice(&FORMAT.to_le_bytes());
+        header.extend_from_slice(&self.base.to_le_bytes());
+        let crc = checksum(&header, &[]);
+        header.extend_from_slice(&crc.to_le_bytes());
+        self.file.write(0, &header).map_err(io_error)
+    }
+
+    /// What is at `offset`.
+    fn look(&self, offset: u64) -> Result<Found, StorageError> {
+        if offset + RECORD_HEADER_BYTES > JOURNAL_BYTES
+            || offset + RECORD_HEADER_BYTES > self.file.len().map_err(io_error)?
+        {
+            return Ok(Found::Nothing);
+        }
+        let mut header = [0; RECORD_HEADER_BYTES as usize];
         self.file.read(offset, &mut header).map_err(io_error)?;
+        if header.iter().all(|byte| *byte == 0) {
+            return Ok(Found::Nothing);
+        }
         let (magic, rest) = header.split_at(4);
         if magic != MAGIC {
-            return Ok(None);
+            return Ok(Found::Unreadable);
         }
         let length = u64::from(u32::from_le_bytes(rest[0..4].try_into().expect("4 bytes")));
         let seq = u64::from_le_bytes(rest[4..12].try_into().expect("8 bytes"));
         let crc = u32::from_le_bytes(rest[12..16].try_into().expect("4 bytes"));
-        let next = offset + HEADER_BYTES + length;
+        let next = offset + RECORD_HEADER_BYTES + length;
         if next > JOURNAL_BYTES {
-            return Ok(None);
+            return Ok(Found::Unreadable);
         }
         let mut payload = vec![0; usize::try_from(length).map_err(io_error)?];
         self.file
-            .read(offset + HEADER_BYTES, &mut payload)
+            .read(offset + RECORD_HEADER_BYTES, &mut payload)
             .map_err(io_error)?;
         if checksum(&header[..16], &payload) != crc {
-            return Ok(None);
+            return Ok(Found::Unreadable);
         }
-        Ok(Some((seq, payload, next)))
+        Ok(Found::Record(seq, payload, next))
     }
 
     /// Whether a record of `payload` bytes fits after the ones already written.
     pub(crate) fn has_room_for(&self, payload: usize) -> bool {
-        self.end + HEADER_BYTES + payload as u64 <= JOURNAL_BYTES
+        self.end + RECORD_HEADER_BYTES + payload as u64 <= JOURNAL_BYTES
     }
 
     /// Whether a record of `payload` bytes fits in an empty journal at all.
     pub(crate) fn can_hold(payload: usize) -> bool {
-        HEADER_BYTES + payload as u64 <= JOURNAL_BYTES
+        RECORDS_AT + RECORD_HEADER_BYTES + payload as u64 <= JOURNAL_BYTES
     }
 
     /// Writes record `seq` and syncs it: when this returns `Ok`, the record survives a crash.
     /// The caller checked [`Journal::has_room_for`].
     pub(crate) fn append(&mut self, seq: u64, payload: &[u8]) -> Result<(), StorageError> {
         let length = u32::try_from(payload.len()).map_err(io_error)?;
-        let mut record = Vec::with_capacity(HEADER_BYTES as usize + payload.len());
+        let mut record = Vec::with_capacity(RECORD_HEADER_BYTES as usize + payload.len());
         record.extend_from_slice(&MAGIC);
         record.extend_from_slice(&length.to_le_bytes());
         record.extend_from_slice(&seq.to_le_bytes());
@@ -203,7 +489,7 @@ impl Journal {
 
     /// Whether the file should catch up now (see [`CHECKPOINT_RECORDS`]).
     pub(crate) fn checkpoint_due(&self) -> bool {
-        self.records >= CHECKPOINT_RECORDS || self.end >= CHECKPOINT_BYTES
+        self.records >= CHECKPOINT_RECORDS || self.end >= RECORDS_AT + CHECKPOINT_BYTES
     }
 
     /// Records since the last checkpoint.
@@ -211,12 +497,49 @@ impl Journal {
         self.records
     }
 
-    /// After a durable redb commit: every record is in the file, so the next one goes to the
-    /// beginning (the older ones left behind it carry lower numbers, so replay stops there).
-    pub(crate) fn restart(&mut self) {
-        self.end = 0;
+    /// After a durable redb commit that holds every record up to `base`: the next record,
+    /// `base + 1`, goes to the beginning; the header says so (written and synced, so a crash
+    /// after this reads the new generation). Older records left behind carry lower numbers,
+    /// so reading stops there.
+    pub(crate) fn restart(&mut self, base: u64) -> Result<(), StorageError> {
+        self.end = RECORDS_AT;
         self.records = 0;
+        if base != self.base {
+            self.base = base;
+            self.write_header()?;
+            self.file.sync_data().map_err(io_error)?;
+        }
+        Ok(())
     }
+}
+
+/// What `lookout doctor` does with a damaged journal: the records that still read, in order
+/// up to the damage, and the damage. The file is not changed; the caller sets it aside.
+pub(crate) fn read_damaged(
+    file: Box<dyn StorageBackend>,
+    path: &Path,
+    facts: Facts,
+) -> Result<Reading, StorageError> {
+    Ok(Journal::read(file, path, facts, true)?.1)
+}
+
+/// Where a damaged journal is set aside: `lookout.journal.damaged`, or `.damaged-2`, `-3`…,
+/// never a name that is taken.
+pub(crate) fn aside_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".damaged");
+    let first = PathBuf::from(&name);
+    if std::fs::symlink_metadata(&first).is_err() {
+        return first;
+    }
+    (2..)
+        .map(|n| {
+            let mut numbered = name.clone();
+            numbered.push(format!("-{n}"));
+            PathBuf::from(numbered)
+        })
+        .find(|candidate| std::fs::symlink_metadata(candidate).is_err())
+        .expect("some number is free")
 }
 
 fn checksum(header: &[u8], payload: &[u8]) -> u32 {
@@ -326,97 +649,4 @@ fn decode(payload: &[u8]) -> Option<WriteBatch> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::Timestamp;
-
-    fn journal_in(dir: &Path) -> (Journal, Vec<Replayed>) {
-        let path = dir.join("test.journal");
-        Journal::open(file_at(&path).unwrap(), &path).unwrap()
-    }
-
-    /// A commit that raises the task counter to `n`: payloads of one size for every `n`.
-    fn raise(n: u64) -> Vec<u8> {
-        let mut batch = WriteBatch::new();
-        batch.push(Mutation::RaiseCounter {
-            counter: Counter::TaskSequence,
-            at_least: n,
-        });
-        encode(&[batch])
-    }
-
-    fn seqs(replayed: &[Replayed]) -> Vec<u64> {
-        replayed.iter().map(|record| record.seq).collect()
-    }
-
-    #[test]
-    fn records_replay_in_order_with_their_writes() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut journal, replayed) = journal_in(dir.path());
-        assert!(replayed.is_empty(), "a new journal is zeros");
-        for n in 1..=3 {
-            journal.append(n, &raise(n * 10)).unwrap();
-        }
-        drop(journal);
-        let (journal, replayed) = journal_in(dir.path());
-        assert_eq!(seqs(&replayed), [1, 2, 3]);
-        assert_eq!(
-            replayed[2].batch.mutations,
-            [Mutation::RaiseCounter {
-                counter: Counter::TaskSequence,
-                at_least: 30
-            }]
-        );
-        assert_eq!(journal.records(), 3, "the next record goes after them");
-    }
-
-    #[test]
-    fn replay_stops_at_a_torn_record_and_at_records_left_from_before_a_restart() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut journal, _) = journal_in(dir.path());
-        for n in 1..=4 {
-            journal.append(n, &raise(n)).unwrap();
-        }
-        // After a checkpoint the next record overwrites record 1; records 2..4 stay behind it,
-        // whole and with good checksums, but not numbered next.
-        journal.restart();
-        journal.append(5, &raise(5)).unwrap();
-        drop(journal);
-        let (mut journal, replayed) = journal_in(dir.path());
-        assert_eq!(seqs(&replayed), [5]);
-        journal.append(6, &raise(6)).unwrap();
-        journal.append(7, &raise(7)).unwrap();
-        drop(journal);
-        // A torn write: one byte of record 6's payload never reached the disk.
-        let path = dir.path().join("test.journal");
-        let mut bytes = std::fs::read(&path).unwrap();
-        let record = HEADER_BYTES as usize + raise(5).len();
-        bytes[record + HEADER_BYTES as usize + 1] ^= 0xff;
-        std::fs::write(&path, bytes).unwrap();
-        let (_, replayed) = journal_in(dir.path());
-        assert_eq!(seqs(&replayed), [5], "stops before the torn record");
-    }
-
-    #[test]
-    fn every_mutation_comes_back_as_it_was_logged() {
-        let task = crate::testkit::deploy_task(&["Build", "Deploy"], &[1]);
-        let message = crate::model::MessageRecord {
-            role: crate::model::Role::Agent,
-            msg_type: crate::model::MsgType::Text,
-            content: "Step 1 done".into(),
-            created_at: Timestamp::from_secs(1_771_000_000),
-        };
-        let mut batch = WriteBatch::new();
-        batch
-            .push(Mutation::AppendMessage {
-                task_id: task.id.clone(),
-                seq: 7,
-                message,
-            })
-            .push(Mutation::PutTask(task));
-        for counter in Counter::ALL {
-            batch.push(Mutation::AddToCounter { counter, by: 2 });
-        }
-        assert_eq!(decode(&encode(&[batch.clone()])), Some(batch));
-    }
-}
+mod tests;

@@ -42,6 +42,11 @@ pub(crate) const WAITS_BY_TASK: TableDefinition<(&str, &str), ()> =
 pub(crate) const SCHEMA_VERSION_KEY: &str = "schema_version";
 /// The number of the last journal record applied to this file (`journal.rs`).
 pub(crate) const JOURNAL_SEQ_KEY: &str = "journal_seq";
+/// Set once the file was paired with a journal that has a header: from then on a missing or
+/// zeroed journal is damage, unless the last run shut down cleanly.
+pub(crate) const JOURNAL_PAIRED_KEY: &str = "journal_paired";
+/// Set by the checkpoint of a clean shutdown, cleared when the file is opened again.
+pub(crate) const SHUTDOWN_CLEAN_KEY: &str = "shutdown_clean";
 
 /// The version this build writes. Bump it together with a new entry in [`MIGRATIONS`].
 pub const SCHEMA_VERSION: u64 = 5;

@@ -25,9 +25,9 @@ use crate::model::{
 };
 use crate::private;
 use crate::schema::{
-    self, Counter, EVENTS, EVENTS_PENDING, JOURNAL_SEQ_KEY, MESSAGES, META, PLAN_REVISIONS,
-    SCHEMA_VERSION_KEY, STUCK_CANDIDATES, TASKS, TASKS_BY_STATUS, WAITS, WAITS_BY_TASK, WAITS_LIVE,
-    status_count_key, walk_status_index,
+    self, Counter, EVENTS, EVENTS_PENDING, JOURNAL_PAIRED_KEY, JOURNAL_SEQ_KEY, MESSAGES, META,
+    PLAN_REVISIONS, SCHEMA_VERSION_KEY, SHUTDOWN_CLEAN_KEY, STUCK_CANDIDATES, TASKS,
+    TASKS_BY_STATUS, WAITS, WAITS_BY_TASK, WAITS_LIVE, status_count_key, walk_status_index,
 };
 
 /// One change to the database. A [`WriteBatch`] of them is applied all or nothing.
@@ -276,21 +276,31 @@ impl Store {
     /// the records the file has not caught up with.
     fn open_files(&self) -> Result<Opened, StorageError> {
         let db = self.open_database()?;
-        migrate(&db, &self.path)?;
+        // What the file says of its journal; a damaged journal refuses the open before
+        // anything is written.
+        let facts = journal_facts(&db)?;
         let journal_path = self.journal_path();
-        let backend: Box<dyn StorageBackend> = match &self.options.faults {
-            None => journal::file_at(&journal_path)?,
-            Some(faults) => Box::new(
-                FaultyFile::open(&journal_path, faults.clone())
-                    .map_err(|source| journal::open_error(&journal_path, source))?,
-            ),
-        };
-        let (journal, replayed) = replay_journal(&db, backend, &journal_path)?;
+        let existed = journal::presence(&journal_path, facts)?;
+        let backend = self.journal_backend(&journal_path)?;
+        let opened = Journal::open(backend, &journal_path, facts, existed)?;
+        migrate(&db, &self.path)?;
+        let (journal, replayed) = replay_opened(&db, opened, facts)?;
         self.replayed_writes.fetch_add(replayed, Ordering::SeqCst);
         Ok(Opened {
             db,
             journal: Mutex::new(journal),
             journal_records: AtomicU64::new(0),
+        })
+    }
+
+    /// The journal file, or the fault harness's backend over it.
+    fn journal_backend(&self, path: &Path) -> Result<Box<dyn StorageBackend>, StorageError> {
+        Ok(match &self.options.faults {
+            None => journal::file_at(path)?,
+            Some(faults) => Box::new(
+                FaultyFile::open(path, faults.clone())
+                    .map_err(|source| journal::open_error(path, source))?,
+            ),
         })
     }
 
@@ -831,10 +841,10 @@ impl Drop for Store {
     fn drop(&mut self) {
         let handle = self.handle.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Some((_, opened)) = handle.as_ref() {
+            // Every record goes into the file, and the file says so: a journal that goes
+            // missing after a clean shutdown loses nothing.
             let mut journal = lock(&opened.journal);
-            if journal.records() > 0 {
-                let _ = checkpoint(&opened.db, &mut journal);
-            }
+            let _ = checkpoint_marked(&opened.db, &mut journal, true);
         }
     }
 }
@@ -974,7 +984,7 @@ fn apply_journaled(
     txn.commit()?;
     if !journaled {
         // Synced by redb with everything before it.
-        journal.restart();
+        journal.restart(seq)?;
     }
     Ok(())
 }
@@ -982,14 +992,42 @@ fn apply_journaled(
 /// Applies the records of the journal in `backend` (at `path`) that `db` does not hold yet,
 /// in order, then catches the file up (one synced commit) so the journal starts over;
 /// returns the journal and how many records were applied. `db` was just opened, so what it
-/// holds is durable: with nothing to apply, the journal starts over without a sync.
+/// holds is durable: with nothing to apply, the journal starts over without a sync of the
+/// file. Damage refuses it ([`StorageError::JournalDamaged`]).
 pub(crate) fn replay_journal(
     db: &Database,
     backend: Box<dyn StorageBackend>,
     path: &Path,
+    facts: journal::Facts,
+    existed: bool,
 ) -> Result<(Journal, u64), StorageError> {
-    let (mut journal, records) = Journal::open(backend, path)?;
-    let applied = journal_seq(db)?;
+    let opened = Journal::open(backend, path, facts, existed)?;
+    replay_opened(db, opened, facts)
+}
+
+/// Replays an opened journal's records into `db` (see [`replay_journal`]).
+fn replay_opened(
+    db: &Database,
+    (mut journal, records): (Journal, Vec<journal::Replayed>),
+    facts: journal::Facts,
+) -> Result<(Journal, u64), StorageError> {
+    journal.prepare()?;
+    let replayed = apply_records(db, records, facts.applied)?;
+    if replayed > 0 || !facts.paired {
+        checkpoint(db, &mut journal)?;
+    } else {
+        journal.restart(facts.applied)?;
+    }
+    Ok((journal, replayed))
+}
+
+/// Applies the `records` numbered after `applied`, in order, each in a commit of its own
+/// that is not synced (a checkpoint follows); returns how many.
+fn apply_records(
+    db: &Database,
+    records: Vec<journal::Replayed>,
+    applied: u64,
+) -> Result<u64, StorageError> {
     let mut replayed = 0;
     for record in records.into_iter().filter(|record| record.seq > applied) {
         let mut txn = db.begin_write()?;
@@ -999,22 +1037,132 @@ pub(crate) fn replay_journal(
         txn.commit()?;
         replayed += 1;
     }
-    if replayed > 0 {
-        checkpoint(db, &mut journal)?;
-    } else {
-        journal.restart();
+    Ok(replayed)
+}
+
+/// What `lookout doctor` did with the journal.
+#[derive(Debug, Default)]
+pub(crate) struct Salvage {
+    /// Writes applied from it.
+    pub replayed: u64,
+    /// The damage found, in words.
+    pub damage: Option<String>,
+    /// Where the damaged journal was set aside.
+    pub set_aside: Option<PathBuf>,
+}
+
+/// How far the id counters jump after a damaged journal: past every id the lost records can
+/// have handed out (at most [`journal::CHECKPOINT_RECORDS`] records, each far fewer ids).
+const IDS_PAST_A_LOST_TAIL: u64 = 1_000_000;
+
+/// The doctor's replay: as a start would, and when the journal is damaged, the records that
+/// still read up to the damage; then the damaged journal is set aside (renamed, never
+/// changed or deleted), a new one starts, and the id counters move past any id the lost
+/// records handed out, so the daemon can start again without giving one out twice.
+pub(crate) fn salvage_journal(db: &Database, path: &Path) -> Result<Salvage, StorageError> {
+    let facts = journal_facts(db)?;
+    let damage = match journal::presence(path, facts) {
+        Ok(existed) => match replay_journal(db, journal::file_at(path)?, path, facts, existed) {
+            Ok((_, replayed)) => {
+                return Ok(Salvage {
+                    replayed,
+                    ..Salvage::default()
+                });
+            }
+            Err(StorageError::JournalDamaged { what, .. }) => (what, existed),
+            Err(other) => return Err(other),
+        },
+        Err(StorageError::JournalDamaged { what, .. }) => (what, false),
+        Err(other) => return Err(other),
+    };
+    let (what, readable) = damage;
+    let mut replayed = 0;
+    if readable {
+        let reading = journal::read_damaged(journal::file_at(path)?, path, facts)?;
+        replayed = apply_records(db, reading.records, facts.applied)?;
     }
-    Ok((journal, replayed))
+    let set_aside = std::fs::symlink_metadata(path)
+        .is_ok()
+        .then(|| journal::aside_path(path));
+    if let Some(aside) = &set_aside {
+        std::fs::rename(path, aside).map_err(|source| journal::open_error(path, source))?;
+    }
+    raise_ids_past_a_lost_tail(db)?;
+    let fresh = journal::Facts {
+        applied: journal_seq(db)?,
+        paired: false,
+        clean: true,
+    };
+    replay_journal(db, journal::file_at(path)?, path, fresh, false)?;
+    Ok(Salvage {
+        replayed,
+        damage: Some(what),
+        set_aside,
+    })
+}
+
+/// Moves the task, wait and event counters past any id a lost journal tail handed out.
+fn raise_ids_past_a_lost_tail(db: &Database) -> Result<(), StorageError> {
+    let txn = db.begin_write()?;
+    {
+        let mut meta = txn.open_table(META)?;
+        for counter in [
+            Counter::TaskSequence,
+            Counter::WaitSequence,
+            Counter::EventSequence,
+        ] {
+            let current = meta.get(counter.key())?.map(|g| g.value()).unwrap_or(0);
+            meta.insert(counter.key(), current + IDS_PAST_A_LOST_TAIL)?;
+        }
+    }
+    txn.commit()?;
+    Ok(())
 }
 
 /// Makes the database file durable with every commit so far (one synced commit), so the
 /// journal's records are no longer needed and the next one goes to its beginning.
 fn checkpoint(db: &Database, journal: &mut Journal) -> Result<(), StorageError> {
+    checkpoint_marked(db, journal, false)
+}
+
+/// A checkpoint that also says whether the file may be left without its journal: `clean`
+/// at a shutdown. Every checkpoint marks the file as paired with a journal.
+fn checkpoint_marked(
+    db: &Database,
+    journal: &mut Journal,
+    clean: bool,
+) -> Result<(), StorageError> {
     let mut txn = db.begin_write()?;
     txn.set_durability(Durability::Immediate)?;
+    let base = {
+        let mut meta = txn.open_table(META)?;
+        meta.insert(JOURNAL_PAIRED_KEY, 1)?;
+        if clean {
+            meta.insert(SHUTDOWN_CLEAN_KEY, 1)?;
+        }
+        meta.get(JOURNAL_SEQ_KEY)?.map(|g| g.value()).unwrap_or(0)
+    };
     txn.commit()?;
-    journal.restart();
-    Ok(())
+    journal.restart(base)
+}
+
+/// What the file says of its journal.
+fn journal_facts(db: &Database) -> Result<journal::Facts, StorageError> {
+    let txn = db.begin_read()?;
+    let meta = match txn.open_table(META) {
+        Ok(meta) => meta,
+        // A new file: no table yet.
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(journal::Facts::default()),
+        Err(error) => return Err(error.into()),
+    };
+    let value = |key: &str| -> Result<u64, StorageError> {
+        Ok(meta.get(key)?.map(|g| g.value()).unwrap_or(0))
+    };
+    Ok(journal::Facts {
+        applied: value(JOURNAL_SEQ_KEY)?,
+        paired: value(JOURNAL_PAIRED_KEY)? > 0,
+        clean: value(SHUTDOWN_CLEAN_KEY)? > 0,
+    })
 }
 
 /// The number of the last journal record the file holds.
@@ -1025,10 +1173,12 @@ fn journal_seq(db: &Database) -> Result<u64, StorageError> {
 }
 
 /// Brings the schema to this build's version in one synced commit.
+/// Also clears the clean-shutdown mark: from now on the journal holds writes again.
 fn migrate(db: &Database, path: &Path) -> Result<(), StorageError> {
     let mut txn = db.begin_write()?;
     txn.set_durability(Durability::Immediate)?;
     schema::migrate(&txn, path)?;
+    txn.open_table(META)?.remove(SHUTDOWN_CLEAN_KEY)?;
     txn.commit()?;
     Ok(())
 }

@@ -1188,7 +1188,13 @@ fn a_journal_record_this_build_cannot_read_stops_the_open_instead_of_dropping_it
     let journal_path = store.journal_path();
     drop(store);
     let backend = crate::journal::file_at(&journal_path).unwrap();
-    let (mut journal, replayed) = crate::journal::Journal::open(backend, &journal_path).unwrap();
+    let facts = crate::journal::Facts {
+        applied: 0,
+        paired: true,
+        clean: true,
+    };
+    let (mut journal, replayed) =
+        crate::journal::Journal::open(backend, &journal_path, facts, true).unwrap();
     assert!(replayed.is_empty());
     // A format version this build does not know.
     journal.append(1, &[9, 9, 9]).unwrap();
@@ -1215,3 +1221,5 @@ fn the_doctor_copies_the_writes_still_in_the_journal_after_a_crash() {
     let again = doctor::examine(&path, &mut Vec::new()).unwrap();
     assert_eq!((again.from_journal, again.copied.tasks), (0, 4));
 }
+
+mod journal_damage;

@@ -407,3 +407,74 @@ async fn watch_for_done(client: &mut Client, path: &Path, timeout_s: u64) -> Str
         .unwrap()
         .to_owned()
 }
+
+/// A write journal zeroed after a crash is damage the daemon will not start on: it says so
+/// and how to recover, and changes no file; `lookout doctor` reports it (exit 1), sets the
+/// journal aside, and the daemon starts again, handing out no id twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_journal_stops_the_start_until_the_doctor_salvages_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = DaemonProcess::start(dir.path());
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let task_id = ok(&mut client, "task_register", crate::support::deploy_task()).await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    drop(client);
+    daemon.kill();
+    let journal = dir.path().join("data").join("lookout.journal");
+    let zeros = vec![0; std::fs::metadata(&journal).unwrap().len() as usize];
+    std::fs::write(&journal, &zeros).unwrap();
+
+    let mut refused = DaemonProcess::spawn(dir.path(), "", &[]);
+    let status = crate::support::wait_with_timeout(&mut refused.child, PATIENCE);
+    assert!(!status.success());
+    let log = refused.log_text();
+    assert!(
+        log.contains("write journal") && log.contains("is zeroed"),
+        "{log}"
+    );
+    assert!(log.contains("lookout doctor"), "{log}");
+    assert_eq!(
+        std::fs::read(&journal).unwrap(),
+        zeros,
+        "the journal is kept as it was"
+    );
+
+    let config = dir.path().join("config.toml");
+    let config = config.to_str().unwrap();
+    let (code, out, said) = crate::support::cli(&["doctor", "--config", config]);
+    assert_eq!(code, 1, "{out}{said}");
+    assert!(
+        out.contains("The write journal was damaged: it is zeroed"),
+        "{out}"
+    );
+    assert!(out.contains("set aside as"), "{out}");
+    assert!(
+        dir.path()
+            .join("data")
+            .join("lookout.journal.damaged")
+            .exists()
+    );
+
+    // The task was acknowledged only through the journal (the file had not caught up when
+    // the daemon was killed): it is lost, as the doctor said, and its id is not given out
+    // again.
+    let daemon = DaemonProcess::start(dir.path());
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let again = ok(&mut client, "task_register", crate::support::deploy_task()).await;
+    assert_ne!(again["task_id"], task_id.as_str(), "{again}");
+    drop(client);
+    assert!(daemon.terminate().success());
+    // A second doctor run keeps the first rescue copy and writes a new one.
+    let (code, out, said) = crate::support::cli(&["--json", "doctor", "--config", config]);
+    assert_eq!(code, 0, "{out}{said}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        report["rescue_file"]
+            .as_str()
+            .unwrap()
+            .ends_with(".rescue-2.jsonl"),
+        "{report}"
+    );
+}
