@@ -12,12 +12,14 @@ pub mod stream;
 
 use std::fmt::Debug;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rustix::process::Pid;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::clock::BoxFuture;
+use crate::locks::lock;
 
 /// What the service manager tells lookout itself (where to report readiness, the watchdog
 /// period, sockets it passed): a program lookout starts must not see them, or it could
@@ -30,6 +32,11 @@ pub const SERVICE_MANAGER_VARIABLES: [&str; 6] = [
     "LISTEN_PID",
     "LISTEN_FDNAMES",
 ];
+
+/// Set in the environment of every wake sink's program (and so of what it starts) to the
+/// daemon's data folder: a daemon that was killed leaves them behind, and its next start
+/// finds them by it ([`end_orphaned_sinks`]).
+pub const SINK_OWNER_VARIABLE: &str = "LOOKOUT_SINK_OF";
 
 /// Keep at most this much of a program's stderr for error messages.
 const STDERR_TAIL_BYTES: usize = 2048;
@@ -127,45 +134,43 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
             let _ = stdin.shutdown().await;
         }
     };
-    let mut stderr = child.stderr.take();
-    let drain = async move {
-        let mut captured = Vec::new();
-        if let Some(stderr) = stderr.as_mut() {
-            let _ = stderr.read_to_end(&mut captured).await;
-        }
-        captured
-    };
-    let mut stdout = child.stdout.take();
-    let max_stdout = request.max_stdout_bytes;
-    let collect = async move {
-        let mut kept = Vec::new();
-        if let Some(stdout) = stdout.as_mut() {
-            let mut chunk = vec![0u8; 8192];
-            // Keep reading past the limit so the program never blocks on a full pipe.
-            while let Ok(read) = stdout.read(&mut chunk).await {
-                if read == 0 {
-                    break;
-                }
-                let room = max_stdout.saturating_sub(kept.len());
-                kept.extend_from_slice(&chunk[..read.min(room)]);
-            }
-        }
-        kept
-    };
+    // The pipes are read by tasks of their own into shared buffers: a run is over when the
+    // program exits, not when its pipes close (a child it leaves in the background may hold
+    // them open for as long as it likes).
+    let stderr_kept = Arc::new(Mutex::new(Vec::new()));
+    let drain = tokio::spawn(read_into(
+        child.stderr.take(),
+        Arc::clone(&stderr_kept),
+        Keep::Tail(STDERR_TAIL_BYTES),
+    ));
+    let stdout_kept = Arc::new(Mutex::new(Vec::new()));
+    let collect = tokio::spawn(read_into(
+        child.stdout.take(),
+        Arc::clone(&stdout_kept),
+        Keep::Head(request.max_stdout_bytes),
+    ));
     let finished = tokio::time::timeout(request.timeout, async {
-        let ((), captured, output, status) = tokio::join!(feed, drain, collect, child.wait());
-        (captured, output, status)
+        let ((), status) = tokio::join!(feed, child.wait());
+        status
     })
     .await;
+    // What the program wrote before it exited is in the pipes already: a moment to take it.
+    for reader in [drain, collect] {
+        let abort = reader.abort_handle();
+        if tokio::time::timeout(PIPE_GRACE, reader).await.is_err() {
+            abort.abort();
+        }
+    }
+    let taken = |kept: &Mutex<Vec<u8>>| std::mem::take(&mut *lock(kept));
     match finished {
-        Ok((captured, output, status)) => {
+        Ok(status) => {
             // It finished: what it left running in the background is its own business.
             group.disarm();
             Ok(RunOutcome {
                 exit_code: status?.code(),
                 timed_out: false,
-                stderr_tail: tail(&captured),
-                stdout: output,
+                stderr_tail: tail(&taken(&stderr_kept)),
+                stdout: taken(&stdout_kept),
             })
         }
         Err(_) => {
@@ -177,6 +182,98 @@ async fn run_process(request: RunRequest) -> std::io::Result<RunOutcome> {
                 stderr_tail: String::new(),
                 stdout: Vec::new(),
             })
+        }
+    }
+}
+
+/// Ends what the wake sinks of an earlier run of the daemon owning `owner` (its data folder)
+/// left running when that daemon was killed: every process of this user whose environment
+/// carries `LOOKOUT_SINK_OF=<owner>`, with its process group. Returns how many were found.
+/// A sink's program is told its owner in the environment, so a process of another daemon, or
+/// any other program, is never touched.
+pub fn end_orphaned_sinks(owner: &str) -> usize {
+    let marker = format!("{SINK_OWNER_VARIABLE}={owner}").into_bytes();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let me = std::process::id();
+    let mut ended = 0;
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse::<u32>().ok())
+            .filter(|pid| *pid != me)
+        else {
+            continue;
+        };
+        // Another user's process cannot be read: it is not ours anyway.
+        let Ok(environment) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if !environment
+            .split(|byte| *byte == 0)
+            .any(|variable| variable == marker)
+        {
+            continue;
+        }
+        let Some(pid) = Pid::from_raw(pid as i32) else {
+            continue;
+        };
+        let group = rustix::process::getpgid(Some(pid)).ok();
+        let own_group = rustix::process::getpgid(None).ok();
+        match group.filter(|group| Some(*group) != own_group) {
+            Some(group) => {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            }
+            None => {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+        ended += 1;
+    }
+    ended
+}
+
+/// How long the pipes of a program that exited are still read: what it wrote before it
+/// exited is waiting there; a child holding them open afterwards is not waited for.
+const PIPE_GRACE: Duration = Duration::from_millis(100);
+
+/// Which part of a pipe's output to keep.
+#[derive(Clone, Copy)]
+enum Keep {
+    /// The first bytes (stdout, read as the program's answer).
+    Head(usize),
+    /// The last bytes (stderr, for an error message).
+    Tail(usize),
+}
+
+/// Reads `pipe` to its end into `kept`, keeping what `keep` says but reading on, so the
+/// program never blocks on a full pipe.
+async fn read_into(
+    pipe: Option<impl tokio::io::AsyncRead + Unpin>,
+    kept: Arc<Mutex<Vec<u8>>>,
+    keep: Keep,
+) {
+    let Some(mut pipe) = pipe else {
+        return;
+    };
+    let mut chunk = vec![0u8; 8192];
+    while let Ok(read) = pipe.read(&mut chunk).await {
+        if read == 0 {
+            break;
+        }
+        let mut kept = lock(&kept);
+        match keep {
+            Keep::Head(max) => {
+                let room = max.saturating_sub(kept.len());
+                kept.extend_from_slice(&chunk[..read.min(room)]);
+            }
+            Keep::Tail(max) => {
+                kept.extend_from_slice(&chunk[..read]);
+                let excess = kept.len().saturating_sub(max);
+                kept.drain(..excess);
+            }
         }
     }
 }
@@ -293,6 +390,40 @@ mod tests {
         assert!(
             !late.exists(),
             "the child outlived the timeout and delivered"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_run_ends_when_the_program_exits_even_if_a_child_holds_its_pipes() {
+        // The program backgrounds work that keeps stdout and stderr open for 30 s, writes its
+        // answer and exits 0: the run is over at its exit, with what it wrote.
+        let script = "sleep 30 & echo done; echo 'a warning' >&2; exit 0";
+        let mut run = request("sh", &["-c", script], "");
+        run.max_stdout_bytes = 100;
+        run.timeout = Duration::from_secs(20);
+        let outcome = ProcessSpawner.run(run).await.unwrap();
+        assert!(
+            !outcome.timed_out,
+            "held to the timeout by the child's pipes"
+        );
+        assert!(outcome.succeeded(), "{outcome:?}");
+        assert_eq!(outcome.stdout, b"done\n");
+        assert_eq!(outcome.stderr_tail, "a warning\n");
+    }
+
+    #[tokio::test]
+    async fn only_the_end_of_a_long_stderr_is_kept() {
+        let script = "head -c 100000 /dev/zero | tr '\\0' 'x' >&2; echo END >&2; exit 3";
+        let outcome = ProcessSpawner
+            .run(request("sh", &["-c", script], ""))
+            .await
+            .unwrap();
+        assert_eq!(outcome.exit_code, Some(3));
+        assert_eq!(outcome.stderr_tail.len(), STDERR_TAIL_BYTES);
+        assert!(
+            outcome.stderr_tail.ends_with("xEND\n"),
+            "{}",
+            outcome.stderr_tail
         );
     }
 

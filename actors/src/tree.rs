@@ -115,8 +115,20 @@ impl Tree {
             settings,
             ledger,
         };
+        // The data folder owns the sinks' programs: what a killed daemon left of them ends now.
+        let owner = args.store.path().parent().map_or_else(
+            || args.store.path().display().to_string(),
+            |folder| folder.display().to_string(),
+        );
+        let orphans = crate::process::end_orphaned_sinks(&owner);
+        if orphans > 0 {
+            tracing::warn!(
+                orphans,
+                "ended wake sink programs that a daemon killed before this start left running"
+            );
+        }
         let wake = WakeSettings {
-            sinks: build_sinks(args.wake.sinks, &args.spawner)?,
+            sinks: build_sinks(args.wake.sinks, &args.spawner, &owner)?,
             max_attempts: args.wake.max_delivery_attempts.max(1),
             in_flight: Default::default(),
         };

@@ -646,3 +646,95 @@ async fn lookout_events_follows_one_task() {
         "printed another event: {more} (second task {second})"
     );
 }
+
+/// A command sink that leaves work running in the background, holding its stdout and stderr,
+/// and exits 0 has delivered: once, recorded as delivered, not retried until it gives up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_sink_that_backgrounds_work_delivers_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = crate::support::write_script(
+        dir.path(),
+        "sink.sh",
+        r#"here="$(dirname "$0")"
+echo run >> "$here/runs.log"
+sleep 30 &
+exit 0
+"#,
+    );
+    let config = format!(
+        "{QUICK_STUCK}[[wake.sinks]]\nkind = \"command\"\nprogram = {:?}\ntimeout_s = 3\n",
+        program.display().to_string()
+    );
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    ok(&mut client, "task_register", deploy_task()).await;
+    wait_until("the stuck alert is delivered", PATIENCE, async || {
+        let status = status(&mut client).await;
+        status["stuck"]["alerts"] == 1 && status["wake"]["pending"] == 0
+    })
+    .await;
+    let status = status(&mut client).await;
+    assert_eq!(status["wake"]["dead"], 0, "{status}");
+    assert_eq!(status["wake"]["failed_attempts_since_start"], 0, "{status}");
+    let runs = std::fs::read_to_string(dir.path().join("runs.log")).unwrap();
+    assert_eq!(runs.lines().count(), 1, "delivered once: {runs}");
+}
+
+/// A daemon killed while a command sink runs leaves the sink's program behind; the next
+/// start ends it (it carries the data folder it belongs to), and nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_daemon_s_sink_programs_are_ended_by_its_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = crate::support::write_script(
+        dir.path(),
+        "sink.sh",
+        r#"here="$(dirname "$0")"
+sleep 300 &
+echo $! > "$here/child.pid"
+echo $$ > "$here/sink.pid"
+wait
+"#,
+    );
+    let config = format!(
+        "{QUICK_STUCK}[[wake.sinks]]\nkind = \"command\"\nprogram = {:?}\ntimeout_s = 600\n",
+        program.display().to_string()
+    );
+    // A bystander with no marker: it must survive the sweep.
+    let mut bystander = std::process::Command::new("sleep")
+        .arg("300")
+        .spawn()
+        .unwrap();
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    ok(&mut client, "task_register", deploy_task()).await;
+    let pid_of = |name: &str| {
+        std::fs::read_to_string(dir.path().join(name))
+            .ok()
+            .and_then(|text| text.trim().parse::<u32>().ok())
+    };
+    wait_until("the sink runs", PATIENCE, async || {
+        pid_of("sink.pid").is_some() && pid_of("child.pid").is_some()
+    })
+    .await;
+    drop(client);
+    daemon.kill();
+    let alive = |pid: u32| std::path::Path::new(&format!("/proc/{pid}")).exists();
+    let (sink, child) = (pid_of("sink.pid").unwrap(), pid_of("child.pid").unwrap());
+    assert!(
+        alive(sink) && alive(child),
+        "SIGKILL leaves the sink running"
+    );
+
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    wait_until("the orphans are ended", PATIENCE, async || {
+        !alive(sink) && !alive(child)
+    })
+    .await;
+    assert!(daemon.log_text().contains("ended wake sink programs"));
+    assert!(
+        bystander.try_wait().unwrap().is_none(),
+        "a bystander is left alone"
+    );
+    bystander.kill().unwrap();
+    let _ = bystander.wait();
+}

@@ -22,7 +22,7 @@ use crate::clock::BoxFuture;
 use crate::error::CallError;
 use crate::http;
 use crate::locks::lock;
-use crate::process::{RunRequest, Spawner};
+use crate::process::{RunRequest, SINK_OWNER_VARIABLE, Spawner};
 use crate::wake::event::WakeEvent;
 
 /// Longest `{text}` put on a command line. Linux refuses a single argument over 128 KiB;
@@ -98,10 +98,12 @@ pub enum SinkSpec {
     Custom(Arc<dyn Sink>),
 }
 
-/// Builds the configured sinks. Names must be unique.
+/// Builds the configured sinks. Names must be unique. `owner` (the daemon's data folder)
+/// marks the programs of command sinks, so a next start ends what a killed daemon left.
 pub fn build_sinks(
     specs: Vec<SinkSpec>,
     spawner: &Arc<dyn Spawner>,
+    owner: &str,
 ) -> Result<Vec<Arc<dyn Sink>>, CallError> {
     let mut names = BTreeSet::new();
     let mut sinks: Vec<Arc<dyn Sink>> = Vec::with_capacity(specs.len());
@@ -119,6 +121,7 @@ pub fn build_sinks(
                 timeout,
                 spawner: spawner.clone(),
                 session_key_flag: false,
+                owner: owner.to_owned(),
             }),
             SinkSpec::OpenClawCli {
                 name,
@@ -133,6 +136,7 @@ pub fn build_sinks(
                 timeout,
                 spawner: spawner.clone(),
                 session_key_flag: true,
+                owner: owner.to_owned(),
             }),
             SinkSpec::Webhook {
                 name,
@@ -181,6 +185,8 @@ struct CommandSink {
     spawner: Arc<dyn Spawner>,
     /// The OpenClaw preset: append `--session-key <key>` when the event has one.
     session_key_flag: bool,
+    /// The daemon's data folder, set as [`SINK_OWNER_VARIABLE`] for the program.
+    owner: String,
 }
 
 impl CommandSink {
@@ -211,7 +217,7 @@ impl Sink for CommandSink {
             stdin: format!("{}\n", event.to_json()).into_bytes(),
             timeout: self.timeout,
             max_stdout_bytes: 0,
-            env: Vec::new(),
+            env: vec![(SINK_OWNER_VARIABLE.to_owned(), self.owner.clone())],
         };
         let spawner = self.spawner.clone();
         let program = self.program.clone();
@@ -515,7 +521,7 @@ mod tests {
             program: "openclaw".into(),
             timeout: Duration::from_secs(10),
         };
-        let sinks = build_sinks(vec![spec], &spawner).unwrap();
+        let sinks = build_sinks(vec![spec], &spawner, "/data").unwrap();
         let debug = format!("{:?}", sinks[0]);
         assert!(debug.contains("session_key_flag: true"), "{debug}");
         let sink = CommandSink {
@@ -527,6 +533,7 @@ mod tests {
             timeout: Duration::from_secs(10),
             spawner,
             session_key_flag: true,
+            owner: "/data".into(),
         };
         let mut with_key = event("Task appears stuck");
         assert_eq!(
@@ -554,7 +561,7 @@ mod tests {
             SinkSpec::Custom(RecordingSink::new("a")),
         ];
         assert!(
-            build_sinks(twice, &spawner)
+            build_sinks(twice, &spawner, "/data")
                 .unwrap_err()
                 .message
                 .contains("two wake sinks are named 'a'")
@@ -568,7 +575,7 @@ mod tests {
             send_session_key: false,
         };
         assert!(
-            build_sinks(vec![bad_url], &spawner)
+            build_sinks(vec![bad_url], &spawner, "/data")
                 .unwrap_err()
                 .message
                 .contains("invalid url")
