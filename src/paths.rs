@@ -11,8 +11,15 @@ use crate::config::Config;
 pub const DATA_FILE_NAME: &str = "lookout.redb";
 pub const SOCKET_FILE_NAME: &str = "lookout.sock";
 
+/// A folder the environment names, if it names one by an absolute path: as the XDG base
+/// directory specification says, a relative one (`XDG_RUNTIME_DIR=run`, which would put the
+/// socket wherever the daemon happens to start) is ignored, as if unset.
 fn env_path(name: &str) -> Option<PathBuf> {
-    crate::environment::var_os(name).map(PathBuf::from)
+    absolute(crate::environment::var_os(name).map(PathBuf::from))
+}
+
+fn absolute(path: Option<PathBuf>) -> Option<PathBuf> {
+    path.filter(|path| path.is_absolute())
 }
 
 fn home() -> Option<PathBuf> {
@@ -81,4 +88,19 @@ pub fn default_config_file() -> Option<PathBuf> {
 /// `~/.config`).
 pub fn systemd_user_unit_dir() -> Option<PathBuf> {
     config_home().map(|folder| folder.join("systemd").join("user"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_folders_from_the_environment_are_ignored() {
+        assert_eq!(absolute(Some("run/user".into())), None);
+        assert_eq!(absolute(Some("".into())), None);
+        assert_eq!(
+            absolute(Some("/run/user/1000".into())),
+            Some(PathBuf::from("/run/user/1000"))
+        );
+    }
 }

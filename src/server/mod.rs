@@ -15,6 +15,7 @@ mod bind;
 mod budget;
 mod framing;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -352,9 +353,48 @@ async fn write_lines(
     let _ = writer.shutdown().await;
 }
 
+/// How often a refused user is named in the log: once, then a count at the end of each
+/// minute it kept trying (a user who hammers the socket does not fill the log).
+const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(60);
+
+/// The users refused in the current minute, and how many refusals were not logged.
+fn refusals() -> &'static std::sync::Mutex<HashMap<Option<u32>, u64>> {
+    static REFUSALS: std::sync::OnceLock<std::sync::Mutex<HashMap<Option<u32>, u64>>> =
+        std::sync::OnceLock::new();
+    REFUSALS.get_or_init(Default::default)
+}
+
+/// Logs a refusal of `peer_uid`: the first in a minute at once, the rest as a count when
+/// the minute is over.
+fn log_refusal(peer_uid: Option<u32>, who: &str) {
+    let mut refused = refusals().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(unlogged) = refused.get_mut(&peer_uid) {
+        *unlogged += 1;
+        return;
+    }
+    refused.insert(peer_uid, 0);
+    tracing::warn!(peer = %who, "refused a connection from another user");
+    let who = who.to_owned();
+    tokio::spawn(async move {
+        tokio::time::sleep(REFUSAL_LOG_PERIOD).await;
+        let unlogged = refusals()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&peer_uid)
+            .unwrap_or(0);
+        if unlogged > 0 {
+            tracing::warn!(
+                peer = %who,
+                unlogged,
+                "refused more connections from another user in the last minute"
+            );
+        }
+    });
+}
+
 async fn refuse_foreign_peer(mut stream: UnixStream, peer_uid: Option<u32>, owner_uid: u32) {
     let who = peer_uid.map_or("an unknown user".to_owned(), |uid| format!("uid {uid}"));
-    tracing::warn!(peer = %who, "refused a connection from another user");
+    log_refusal(peer_uid, &who);
     let error = RpcError::new(
         codes::INVALID_REQUEST,
         format!("connection refused: this daemon serves uid {owner_uid}, not {who}"),

@@ -25,8 +25,9 @@ pub(crate) fn private_folder(folder: &Path) -> Result<Option<String>, StorageErr
     tighten(folder, 0o700).map_err(failed)
 }
 
-/// Sets `path`'s permission bits to `mode` when others may do more than that allows and the
-/// path is this user's (another user's folder is theirs to set). Says what it changed.
+/// Takes from `path`'s permission bits what `mode` does not allow, when the path is this
+/// user's (another user's folder is theirs to set); never adds a bit (a folder the user made
+/// read-only stays so). Says what it changed.
 pub(crate) fn tighten(path: &Path, mode: u32) -> std::io::Result<Option<String>> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let meta = std::fs::metadata(path)?;
@@ -35,9 +36,40 @@ pub(crate) fn tighten(path: &Path, mode: u32) -> std::io::Result<Option<String>>
     if current & !mode == 0 || own_uid != Some(meta.uid()) {
         return Ok(None);
     }
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+    let tightened = current & mode;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(tightened))?;
     Ok(Some(format!(
-        "{} was readable by other users ({current:o}); it is now {mode:o}",
+        "{} was open to other users ({current:o}); it is now {tightened:o}",
         path.display()
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn mode_of(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn tightening_takes_bits_away_and_never_adds_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("data");
+        for (found, left) in [
+            (0o755, 0o700),
+            (0o555, 0o500),
+            (0o700, 0o700),
+            (0o500, 0o500),
+        ] {
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(found)).unwrap();
+            let said = tighten(&folder, 0o700).unwrap();
+            assert_eq!(mode_of(&folder), left, "{found:o}");
+            assert_eq!(said.is_some(), found != left, "{found:o}: {said:?}");
+            std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+        }
+    }
 }
