@@ -313,10 +313,17 @@ async fn the_index_survives_a_kill_and_is_rebuilt_when_deleted() {
     let index = dir.path().join("data").join("recall.sqlite");
     assert!(index.exists());
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(
-        std::fs::metadata(&index).unwrap().permissions().mode() & 0o777,
-        0o600
-    );
+    for file in ["recall.sqlite", "recall.sqlite-wal", "recall.sqlite-shm"] {
+        let file = dir.path().join("data").join(file);
+        if file.exists() {
+            assert_eq!(
+                std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+                0o600,
+                "{}",
+                file.display()
+            );
+        }
+    }
     daemon.kill();
 
     let daemon = DaemonProcess::start(dir.path());
@@ -328,6 +335,23 @@ async fn the_index_survives_a_kill_and_is_rebuilt_when_deleted() {
     }
     let daemon = DaemonProcess::start(dir.path());
     assert_eq!(recall_ids(&daemon.socket, "billing").await, [id.as_str()]);
+    daemon.terminate();
+
+    // A damaged index (garbage where SQLite's header should be) is set aside, kept, and
+    // rebuilt at the next start.
+    for file in ["recall.sqlite-wal", "recall.sqlite-shm"] {
+        let _ = std::fs::remove_file(dir.path().join("data").join(file));
+    }
+    std::fs::write(&index, vec![0x5a; 8192]).unwrap();
+    let daemon = DaemonProcess::start(dir.path());
+    assert_eq!(recall_ids(&daemon.socket, "billing").await, [id.as_str()]);
+    assert!(daemon.log_text().contains("was set aside as"));
+    let aside = dir.path().join("data").join("recall.sqlite.damaged");
+    assert_eq!(
+        std::fs::read(&aside).unwrap(),
+        vec![0x5a; 8192],
+        "kept as it was"
+    );
     daemon.terminate();
 }
 

@@ -200,16 +200,63 @@ async fn forget(state: &RecallState, filter: Forget) -> Result<u64, CallError> {
     Ok(documents)
 }
 
-/// Opens the index with the same privacy as the database: only its user reads it.
+/// Opens the index with the same privacy as the database: only its user reads it (the
+/// file is made 0600 before SQLite creates its `-wal` and `-shm` beside it, which take the
+/// file's mode, and all three are tightened when found looser). An index that does not open
+/// (a damaged file, not an SQLite database) is set aside, renamed and never deleted, and a
+/// new one takes its place: the catch-up that follows rebuilds it from the task database.
 fn open_private(path: &std::path::Path) -> Result<RecallStore, RecallError> {
-    let store = RecallStore::open(path)?;
-    for file in [path.to_owned(), path.with_extension("sqlite-wal")] {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path);
+    let store = match RecallStore::open(path) {
+        Ok(store) => store,
+        Err(error) => {
+            let aside = set_aside(path);
+            tracing::warn!(
+                "the recall index {} does not open ({error}); it was set aside as {} and is \
+                 rebuilt from the task database",
+                path.display(),
+                aside.display()
+            );
+            RecallStore::open(path)?
+        }
+    };
+    for file in [
+        path.to_owned(),
+        path.with_extension("sqlite-wal"),
+        path.with_extension("sqlite-shm"),
+    ] {
         if file.exists() {
-            use std::os::unix::fs::PermissionsExt;
             let _ = std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600));
         }
     }
     Ok(store)
+}
+
+/// Renames a damaged index (and its `-wal` and `-shm`) to `….damaged`, or `.damaged-2`…,
+/// a name nothing has; returns the new name of the index.
+fn set_aside(path: &std::path::Path) -> std::path::PathBuf {
+    let named = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        std::path::PathBuf::from(name)
+    };
+    let suffix = std::iter::once(".damaged".to_owned())
+        .chain((2..).map(|n| format!(".damaged-{n}")))
+        .find(|suffix| std::fs::symlink_metadata(named(suffix)).is_err())
+        .expect("some number is free");
+    for companion in ["", "-wal", "-shm"] {
+        let from = named(companion);
+        if std::fs::symlink_metadata(&from).is_ok() {
+            let _ = std::fs::rename(&from, named(&format!("{companion}{suffix}")));
+        }
+    }
+    named(&suffix)
 }
 
 fn index_of(state: &RecallState) -> Result<Arc<Mutex<RecallStore>>, CallError> {
