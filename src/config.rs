@@ -98,6 +98,9 @@ impl RecallConfig {
 pub struct WaitConfig {
     /// Capture or judge failures in a row that end a wait in `error` (and wake the agent).
     pub max_consecutive_failures: u32,
+    /// Waits watching at once, at most (50–120 KiB each); one more, or a revived one, is
+    /// refused, saying so.
+    pub max_live_waits: usize,
     // -- the pixel gate of window: and screen targets --
     /// Seconds after which a window or screen is judged again although nothing on it changed.
     pub floor_s: u64,
@@ -116,6 +119,7 @@ impl Default for WaitConfig {
     fn default() -> Self {
         Self {
             max_consecutive_failures: actors::tree::DEFAULT_MAX_CONSECUTIVE_FAILURES,
+            max_live_waits: actors::tree::DEFAULT_MAX_LIVE_WAITS,
             floor_s: actors::tree::DEFAULT_PIXEL_FLOOR.as_secs(),
             window_gone_grace_s: actors::tree::DEFAULT_WINDOW_GONE_GRACE.as_secs(),
             settle_probe_ms: actors::tree::DEFAULT_SETTLE_PROBE.as_millis() as u64,
@@ -771,6 +775,10 @@ impl Config {
         anyhow::ensure!(
             self.wait.max_consecutive_failures >= 1,
             "[wait] max_consecutive_failures must be at least 1"
+        );
+        anyhow::ensure!(
+            self.wait.max_live_waits >= 1,
+            "[wait] max_live_waits must be at least 1"
         );
         let vision = &self.vision;
         anyhow::ensure!(

@@ -180,6 +180,7 @@ impl Daemon {
         tree_args.tasks.stuck = stuck_policy(&config.stuck);
         tree_args.wake.max_delivery_attempts = config.wake.max_attempts;
         tree_args.waits.max_consecutive_failures = config.wait.max_consecutive_failures;
+        tree_args.waits.max_live = config.wait.max_live_waits;
         tree_args.waits.x11_display = config.x11.resolved_display();
         tree_args.waits.wayland = config.wayland.resolved(&paths::data_folder(config));
         let pixels = pixel_session(

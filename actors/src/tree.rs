@@ -58,9 +58,10 @@ const SETTLE_POLL: Duration = Duration::from_millis(2);
 pub const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub use args::{
-    DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_PIXEL_FLOOR, DEFAULT_RECALL_RETENTION,
-    DEFAULT_SETTLE_PROBE, DEFAULT_TASK_UNLOAD_AFTER, DEFAULT_WINDOW_GONE_GRACE, FRAMES_DIR,
-    RECALL_FILE, RecallArgs, TaskArgs, TreeArgs, WaitArgs, WakeArgs,
+    DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_LIVE_WAITS, DEFAULT_PIXEL_FLOOR,
+    DEFAULT_RECALL_RETENTION, DEFAULT_SETTLE_PROBE, DEFAULT_TASK_UNLOAD_AFTER,
+    DEFAULT_WINDOW_GONE_GRACE, FRAMES_DIR, RECALL_FILE, RecallArgs, TaskArgs, TreeArgs, WaitArgs,
+    WakeArgs,
 };
 
 /// Everything `daemon.status` reports from inside the tree.
@@ -148,6 +149,7 @@ impl Tree {
             text_model,
             pixel_model,
             max_consecutive_failures: args.waits.max_consecutive_failures.max(1),
+            max_live: args.waits.max_live.max(1),
             window_gone_grace: args.waits.window_gone_grace,
             settle_probe: args.waits.settle_probe,
         });

@@ -1155,3 +1155,56 @@ async fn a_window_that_keeps_moving_costs_at_most_three_probes_per_poll() {
     assert_eq!(captures().await, 2 + 1 + 3, "the poll and its three probes");
     assert_eq!(model.calls(), 1, "a moving window is not judged");
 }
+
+/// At most `max_live` waits watch at once: one more is refused (a conflict saying what to do),
+/// and so is reviving an ended one; a wait that ends makes room again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_waits_are_capped_with_a_refusal_that_says_what_to_do() {
+    let sources = Arc::new(ScriptedSources::default());
+    let factory = sources.clone();
+    let fixture = Fixture::start(move |args| {
+        args.waits.sources = Some(factory);
+        args.waits.max_live = 2;
+    })
+    .await;
+    let tree = &fixture.tree;
+    let pane = sources.target("tmux:a", Content::text("a"));
+    let first = tree
+        .smart_wait(wait_for("tmux:a", "when 'x' shows", 600, None))
+        .await
+        .unwrap();
+    tree.smart_wait(wait_for("tmux:a", "when 'y' shows", 600, None))
+        .await
+        .unwrap();
+    let refused = tree
+        .smart_wait(wait_for("tmux:a", "when 'z' shows", 600, None))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Conflict);
+    assert!(
+        refused.message.contains("2 waits are watching"),
+        "{}",
+        refused.message
+    );
+    assert!(refused.hint.contains("max_live_waits"), "{}", refused.hint);
+    // The first one resolves: room for one more.
+    pane.show(Content::text("a\nx"));
+    fixture.advance(POLL).await;
+    super::eventually("the resolved wait's actor retired", async || {
+        tree.status().await.unwrap().waits.live_waits == 1
+    })
+    .await;
+    tree.smart_wait(wait_for("tmux:a", "when 'z' shows", 600, None))
+        .await
+        .unwrap();
+    // Full again: reviving the resolved one is refused too (it would watch).
+    let revived = tree
+        .wait_update(first.record.id.clone(), WaitUpdate::default())
+        .await
+        .unwrap_err();
+    assert!(
+        revived.message.contains("2 waits are watching"),
+        "{}",
+        revived.message
+    );
+}

@@ -32,6 +32,10 @@ pub const FRAMES_DIR: &str = "recall-frames";
 pub const DEFAULT_RECALL_RETENTION: Duration = Duration::from_secs(90 * 24 * 3600);
 /// Capture or judge failures in a row that end a wait in `error`.
 pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: u32 = 5;
+/// Waits watching at once, at most: each holds an actor, a watcher and its captures (46–121
+/// KiB for a `file:` wait, by the size of its log; BENCHMARKS.md "Idle smart waits"), so a
+/// full daemon keeps under about 120 MiB for them.
+pub const DEFAULT_MAX_LIVE_WAITS: usize = 1000;
 /// The pixel gate's floor: a still window is judged again after this long.
 pub const DEFAULT_PIXEL_FLOOR: Duration = Duration::from_secs(120);
 /// How long a watched window may stay closed before its wait ends in `error`.
@@ -78,6 +82,8 @@ pub struct WaitArgs {
     pub pixel_judge: Option<Arc<dyn Judge>>,
     /// Capture or judge failures in a row that end a wait in `error`.
     pub max_consecutive_failures: u32,
+    /// Waits watching at once, at most: a new one (or one revived) past it is refused.
+    pub max_live: usize,
     /// The X display of `window:` and `screen` waits (`None`: such waits fail, saying how
     /// to set one).
     pub x11_display: Option<String>,
@@ -139,6 +145,7 @@ impl TreeArgs {
                 text_model: None,
                 pixel_judge: None,
                 max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
+                max_live: DEFAULT_MAX_LIVE_WAITS,
                 x11_display: None,
                 wayland: None,
                 pixel_floor: DEFAULT_PIXEL_FLOOR,

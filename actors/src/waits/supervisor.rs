@@ -127,6 +127,10 @@ impl Actor for WaitsSupervisor {
         state.directory.faults().check(ActorKind::Waits);
         match msg {
             WaitsMsg::Create(new, reply) => {
+                if let Err(error) = room_for_one_more(state) {
+                    let _ = reply.send(Err(error));
+                    return Ok(());
+                }
                 let sequence = state.next_sequence;
                 state.next_sequence += 1;
                 let id = WaitId::from_sequence(storage::model::seeded(sequence, state.id_seed));
@@ -232,11 +236,27 @@ impl Actor for WaitsSupervisor {
 
 /// Routes a request to the wait's actor. A wait with no actor has ended (or never was):
 /// `Update` starts one to revive it; `Cancel` and `Status` are answered from storage.
+/// Whether one more wait may watch: at most `[wait] max_live_waits` do at once.
+fn room_for_one_more(state: &WaitsState) -> Result<(), CallError> {
+    let max = state.settings.max_live;
+    if state.children.len() < max {
+        return Ok(());
+    }
+    Err(CallError::conflict(
+        format!("{max} waits are watching already, as many as this daemon keeps at once"),
+        "cancel waits you no longer need (wait_status with no wait_id lists them; wait_cancel \
+         ends one), or raise [wait] max_live_waits in the config",
+    ))
+}
+
 async fn deliver(myself: &ActorRef<WaitsMsg>, state: &mut WaitsState, id: WaitId, msg: WaitMsg) {
     let Route::Spawn(msg) = state.children.route(&id, msg) else {
         return;
     };
     match msg {
+        WaitMsg::Update(_, reply) if let Err(error) = room_for_one_more(state) => {
+            let _ = reply.send(Err(error));
+        }
         WaitMsg::Update(update, reply) => match spawn_child(myself, state, id).await {
             Ok(child) => {
                 let _ = child.cast(WaitMsg::Revive(update, reply));

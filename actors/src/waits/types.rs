@@ -26,6 +26,8 @@ pub struct WaitSettings {
     pub pixel_model: Option<Arc<dyn Judge>>,
     /// Capture or judge failures in a row that end a wait in `error`.
     pub max_consecutive_failures: u32,
+    /// Waits watching at once, at most.
+    pub max_live: usize,
     /// How long a watched window may stay closed before the wait ends in `error`.
     pub window_gone_grace: Duration,
     /// How soon a window or screen seen changing is captured again to see it settle

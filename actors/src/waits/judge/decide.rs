@@ -256,7 +256,7 @@ fn local_test(test: &Test, judges: Judges, observed: &Observed<'_>, settled: boo
                 .map(|exit| format!("{exit}; last line: {}", last_line(observed.text)))
                 .into()
         }
-        Test::Prompt => prompt_line(fresh)
+        Test::Prompt => prompt_back(observed)
             .map(|line| format!("the prompt is back: {}", shorten(line)))
             .into(),
         Test::Quiet(duration) => (observed.quiet_for >= *duration)
@@ -344,7 +344,7 @@ fn ends(outcome: Outcome, judges: Judges, observed: &Observed<'_>, settled: bool
         };
     }
     if judges.has_prompt
-        && let Some(prompt) = prompt_line(fresh)
+        && let Some(prompt) = prompt_back(observed)
     {
         let back = format!("the prompt is back: {}", shorten(prompt));
         return if outcome == Outcome::Any {
@@ -354,6 +354,19 @@ fn ends(outcome: Outcome, judges: Judges, observed: &Observed<'_>, settled: bool
         };
     }
     Local::NotYet
+}
+
+/// The prompt on the last line of the new output, when it came back after something: a
+/// shell that only just started prints its first prompt after the wait began, and that is
+/// no command ending.
+fn prompt_back<'a>(observed: &Observed<'a>) -> Option<&'a str> {
+    let prompt = prompt_line(observed.fresh)?;
+    let lines_on_screen = observed
+        .text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .count();
+    (lines_on_screen >= 2).then_some(prompt)
 }
 
 /// Whether `text` contains `phrase` (both lowercase) at word edges: a phrase that begins
