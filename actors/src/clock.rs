@@ -51,6 +51,20 @@ pub trait Clock: Debug + Send + Sync + 'static {
     fn moves_by_itself(&self) -> bool {
         true
     }
+
+    /// The machine's boot and its steady clock now, which a wall clock set forward or back
+    /// does not move: what a stored deadline is anchored to, so a daemon restarted in the
+    /// same boot keeps the time a wait had left. `None` for a clock with no boot (a test's).
+    fn boot_now(&self) -> Option<BootNow> {
+        None
+    }
+}
+
+/// A boot, and its steady clock (`CLOCK_BOOTTIME`) now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BootNow {
+    pub boot_id: String,
+    pub steady_ms: u64,
 }
 
 /// Where the system clock reads its two times, in milliseconds: the wall clock (since the
@@ -91,6 +105,8 @@ pub struct SystemClock {
     sources: TimeSources,
     start_wall_ms: u64,
     start_steady_ms: u64,
+    /// The kernel's id of this boot; `None` where it cannot be read.
+    boot_id: Option<String>,
 }
 
 impl SystemClock {
@@ -99,10 +115,15 @@ impl SystemClock {
     }
 
     pub fn with_sources(sources: TimeSources) -> Self {
+        let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+            .ok()
+            .map(|id| id.trim().to_owned())
+            .filter(|id| !id.is_empty());
         Self {
             start_wall_ms: (sources.wall_ms)(),
             start_steady_ms: (sources.steady_ms)(),
             sources,
+            boot_id,
         }
     }
 }
@@ -117,6 +138,13 @@ impl Clock for SystemClock {
     fn now(&self) -> Timestamp {
         let elapsed = (self.sources.steady_ms)().saturating_sub(self.start_steady_ms);
         Timestamp::from_millis(self.start_wall_ms.saturating_add(elapsed))
+    }
+
+    fn boot_now(&self) -> Option<BootNow> {
+        Some(BootNow {
+            boot_id: self.boot_id.clone()?,
+            steady_ms: (self.sources.steady_ms)(),
+        })
     }
 
     fn wall_offset_ms(&self) -> i64 {

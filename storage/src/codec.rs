@@ -8,7 +8,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::legacy::{TaskRecordV1, TaskRecordV2, WaitRecordV1};
+use crate::legacy::{TaskRecordV1, TaskRecordV2, WaitRecordV1, WaitRecordV2};
 use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, StuckInfo, TaskRecord, WaitRecord,
 };
@@ -117,19 +117,23 @@ impl Versioned for TaskRecord {
     }
 }
 
-/// Wait records: V1 (schema versions 3 and 4) decodes into the current V2.
+/// Wait records: V1 (schema versions 3 and 4) and V2 (before the boot-relative deadline)
+/// decode into the current V3.
 #[derive(Deserialize)]
 pub enum WaitEnvelope {
     V1(WaitRecordV1),
-    V2(WaitRecord),
+    V2(WaitRecordV2),
+    V3(WaitRecord),
 }
 
 /// Encodes the current format only (see [`TaskEnvelopeRef`]).
 #[derive(Serialize)]
 enum WaitEnvelopeRef<'a> {
     #[allow(dead_code)]
-    Retired,
-    V2(&'a WaitRecord),
+    RetiredV1,
+    #[allow(dead_code)]
+    RetiredV2,
+    V3(&'a WaitRecord),
 }
 
 impl Versioned for WaitRecord {
@@ -137,14 +141,15 @@ impl Versioned for WaitRecord {
     const KIND: &'static str = "wait";
 
     fn encode(&self) -> Vec<u8> {
-        postcard::to_stdvec(&WaitEnvelopeRef::V2(self))
+        postcard::to_stdvec(&WaitEnvelopeRef::V3(self))
             .expect("postcard encodes plain records into a Vec without error")
     }
 
     fn from_envelope(envelope: WaitEnvelope) -> Self {
         match envelope {
             WaitEnvelope::V1(old) => old.into(),
-            WaitEnvelope::V2(record) => record,
+            WaitEnvelope::V2(old) => old.into(),
+            WaitEnvelope::V3(record) => record,
         }
     }
 }
@@ -181,5 +186,47 @@ mod tests {
     fn garbage_is_an_error_not_a_panic() {
         assert!(TaskRecord::decode(&[7, 1, 2, 3]).is_err());
         assert!(TaskRecord::decode(&[]).is_err());
+    }
+
+    fn a_wait(deadline_boot: Option<crate::model::BootDeadline>) -> WaitRecord {
+        use crate::model::{WaitCounters, WaitId, WaitState};
+        WaitRecord {
+            id: WaitId::from_sequence(1),
+            target: "file:/tmp/build.log".into(),
+            condition: "'DONE'".into(),
+            task_id: None,
+            session_key: None,
+            state: WaitState::Watching,
+            created_at: Timestamp::from_secs(1_771_004_000),
+            started_at: Timestamp::from_secs(1_771_004_000),
+            deadline: Timestamp::from_secs(1_771_004_300),
+            timeout_s: 300,
+            poll_interval_ms: 2_000,
+            last_observation: None,
+            ended_at: None,
+            counters: WaitCounters::default(),
+            history: Vec::new(),
+            match_existing: false,
+            baseline: None,
+            deadline_boot,
+        }
+    }
+
+    #[test]
+    fn wait_records_are_written_as_v3_and_v2_ones_still_read() {
+        let anchored = a_wait(Some(crate::model::BootDeadline {
+            boot_id: "b07-1d".into(),
+            at_ms: 123_456,
+        }));
+        let bytes = anchored.encode();
+        assert_eq!(bytes[0], 2, "V3 is variant index 2");
+        assert_eq!(WaitRecord::decode(&bytes).unwrap(), anchored);
+        // A V2 record is the V3 one without its last field (an absent anchor, one 0 byte).
+        let plain = a_wait(None);
+        let v3 = plain.encode();
+        assert_eq!(v3.last(), Some(&0));
+        let mut v2 = vec![1];
+        v2.extend_from_slice(&v3[1..v3.len() - 1]);
+        assert_eq!(WaitRecord::decode(&v2).unwrap(), plain);
     }
 }

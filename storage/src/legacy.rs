@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 
 use crate::model::{
-    Status, TaskId, TaskRecord, Timestamp, WaitCounters, WaitHistoryEntry, WaitId, WaitRecord,
-    WaitState,
+    Status, TaskId, TaskRecord, TextBaseline, Timestamp, WaitCounters, WaitHistoryEntry, WaitId,
+    WaitRecord, WaitState,
 };
 
 /// `TaskRecord` as schema version 1 wrote it (before the typed stuck threshold).
@@ -154,6 +154,54 @@ impl From<WaitRecordV1> for WaitRecord {
             history: old.history,
             match_existing: true,
             baseline: None,
+            deadline_boot: None,
+        }
+    }
+}
+
+/// `WaitRecord` as schema version 5 wrote it before the boot-relative deadline.
+#[derive(Deserialize)]
+pub struct WaitRecordV2 {
+    id: WaitId,
+    target: String,
+    condition: String,
+    task_id: Option<TaskId>,
+    session_key: Option<String>,
+    state: WaitState,
+    created_at: Timestamp,
+    started_at: Timestamp,
+    deadline: Timestamp,
+    timeout_s: u64,
+    poll_interval_ms: u64,
+    last_observation: Option<String>,
+    ended_at: Option<Timestamp>,
+    counters: WaitCounters,
+    history: Vec<WaitHistoryEntry>,
+    match_existing: bool,
+    baseline: Option<TextBaseline>,
+}
+
+impl From<WaitRecordV2> for WaitRecord {
+    fn from(old: WaitRecordV2) -> Self {
+        WaitRecord {
+            id: old.id,
+            target: old.target,
+            condition: old.condition,
+            task_id: old.task_id,
+            session_key: old.session_key,
+            state: old.state,
+            created_at: old.created_at,
+            started_at: old.started_at,
+            deadline: old.deadline,
+            timeout_s: old.timeout_s,
+            poll_interval_ms: old.poll_interval_ms,
+            last_observation: old.last_observation,
+            ended_at: old.ended_at,
+            counters: old.counters,
+            history: old.history,
+            match_existing: old.match_existing,
+            baseline: old.baseline,
+            deadline_boot: None,
         }
     }
 }

@@ -21,7 +21,7 @@ pub use error::StorageError;
 pub use faults::StorageFaults;
 pub use journal::{CHECKPOINT_RECORDS, JOURNAL_BYTES};
 pub use model::{
-    Author, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, Origin,
+    Author, BootDeadline, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, Origin,
     PlanRevisionRecord, Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord,
     TextBaseline, Timestamp, WaitCounters, WaitEvent, WaitHistoryEntry, WaitId, WaitRecord,
     WaitState,

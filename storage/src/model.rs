@@ -509,6 +509,19 @@ pub struct WaitRecord {
     pub match_existing: bool,
     /// Where the text target stood when the watch began; `None` when everything counts.
     pub baseline: Option<TextBaseline>,
+    /// The deadline on the machine's steady clock (`CLOCK_BOOTTIME`) of the boot that set
+    /// it: a daemon restarted in the same boot counts the time left from it, so a wall clock
+    /// set forward or back meanwhile moves no deadline. `None` for records from before it.
+    pub deadline_boot: Option<BootDeadline>,
+}
+
+/// A deadline on one boot's steady clock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BootDeadline {
+    /// The kernel's id of the boot (`/proc/sys/kernel/random/boot_id`).
+    pub boot_id: String,
+    /// Milliseconds of that boot's `CLOCK_BOOTTIME` at which the wait times out.
+    pub at_ms: u64,
 }
 
 /// Where a text target stood when a watch began, so only what arrives after it counts.

@@ -682,6 +682,7 @@ fn fixture_v3_batch() -> WriteBatch {
         // Written as V1 records, which watched all of a target's text.
         match_existing: true,
         baseline: None,
+        deadline_boot: None,
     };
     let mut fixture = fixture_v2_batch();
     fixture.mutations.extend([

@@ -394,6 +394,56 @@ async fn a_wall_clock_that_jumps_moves_no_deadline() {
     assert_eq!(ended["status"], "resolved", "{ended}");
 }
 
+/// A wall clock corrected while the daemon was down moves no deadline: within one boot, a
+/// restarted daemon counts the time a wait had left on the machine's steady clock. The
+/// real binary under libfaketime, killed, started two days ahead, killed, started a day
+/// behind: the one-hour wait is still watching with under an hour left, and resolves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wall_clock_corrected_while_the_daemon_was_down_moves_no_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake_time = dir.path().join("fake-time");
+    std::fs::write(&fake_time, "+0\n").unwrap();
+    let library = libfaketime();
+    let env = [
+        ("LD_PRELOAD", library.to_str().unwrap()),
+        ("FAKETIME_TIMESTAMP_FILE", fake_time.to_str().unwrap()),
+        ("FAKETIME_NO_CACHE", "1"),
+        ("FAKETIME_DONT_FAKE_MONOTONIC", "1"),
+    ];
+    let daemon = DaemonProcess::start_with(dir.path(), "", &env);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let log = dir.path().join("build.log");
+    std::fs::write(&log, "starting\n").unwrap();
+    let wait_id = watch_for_done(&mut client, &log, 3600).await;
+    drop(client);
+    daemon.kill();
+    for shift in ["+2d", "-1d"] {
+        std::fs::write(&fake_time, format!("{shift}\n")).unwrap();
+        let daemon = DaemonProcess::start_with(dir.path(), "", &env);
+        let mut client = Client::connect(&daemon.socket).await.unwrap();
+        let status = ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await;
+        assert_eq!(status["status"], "watching", "{shift}: {status}");
+        let left = status["remaining_s"].as_u64().unwrap();
+        assert!(
+            (3000..=3600).contains(&left),
+            "{shift}: {left}s left: {status}"
+        );
+        drop(client);
+        daemon.kill();
+    }
+    std::fs::write(&fake_time, "+0\n").unwrap();
+    let daemon = DaemonProcess::start_with(dir.path(), "", &env);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    crate::support::append(&log, "DONE");
+    let mut ended = json!(null);
+    wait_until("the wait resolves", PATIENCE, async || {
+        ended = ok(&mut client, "wait_status", json!({"wait_id": wait_id})).await;
+        ended["status"] != "watching"
+    })
+    .await;
+    assert_eq!(ended["status"], "resolved", "{ended}");
+}
+
 /// A wait for `'DONE'` in the file at `path`, looked at every 0.2 s; its id.
 async fn watch_for_done(client: &mut Client, path: &Path, timeout_s: u64) -> String {
     ok(

@@ -338,7 +338,8 @@ async fn create(
     check_quiet_fits(&new.condition, new.timeout_s)?;
     let start = first_capture(state, &new.target).await?;
     let baseline = start.as_ref().and_then(fresh::baseline_of);
-    let record = transition::new_record(state.id.clone(), &new, baseline, now);
+    let mut record = transition::new_record(state.id.clone(), &new, baseline, now);
+    anchor_deadline(&mut record, &state.directory);
     let counter = Mutation::RaiseCounter {
         counter: Counter::WaitSequence,
         at_least: sequence,
@@ -380,6 +381,33 @@ fn check_visible(
     } else {
         Err(texts::output_not_seen(&target.to_string(), &unseen))
     }
+}
+
+/// Anchors the record's deadline on the machine's steady clock too (when the Clock has one),
+/// so a restart in the same boot keeps the time left whatever the wall clock did.
+fn anchor_deadline(record: &mut WaitRecord, directory: &Directory) {
+    let Some(boot) = directory.clock().boot_now() else {
+        return;
+    };
+    let left = record.deadline.millis_since(directory.now());
+    record.deadline_boot = Some(storage::BootDeadline {
+        boot_id: boot.boot_id,
+        at_ms: boot.steady_ms.saturating_add(left),
+    });
+}
+
+/// A resumed wait's deadline: within the boot that set it, what its steady-clock anchor
+/// leaves from now (a wall clock corrected while the daemon was down moves nothing); after a
+/// reboot, the stored wall time.
+fn deadline_from_boot(record: &mut WaitRecord, directory: &Directory) {
+    let (Some(anchor), Some(boot)) = (&record.deadline_boot, directory.clock().boot_now()) else {
+        return;
+    };
+    if anchor.boot_id != boot.boot_id {
+        return;
+    }
+    let left = anchor.at_ms.saturating_sub(boot.steady_ms);
+    record.deadline = directory.now().saturating_add_millis(left);
 }
 
 /// Refuses a condition that waits for more quiet than the timeout leaves: "the output goes
@@ -490,6 +518,8 @@ async fn resume(myself: &ActorRef<WaitMsg>, state: &mut WaitActorState) {
     };
     state.reading = Reading::parse(&record.condition);
     state.target = Target::parse(&record.target).ok();
+    let mut record = record;
+    deadline_from_boot(&mut record, &state.directory);
     let deadline_passed = record.deadline <= state.directory.now();
     let observation = record.last_observation.clone();
     state.record = Some(record);
@@ -535,7 +565,8 @@ async fn revive(
     check_update_fits(&record, &update)?;
     let start = first_capture(state, &target).await?;
     let baseline = start.as_ref().and_then(fresh::baseline_of);
-    let revived = transition::revive(&record, &update, baseline, state.directory.now())?;
+    let mut revived = transition::revive(&record, &update, baseline, state.directory.now())?;
+    anchor_deadline(&mut revived, &state.directory);
     let note = texts::revived_note(
         &revived.id,
         &revived.target,
@@ -565,8 +596,12 @@ async fn update_watching(
     if let Some(record) = &state.record {
         check_update_fits(record, &update)?;
     }
+    let directory = state.directory.clone();
     let record = record_mut(state);
     let condition_changed = transition::update(record, &update, now);
+    if record.deadline_boot.is_none() {
+        anchor_deadline(record, &directory);
+    }
     let (condition, timeout_s) = (record.condition.clone(), record.timeout_s);
     if condition_changed {
         state.reading = Reading::parse(&condition);

@@ -63,6 +63,8 @@ pub fn new_record(
         history: Vec::new(),
         match_existing: new.match_existing,
         baseline: if new.match_existing { None } else { baseline },
+        // The actor anchors the deadline on the steady clock (it asks the Clock).
+        deadline_boot: None,
     };
     add_history(&mut record, now, WaitEvent::Created, None, None);
     record
@@ -99,6 +101,7 @@ pub fn revive(
     }
     revived.started_at = now;
     revived.deadline = now.saturating_add_millis(revived.timeout_s * 1000);
+    revived.deadline_boot = None;
     revived.ended_at = None;
     add_history(
         &mut revived,
@@ -122,6 +125,7 @@ pub fn update(record: &mut WaitRecord, update: &WaitUpdate, now: Timestamp) -> b
         record.timeout_s = timeout_s;
         record.started_at = now;
         record.deadline = now.saturating_add_millis(timeout_s * 1000);
+        record.deadline_boot = None;
         changed.push(format!("timeout: {timeout_s}s"));
     }
     if let Some(message) = &update.message {
