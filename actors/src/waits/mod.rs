@@ -7,12 +7,14 @@
 //! vision handle). Around them: [`types`] and [`transition`], the pure state of a wait and
 //! how it changes; [`actor`] (the WaitActor, effects only), [`watcher`] (the capture loop),
 //! [`feed`] (one capture of a target shared by every wait on it),
-//! [`supervisor`]; [`target`] (the grammar), [`content`] (what a capture holds), [`texts`]
+//! [`supervisor`]; [`deadline`] (a wait's time: steady-clock deadlines, quiet windows that
+//! fit); [`target`] (the grammar), [`content`] (what a capture holds), [`texts`]
 //! (the words of waits) and [`scripted`] (stand-ins for tests and the harness).
 
 pub mod actor;
 pub mod capture;
 pub mod content;
+pub mod deadline;
 pub mod feed;
 pub mod fresh;
 pub mod gate;
