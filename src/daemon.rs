@@ -143,6 +143,14 @@ impl Daemon {
                 "applied {replayed} acknowledged write(s) from the write journal that the database file did not hold yet (the daemon stopped without catching it up: a crash or a kill)"
             );
         }
+        if store.is_read_only() {
+            tracing::warn!(
+                "the disk holding {} is full: the database is open for reading only (tasks, \
+                 waits and status can be read; every write is refused) until space is freed \
+                 there, and the first write after that opens it for writing",
+                data_file.display()
+            );
+        }
         let store = Arc::new(store);
 
         let sinks = crate::sinks::resolve(

@@ -65,6 +65,18 @@ impl CallError {
     /// A write that failed. After an I/O error in the commit the disk may or may not hold
     /// it (the sync failed, not necessarily the write); otherwise nothing was saved.
     pub fn storage(error: &storage::StorageError) -> Self {
+        if let storage::StorageError::DiskFull { path, .. } = error {
+            let folder = path.parent().unwrap_or(path);
+            return Self::unavailable(
+                format!("not saved: {error}"),
+                format!(
+                    "nothing was saved; free space on the disk holding {} (df -h {} shows it), \
+                     then repeat the call; reads (task_get, task_list, wait_status) still work",
+                    folder.display(),
+                    folder.display()
+                ),
+            );
+        }
         let hint = if error.is_io() {
             "the disk failed while saving, so the change may or may not be stored: read it back (task_update with a query, task_thread or wait_status) before repeating it, and check the disk and the daemon log"
         } else {

@@ -29,6 +29,18 @@ pub enum RecallError {
     },
 }
 
+impl RecallError {
+    /// Whether the file itself is bad (damaged, or not an SQLite database), as opposed to a
+    /// disk that is full or cannot be written for now.
+    pub fn is_damage(&self) -> bool {
+        let RecallError::Sqlite { source, .. } = self;
+        matches!(
+            source.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+        )
+    }
+}
+
 /// Where a document comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {

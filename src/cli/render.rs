@@ -277,10 +277,23 @@ pub fn status(result: &Value) -> String {
         ),
         format!("socket:   {}", text(result, "socket")),
         format!(
-            "data:     {} ({} bytes, schema v{})",
+            "data:     {} ({} bytes, schema v{}){}",
             text(result, "data_file"),
             storage["file_bytes"],
-            storage["schema_version"]
+            storage["schema_version"],
+            if storage["writes_refused_for_space"] == true {
+                format!(
+                    "; THE DISK IS FULL ({} bytes free): {} until space is freed",
+                    storage["free_bytes"],
+                    if storage["read_only"] == true {
+                        "open read-only, writes are refused"
+                    } else {
+                        "writes are refused"
+                    }
+                )
+            } else {
+                String::new()
+            }
         ),
         format!("config:   {}", text(result, "config")),
         format!("tasks:    {}", counts.join(", ")),

@@ -50,6 +50,9 @@ pub fn daemon_status(status: &TreeStatus, info: &DaemonInfo, now: Timestamp) -> 
             "damaged_reads": status.registry.damaged_reads,
             "journal_records": status.store.journal_records,
             "replayed_writes": status.store.replayed_writes,
+            "free_bytes": status.store.free_bytes,
+            "writes_refused_for_space": status.store.writes_refused_for_space,
+            "read_only": status.store.read_only,
         },
         "actors": {
             "live_task_actors": status.tasks.live_task_actors,

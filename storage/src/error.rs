@@ -57,6 +57,26 @@ pub enum StorageError {
     Recovering { path: PathBuf },
 
     #[error(
+        "the disk holding {path} is full ({free} bytes free; a write needs {needed}): the \
+         write was not made, and reads go on; free some space there and write again"
+    )]
+    DiskFull {
+        path: PathBuf,
+        free: u64,
+        needed: u64,
+    },
+
+    #[error(
+        "the disk holding {path} is full ({free} bytes free) and {why}; free some space there \
+         (df -h shows it) and start lookout again"
+    )]
+    FullAtOpen {
+        path: PathBuf,
+        free: u64,
+        why: String,
+    },
+
+    #[error(
         "the write journal {path} holds record {seq}, which this lookout cannot read (was it \
          written by a newer lookout?); run a newer lookout, since the record holds writes \
          that were acknowledged"

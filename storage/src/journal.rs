@@ -10,8 +10,10 @@
 //! store replays the records the file has not caught up with (`Store::open`), so a write whose
 //! caller was told it is saved survives a crash either way.
 //!
-//! The file (`lookout.journal` beside `lookout.redb`) is [`JOURNAL_BYTES`] long, zero-filled
-//! once so that a record overwrites blocks that exist (a sync writes data, not file size).
+//! The file (`lookout.journal` beside `lookout.redb`) grows to [`JOURNAL_BYTES`] at most, in
+//! zero-filled steps of [`GROWTH`] as records need them, so that a record almost always
+//! overwrites blocks that exist (a sync writes data, not file size) while a journal on a small
+//! volume takes only what its records use (a checkpoint is due after a quarter of the most).
 //! Its first block is a header: `LKJH`, the format (2), the *base* — the number of the last
 //! record the database file held durably when this generation of records began — and a
 //! CRC-32; it is written and synced when the journal is made and at every checkpoint. Records
@@ -48,10 +50,15 @@ use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, TaskId, TaskRecord, WaitRecord,
 };
 use crate::schema::Counter;
+use crate::space;
 use crate::store::{Mutation, WriteBatch};
 
-/// The journal file's length: room for a group of writes far larger than any one call makes.
+/// The journal file's largest length: room for a group of writes far larger than any one
+/// call makes.
 pub const JOURNAL_BYTES: u64 = 4 * 1024 * 1024;
+/// What the journal grows by when a record needs more room: zero-filled and synced with
+/// that record.
+pub const GROWTH: u64 = 64 * 1024;
 /// Where the first record goes: the header has the first block to itself.
 pub const RECORDS_AT: u64 = 4096;
 /// Records between checkpoints: redb cannot reuse the pages freed by commits that are not
@@ -148,6 +155,9 @@ fn damaged(path: &Path, what: String, facts: Facts) -> StorageError {
 /// The journal file and where its next record goes.
 pub(crate) struct Journal {
     file: Box<dyn StorageBackend>,
+    path: PathBuf,
+    /// The file's length: records are written below it.
+    allocated: u64,
     /// The base its header holds: the records go on from base + 1.
     base: u64,
     /// Where the next record starts.
@@ -217,13 +227,15 @@ impl Journal {
         facts: Facts,
         existed: bool,
     ) -> Result<(Journal, Reading), StorageError> {
+        let length = file.len().map_err(io_error)?;
         let mut journal = Journal {
             file,
+            path: path.to_owned(),
+            allocated: length,
             base: facts.applied,
             end: RECORDS_AT,
             records: 0,
         };
-        let length = journal.file.len().map_err(io_error)?;
         let first = journal.look(0)?;
         let header = journal.header()?;
         // Nothing there: fine for a database never paired with a journal (new, or from
@@ -396,14 +408,12 @@ impl Journal {
         Ok(whole.then_some(base))
     }
 
-    /// Zero-fills the file to [`JOURNAL_BYTES`] when shorter, and writes the header when it
-    /// does not hold this journal's base; syncs what it wrote.
+    /// Zero-fills the file to its first step ([`RECORDS_AT`] + [`GROWTH`]) when shorter, and
+    /// writes the header when it does not hold this journal's base; syncs what it wrote.
     pub(crate) fn prepare(&mut self) -> Result<(), StorageError> {
-        let length = self.file.len().map_err(io_error)?;
         let mut wrote = false;
-        if length < JOURNAL_BYTES {
-            let zeros = vec![0; usize::try_from(JOURNAL_BYTES - length).map_err(io_error)?];
-            self.file.write(length, &zeros).map_err(io_error)?;
+        if self.allocated < RECORDS_AT + GROWTH {
+            self.grow_to(RECORDS_AT + GROWTH)?;
             wrote = true;
         }
         if self.header()? != Some(self.base) {
@@ -414,6 +424,31 @@ impl Journal {
             self.file.sync_data().map_err(io_error)?;
         }
         Ok(())
+    }
+
+    /// Zero-fills the file up to `length` (at most [`JOURNAL_BYTES`]), not synced: the sync of
+    /// what is written next covers it. A full disk refuses the write that needed the room
+    /// ([`StorageError::DiskFull`]) and changes nothing the journal reads.
+    fn grow_to(&mut self, length: u64) -> Result<(), StorageError> {
+        let length = length.min(JOURNAL_BYTES);
+        if length <= self.allocated {
+            return Ok(());
+        }
+        let zeros = vec![0; usize::try_from(length - self.allocated).map_err(io_error)?];
+        match self.file.write(self.allocated, &zeros) {
+            Ok(()) => {
+                self.allocated = length;
+                Ok(())
+            }
+            // What was zero-filled before the disk filled is zeros: nothing to read, and
+            // the next step writes them again.
+            Err(error) if space::is_full(&error) => Err(StorageError::DiskFull {
+                path: self.path.clone(),
+                free: space::free_bytes(&self.path).unwrap_or(0),
+                needed: length - self.allocated,
+            }),
+            Err(error) => Err(io_error(error)),
+        }
     }
 
     fn write_header(&self) -> Result<(), StorageError> {
@@ -480,6 +515,10 @@ impl Journal {
         let crc = checksum(&record, payload);
         record.extend_from_slice(&crc.to_le_bytes());
         record.extend_from_slice(payload);
+        let needed = self.end + record.len() as u64;
+        if needed > self.allocated {
+            self.grow_to(needed.next_multiple_of(GROWTH))?;
+        }
         self.file.write(self.end, &record).map_err(io_error)?;
         self.file.sync_data().map_err(io_error)?;
         self.end += record.len() as u64;

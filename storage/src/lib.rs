@@ -12,6 +12,7 @@ mod legacy;
 pub mod model;
 mod private;
 mod schema;
+mod space;
 mod store;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
@@ -27,6 +28,7 @@ pub use model::{
     WaitState,
 };
 pub use schema::{Counter, SCHEMA_VERSION};
+pub use space::SPACE_FOR_WRITES;
 pub use store::{
     DEFAULT_CACHE_BYTES, ListCursor, Mutation, OpenOptions, StatusFilter, Store, StoreStats,
     TaskPage, WriteBatch,

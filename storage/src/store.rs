@@ -6,13 +6,13 @@
 //! the redb file.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
 use redb::{
-    Database, Durability, ReadableDatabase, ReadableTable, ReadableTableMetadata, StorageBackend,
-    WriteTransaction,
+    Database, Durability, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable,
+    ReadableTableMetadata, StorageBackend, WriteTransaction,
 };
 
 use crate::StorageError;
@@ -29,6 +29,7 @@ use crate::schema::{
     PLAN_REVISIONS, SCHEMA_VERSION_KEY, SHUTDOWN_CLEAN_KEY, STUCK_CANDIDATES, TASKS,
     TASKS_BY_STATUS, WAITS, WAITS_BY_TASK, WAITS_LIVE, status_count_key, walk_status_index,
 };
+use crate::space::{self, SPACE_FOR_BATCHING, SPACE_FOR_WRITES};
 
 /// One change to the database. A [`WriteBatch`] of them is applied all or nothing.
 #[derive(Clone, Debug, PartialEq)]
@@ -148,6 +149,13 @@ pub struct StoreStats {
     /// Writes applied from the journal when the file was opened (or reopened after an I/O
     /// error): acknowledged before a crash, not yet in the file then.
     pub replayed_writes: u64,
+    /// Free bytes on the volume of the database (`None` when it cannot be told).
+    pub free_bytes: Option<u64>,
+    /// Writes are refused until more than [`SPACE_FOR_WRITES`] bytes are free.
+    pub writes_refused_for_space: bool,
+    /// The store was opened read-only (the disk was full at the open): reads only, until
+    /// space is freed and a write reopens it.
+    pub read_only: bool,
 }
 
 /// How long a reopen waits for operations still running on the failed handle to finish.
@@ -167,6 +175,8 @@ pub struct Store {
     reopens: AtomicU64,
     /// Writes the opens so far applied from the journal.
     replayed_writes: AtomicU64,
+    /// Whether the reserve beside the file is whole (`space::keep_reserve`).
+    reserve_whole: AtomicBool,
     path: PathBuf,
     options: OpenOptions,
 }
@@ -174,12 +184,44 @@ pub struct Store {
 /// The database file and its write journal, opened together: a reopen replays the journal.
 #[derive(Debug)]
 struct Opened {
-    db: Database,
-    /// Locked by `apply` before it begins its transaction (so never while one waits for it).
-    journal: Mutex<Journal>,
+    db: Db,
     /// The journal's records since its last checkpoint, as `apply` left them (read without
     /// waiting for a commit in flight).
     journal_records: AtomicU64,
+}
+
+/// The database as opened: for writing, with its journal, or for reading only.
+enum Db {
+    Writable {
+        db: Database,
+        /// Locked by `apply` before it begins its transaction (so never while one waits
+        /// for it).
+        journal: Mutex<Journal>,
+    },
+    /// Opened on a full disk: nothing is written, not even redb's header, until a write
+    /// finds space again and reopens the file for writing.
+    ReadOnly(ReadOnlyDatabase),
+}
+
+impl Db {
+    fn begin_read(&self) -> Result<ReadTransaction, redb::TransactionError> {
+        match self {
+            Db::Writable { db, .. } => db.begin_read(),
+            Db::ReadOnly(db) => db.begin_read(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Db::Writable { journal, .. } => f
+                .debug_struct("Writable")
+                .field("journal", journal)
+                .finish(),
+            Db::ReadOnly(_) => f.write_str("ReadOnly"),
+        }
+    }
 }
 
 /// redb's page cache unless configured: enough for the pages a busy daemon touches again
@@ -245,6 +287,7 @@ impl Store {
             failed_generation: AtomicU64::new(0),
             reopens: AtomicU64::new(0),
             replayed_writes: AtomicU64::new(0),
+            reserve_whole: AtomicBool::new(false),
             path: path.to_owned(),
             options,
         };
@@ -273,8 +316,30 @@ impl Store {
     }
 
     /// Opens the database, brings it to the current schema, opens the journal and applies
-    /// the records the file has not caught up with.
+    /// the records the file has not caught up with. On a volume with less than
+    /// [`SPACE_FOR_WRITES`] free, an existing database opens read-only instead.
     fn open_files(&self) -> Result<Opened, StorageError> {
+        let mut free = space::free_bytes(&self.path);
+        if free.is_some_and(|free| free < SPACE_FOR_WRITES) && space::release_reserve(&self.path) {
+            self.reserve_whole.store(false, Ordering::SeqCst);
+            free = space::free_bytes(&self.path);
+        }
+        if let Some(free) = free
+            && free < SPACE_FOR_WRITES
+            && self.path.exists()
+        {
+            return self.open_read_only(free);
+        }
+        let opened = self.open_writable()?;
+        self.reserve_whole.store(
+            space::keep_reserve(&self.path, space::free_bytes(&self.path)),
+            Ordering::SeqCst,
+        );
+        Ok(opened)
+    }
+
+    /// [`Store::open_files`] with room to write.
+    fn open_writable(&self) -> Result<Opened, StorageError> {
         let db = self.open_database()?;
         // What the file says of its journal; a damaged journal refuses the open before
         // anything is written.
@@ -284,11 +349,68 @@ impl Store {
         let backend = self.journal_backend(&journal_path)?;
         let opened = Journal::open(backend, &journal_path, facts, existed)?;
         migrate(&db, &self.path)?;
-        let (journal, replayed) = replay_opened(&db, opened, facts)?;
+        let (journal, replayed) = replay_opened(&db, opened, facts, batching(&journal_path))?;
         self.replayed_writes.fetch_add(replayed, Ordering::SeqCst);
         Ok(Opened {
-            db,
-            journal: Mutex::new(journal),
+            db: Db::Writable {
+                db,
+                journal: Mutex::new(journal),
+            },
+            journal_records: AtomicU64::new(0),
+        })
+    }
+
+    /// Opens the database for reading only, on a disk with `free` bytes, too few to write:
+    /// what it holds is served as it is. Refused when that would hide or risk something: a
+    /// database that needs a repair (it was not shut down cleanly) or a migration, or a
+    /// journal holding acknowledged writes the file does not have yet.
+    fn open_read_only(&self, free: u64) -> Result<Opened, StorageError> {
+        let path = &self.path;
+        let full = |why: String| StorageError::FullAtOpen {
+            path: path.clone(),
+            free,
+            why,
+        };
+        let db = Database::builder()
+            .set_cache_size(self.options.cache_bytes)
+            .open_read_only(path)
+            .map_err(|source| match source {
+                redb::DatabaseError::RepairAborted => full(
+                    "the database was not shut down cleanly: its repair writes to it".to_owned(),
+                ),
+                redb::DatabaseError::DatabaseAlreadyOpen => {
+                    StorageError::Locked { path: path.clone() }
+                }
+                source => StorageError::Open {
+                    path: path.clone(),
+                    source,
+                },
+            })?;
+        let version = schema_version(&db)?;
+        if version != schema::SCHEMA_VERSION {
+            return Err(full(format!(
+                "the database is at schema version {version}, and bringing it to {} writes to it",
+                schema::SCHEMA_VERSION
+            )));
+        }
+        let facts = journal_facts(&db)?;
+        let journal_path = self.journal_path();
+        if journal::presence(&journal_path, facts)? {
+            let (_, records) =
+                Journal::open(journal::file_at(&journal_path)?, &journal_path, facts, true)?;
+            let pending = records
+                .iter()
+                .filter(|record| record.seq > facts.applied)
+                .count();
+            if pending > 0 {
+                return Err(full(format!(
+                    "the write journal holds {pending} acknowledged writes the database file \
+                     does not have yet, and applying them writes to it"
+                )));
+            }
+        }
+        Ok(Opened {
+            db: Db::ReadOnly(db),
             journal_records: AtomicU64::new(0),
         })
     }
@@ -335,7 +457,7 @@ impl Store {
     /// handle unusable; an I/O error now marks this handle for reopening.
     fn with_db<T>(
         &self,
-        operation: impl FnOnce(&Database) -> Result<T, StorageError>,
+        operation: impl FnOnce(&Db) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
         let (generation, opened) = self.current()?;
         let outcome = operation(&opened.db);
@@ -396,6 +518,15 @@ impl Store {
         self.replayed_writes.load(Ordering::SeqCst)
     }
 
+    /// Whether the file is open for reading only (the disk was full when it was opened):
+    /// the first write that finds space opens it for writing.
+    pub fn is_read_only(&self) -> bool {
+        let handle = self.handle.read().unwrap_or_else(|e| e.into_inner());
+        handle
+            .as_ref()
+            .is_some_and(|(_, opened)| matches!(opened.db, Db::ReadOnly(_)))
+    }
+
     /// How many times an I/O error made the store reopen the file.
     pub fn reopens(&self) -> u64 {
         self.reopens.load(Ordering::SeqCst)
@@ -408,10 +539,37 @@ impl Store {
     /// Applies the batches in one transaction, in order, and returns once it is durable: its
     /// record synced in the journal (or, for a commit too large for the journal, the redb
     /// commit itself synced). Any failure aborts them all and changes nothing.
+    ///
+    /// With less than [`SPACE_FOR_WRITES`] free on the volume it is refused before it starts
+    /// ([`StorageError::DiskFull`]); below [`SPACE_FOR_BATCHING`] it is its own durable commit.
+    /// A store opened read-only is opened for writing again by the first write that finds
+    /// space.
     pub fn apply(&self, batches: &[WriteBatch]) -> Result<(), StorageError> {
-        let (generation, opened) = self.current()?;
-        let mut journal = lock(&opened.journal);
-        let outcome = apply_journaled(&opened.db, &mut journal, batches);
+        let free = space::free_bytes(&self.path);
+        if let Some(free) = free
+            && free < SPACE_FOR_WRITES
+        {
+            return Err(self.disk_full(free));
+        }
+        let (mut generation, mut opened) = self.current()?;
+        if matches!(opened.db, Db::ReadOnly(_)) {
+            // There is space again: open the file for writing (the reopen waits for this
+            // handle's last holder).
+            drop(opened);
+            self.reopen_after(generation);
+            (generation, opened) = self.current()?;
+        }
+        let Db::Writable { db, journal } = &opened.db else {
+            // The space went again before the reopen.
+            return Err(self.disk_full(free.unwrap_or(0)));
+        };
+        let batched = free.is_none_or(|free| free >= SPACE_FOR_BATCHING);
+        if !self.reserve_whole.load(Ordering::Relaxed) {
+            self.reserve_whole
+                .store(space::keep_reserve(&self.path, free), Ordering::SeqCst);
+        }
+        let mut journal = lock(journal);
+        let outcome = apply_journaled(db, &mut journal, batches, batched);
         if outcome.as_ref().is_err_and(StorageError::is_io) {
             self.reopen_after(generation);
             return outcome;
@@ -419,7 +577,7 @@ impl Store {
         if outcome.is_ok() && journal.checkpoint_due() {
             // The write is durable in the journal already: a checkpoint that fails leaves
             // the records there, and the reopen that follows an I/O error replays them.
-            if let Err(error) = checkpoint(&opened.db, &mut journal)
+            if let Err(error) = checkpoint(db, &mut journal)
                 && error.is_io()
             {
                 self.reopen_after(generation);
@@ -429,6 +587,14 @@ impl Store {
             .journal_records
             .store(journal.records(), Ordering::Relaxed);
         outcome
+    }
+
+    fn disk_full(&self, free: u64) -> StorageError {
+        StorageError::DiskFull {
+            path: self.path.clone(),
+            free,
+            needed: SPACE_FOR_WRITES,
+        }
     }
 
     pub fn task(&self, id: &TaskId) -> Result<Option<TaskRecord>, StorageError> {
@@ -770,8 +936,10 @@ impl Store {
     }
 
     pub fn stats(&self) -> Result<StoreStats, StorageError> {
+        let free_bytes = space::free_bytes(&self.path);
         let (_, opened) = self.current()?;
         let journal_records = opened.journal_records.load(Ordering::Relaxed);
+        let read_only = matches!(opened.db, Db::ReadOnly(_));
         self.with_db(|db| {
             let txn = db.begin_read()?;
             let meta = txn.open_table(META)?;
@@ -800,6 +968,9 @@ impl Store {
                 live_waits: txn.open_table(WAITS_LIVE)?.len()?,
                 journal_records,
                 replayed_writes: self.replayed_writes(),
+                free_bytes,
+                writes_refused_for_space: free_bytes.is_some_and(|free| free < SPACE_FOR_WRITES),
+                read_only,
             })
         })
     }
@@ -825,13 +996,15 @@ impl Store {
         if !wait_until_unique(db) {
             return Err(recovering());
         }
-        let db = Arc::get_mut(db).ok_or_else(recovering)?;
-        db.db
-            .check_integrity()
-            .map_err(|source| StorageError::Open {
-                path: self.path.clone(),
-                source,
-            })
+        let opened = Arc::get_mut(db).ok_or_else(recovering)?;
+        let Db::Writable { db, .. } = &mut opened.db else {
+            let free = space::free_bytes(&self.path).unwrap_or(0);
+            return Err(self.disk_full(free));
+        };
+        db.check_integrity().map_err(|source| StorageError::Open {
+            path: self.path.clone(),
+            source,
+        })
     }
 }
 
@@ -840,11 +1013,17 @@ impl Drop for Store {
     /// copy of the file alone is whole; a crash instead leaves that to the next open.
     fn drop(&mut self) {
         let handle = self.handle.get_mut().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, opened)) = handle.as_ref() {
+        if let Some((_, opened)) = handle.as_ref()
+            && let Db::Writable { db, journal } = &opened.db
+        {
+            // The shutdown's commit needs a few pages: on a full disk, the reserve has them.
+            if space::free_bytes(&self.path).is_some_and(|free| free < SPACE_FOR_WRITES) {
+                space::release_reserve(&self.path);
+            }
             // Every record goes into the file, and the file says so: a journal that goes
             // missing after a clean shutdown loses nothing.
-            let mut journal = lock(&opened.journal);
-            let _ = checkpoint_marked(&opened.db, &mut journal, true);
+            let mut journal = lock(journal);
+            let _ = checkpoint_marked(db, &mut journal, true);
         }
     }
 }
@@ -958,15 +1137,16 @@ fn write_batches(txn: &WriteTransaction, batches: &[WriteBatch]) -> Result<u64, 
 }
 
 /// One commit of `batches`: written into a transaction, its journal record synced, then
-/// committed without a sync of its own. A commit too large for the journal is synced by redb
-/// itself. The journal is made to have room first (a checkpoint when it is full).
+/// committed without a sync of its own. A commit too large for the journal, or not to be
+/// `batched` (the disk is nearly full), is synced by redb itself. The journal is made to have room first (a checkpoint when it is full).
 fn apply_journaled(
     db: &Database,
     journal: &mut Journal,
     batches: &[WriteBatch],
+    batched: bool,
 ) -> Result<(), StorageError> {
     let payload = journal::encode(batches);
-    let journaled = Journal::can_hold(payload.len());
+    let journaled = batched && Journal::can_hold(payload.len());
     if journaled && !journal.has_room_for(payload.len()) {
         checkpoint(db, journal)?;
     }
@@ -1002,7 +1182,13 @@ pub(crate) fn replay_journal(
     existed: bool,
 ) -> Result<(Journal, u64), StorageError> {
     let opened = Journal::open(backend, path, facts, existed)?;
-    replay_opened(db, opened, facts)
+    replay_opened(db, opened, facts, batching(path))
+}
+
+/// Whether commits may be batched until a checkpoint on the volume holding `path` (see
+/// [`SPACE_FOR_BATCHING`]).
+fn batching(path: &Path) -> bool {
+    space::free_bytes(path).is_none_or(|free| free >= SPACE_FOR_BATCHING)
 }
 
 /// Replays an opened journal's records into `db` (see [`replay_journal`]).
@@ -1010,9 +1196,10 @@ fn replay_opened(
     db: &Database,
     (mut journal, records): (Journal, Vec<journal::Replayed>),
     facts: journal::Facts,
+    batched: bool,
 ) -> Result<(Journal, u64), StorageError> {
     journal.prepare()?;
-    let replayed = apply_records(db, records, facts.applied)?;
+    let replayed = apply_records(db, records, facts.applied, batched)?;
     if replayed > 0 || !facts.paired {
         checkpoint(db, &mut journal)?;
     } else {
@@ -1022,16 +1209,22 @@ fn replay_opened(
 }
 
 /// Applies the `records` numbered after `applied`, in order, each in a commit of its own
-/// that is not synced (a checkpoint follows); returns how many.
+/// that is not synced (a checkpoint follows) unless not `batched` (the disk is nearly
+/// full); returns how many.
 fn apply_records(
     db: &Database,
     records: Vec<journal::Replayed>,
     applied: u64,
+    batched: bool,
 ) -> Result<u64, StorageError> {
     let mut replayed = 0;
     for record in records.into_iter().filter(|record| record.seq > applied) {
         let mut txn = db.begin_write()?;
-        txn.set_durability(Durability::None)?;
+        txn.set_durability(if batched {
+            Durability::None
+        } else {
+            Durability::Immediate
+        })?;
         let seq = write_batches(&txn, std::slice::from_ref(&record.batch))?;
         debug_assert_eq!(seq, record.seq, "records replay in order");
         txn.commit()?;
@@ -1079,7 +1272,7 @@ pub(crate) fn salvage_journal(db: &Database, path: &Path) -> Result<Salvage, Sto
     let mut replayed = 0;
     if readable {
         let reading = journal::read_damaged(journal::file_at(path)?, path, facts)?;
-        replayed = apply_records(db, reading.records, facts.applied)?;
+        replayed = apply_records(db, reading.records, facts.applied, batching(path))?;
     }
     let set_aside = std::fs::symlink_metadata(path)
         .is_ok()
@@ -1147,7 +1340,7 @@ fn checkpoint_marked(
 }
 
 /// What the file says of its journal.
-fn journal_facts(db: &Database) -> Result<journal::Facts, StorageError> {
+fn journal_facts(db: &impl ReadableDatabase) -> Result<journal::Facts, StorageError> {
     let txn = db.begin_read()?;
     let meta = match txn.open_table(META) {
         Ok(meta) => meta,
@@ -1163,6 +1356,20 @@ fn journal_facts(db: &Database) -> Result<journal::Facts, StorageError> {
         paired: value(JOURNAL_PAIRED_KEY)? > 0,
         clean: value(SHUTDOWN_CLEAN_KEY)? > 0,
     })
+}
+
+/// The schema version the file is at (0: a file with no tables yet).
+fn schema_version(db: &impl ReadableDatabase) -> Result<u64, StorageError> {
+    let txn = db.begin_read()?;
+    let meta = match txn.open_table(META) {
+        Ok(meta) => meta,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
+        Err(error) => return Err(error.into()),
+    };
+    Ok(meta
+        .get(SCHEMA_VERSION_KEY)?
+        .map(|g| g.value())
+        .unwrap_or(0))
 }
 
 /// The number of the last journal record the file holds.

@@ -203,8 +203,9 @@ async fn forget(state: &RecallState, filter: Forget) -> Result<u64, CallError> {
 /// Opens the index with the same privacy as the database: only its user reads it (the
 /// file is made 0600 before SQLite creates its `-wal` and `-shm` beside it, which take the
 /// file's mode, and all three are tightened when found looser). An index that does not open
-/// (a damaged file, not an SQLite database) is set aside, renamed and never deleted, and a
-/// new one takes its place: the catch-up that follows rebuilds it from the task database.
+/// because it is damaged or not an SQLite database is set aside, renamed and never deleted,
+/// and a new one takes its place: the catch-up that follows rebuilds it from the task
+/// database. One that does not open for another reason (a full disk) is left as it is.
 fn open_private(path: &std::path::Path) -> Result<RecallStore, RecallError> {
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let _ = std::fs::OpenOptions::new()
@@ -215,7 +216,7 @@ fn open_private(path: &std::path::Path) -> Result<RecallStore, RecallError> {
         .open(path);
     let store = match RecallStore::open(path) {
         Ok(store) => store,
-        Err(error) => {
+        Err(error) if error.is_damage() => {
             let aside = set_aside(path);
             tracing::warn!(
                 "the recall index {} does not open ({error}); it was set aside as {} and is \
@@ -225,6 +226,8 @@ fn open_private(path: &std::path::Path) -> Result<RecallStore, RecallError> {
             );
             RecallStore::open(path)?
         }
+        // A full disk, or one that fails for now: the file is kept as it is.
+        Err(error) => return Err(error),
     };
     for file in [
         path.to_owned(),

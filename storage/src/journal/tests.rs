@@ -135,3 +135,35 @@ fn every_mutation_comes_back_as_it_was_logged() {
     }
     assert_eq!(decode(&encode(&[batch.clone()])), Some(batch));
 }
+
+#[test]
+fn the_file_grows_in_steps_as_records_need_and_records_across_a_step_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("test.journal");
+    let (mut journal, _) = journal_in(dir.path(), 0).unwrap();
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        RECORDS_AT + GROWTH,
+        "a new journal takes its first step only"
+    );
+    let mut batch = WriteBatch::new();
+    batch.push(Mutation::RaiseCounter {
+        counter: Counter::TaskSequence,
+        at_least: 7,
+    });
+    let payload = encode(&[batch]);
+    let per_step = GROWTH / (RECORD_HEADER_BYTES + payload.len() as u64);
+    let count = per_step * 2 + 3;
+    for seq in 1..=count {
+        journal.append(seq, &payload).unwrap();
+    }
+    let length = std::fs::metadata(&path).unwrap().len();
+    assert_eq!(length % GROWTH, 0, "{length}");
+    assert!(
+        (RECORDS_AT + 2 * GROWTH..=RECORDS_AT + 4 * GROWTH).contains(&length),
+        "{length}"
+    );
+    drop(journal);
+    let (_, replayed) = journal_in(dir.path(), 0).unwrap();
+    assert_eq!(seqs(&replayed), (1..=count).collect::<Vec<_>>());
+}
