@@ -38,7 +38,7 @@ pub fn decode_and_check(input: &[u8], mut seen: impl FnMut(Outcome)) {
             Ok(Incoming::Batch(entries)) => {
                 assert!(!entries.is_empty());
                 for entry in entries {
-                    match entry {
+                    match lookout::jsonrpc::check_entry(entry) {
                         Err(response) => {
                             check_error(&response);
                         }

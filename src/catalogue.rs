@@ -166,10 +166,16 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 }
 
 /// `tools.list`: the catalogue, as MCP's `tools/list` gives it.
+/// Built once: it never changes while the daemon runs, and clients ask for it often.
 pub fn listing() -> Value {
-    let tools: Vec<Value> = tools().map(Tool::to_json).collect();
-    let count = tools.len();
-    json!({"tools": tools, "message": format!("{count} tools.")})
+    static LISTING: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    LISTING
+        .get_or_init(|| {
+            let tools: Vec<Value> = tools().map(Tool::to_json).collect();
+            let count = tools.len();
+            json!({"tools": tools, "message": format!("{count} tools.")})
+        })
+        .clone()
 }
 
 /// The catalogue entry of each method that is a tool (see [`Method::tool`]).

@@ -4,6 +4,8 @@
 //! the response objects. The one place where an error kind becomes an error code.
 
 use actors::{CallError, ErrorKind};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 pub mod codes {
@@ -73,17 +75,61 @@ pub struct Request {
 
 /// What a line holds.
 #[derive(Debug)]
-pub enum Incoming {
+pub enum Incoming<'line> {
     Single(Result<Request, Value>),
-    /// Each entry is a request or the error response for a malformed entry.
-    Batch(Vec<Result<Request, Value>>),
+    /// The entries of a batch as they stand in the line (at most [`MAX_BATCH_ENTRIES`]),
+    /// each read with [`check_entry`] when its turn comes: a batch of many entries is never
+    /// held as many values at once.
+    Batch(Vec<&'line RawValue>),
+}
+
+/// The most entries one batch may hold; a longer batch is refused whole, nothing in it run.
+pub const MAX_BATCH_ENTRIES: usize = 1000;
+
+/// A batch as parsed: its first [`MAX_BATCH_ENTRIES`] entries (unparsed) and how many it has.
+struct BatchEntries<'line> {
+    kept: Vec<&'line RawValue>,
+    total: usize,
+}
+
+impl<'de> Deserialize<'de> for BatchEntries<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = BatchEntries<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a batch array")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut kept = Vec::new();
+                while kept.len() < MAX_BATCH_ENTRIES {
+                    match seq.next_element::<&'de RawValue>()? {
+                        Some(entry) => kept.push(entry),
+                        None => {
+                            let total = kept.len();
+                            return Ok(BatchEntries { kept, total });
+                        }
+                    }
+                }
+                // Past the limit the entries are only checked and counted, never kept.
+                let mut total = kept.len();
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    total += 1;
+                }
+                Ok(BatchEntries { kept, total })
+            }
+        }
+        deserializer.deserialize_seq(Entries)
+    }
 }
 
 const SEND_ONE_REQUEST: &str = "send one JSON-RPC 2.0 request object (or a batch array) per line, \
      e.g. {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"task_list\",\"params\":{}}";
 
 /// Parses one line. `Err` carries the complete error response to send.
-pub fn parse_line(line: &[u8]) -> Result<Incoming, Value> {
+pub fn parse_line(line: &[u8]) -> Result<Incoming<'_>, Value> {
     let text = std::str::from_utf8(line).map_err(|error| {
         error_response(
             &Value::Null,
@@ -97,7 +143,84 @@ pub fn parse_line(line: &[u8]) -> Result<Incoming, Value> {
             ),
         )
     })?;
-    let value: Value = serde_json::from_str(text).map_err(|error| {
+    if text.trim_start().starts_with('[') {
+        // Entries are read later, one by one: nesting too deep to read is refused now, as
+        // it is for a single request.
+        if nests_deeper_than(text, MAX_NESTING) {
+            return Err(error_response(
+                &Value::Null,
+                &RpcError::new(
+                    codes::PARSE_ERROR,
+                    format!("parse error: the JSON nests deeper than {MAX_NESTING} levels"),
+                    SEND_ONE_REQUEST,
+                ),
+            ));
+        }
+        let batch: BatchEntries =
+            serde_json::from_str(text).map_err(|error| parse_error(&error))?;
+        return match batch.total {
+            0 => Err(error_response(
+                &Value::Null,
+                &RpcError::new(
+                    codes::INVALID_REQUEST,
+                    "empty batch",
+                    "a batch array needs at least one request",
+                ),
+            )),
+            total if total > MAX_BATCH_ENTRIES => Err(error_response(
+                &Value::Null,
+                &RpcError::new(
+                    codes::TOO_LARGE,
+                    format!(
+                        "a batch of {total} entries is over the limit of {MAX_BATCH_ENTRIES}; \
+                         nothing in it was run"
+                    ),
+                    format!("send batches of at most {MAX_BATCH_ENTRIES} requests"),
+                ),
+            )),
+            _ => Ok(Incoming::Batch(batch.kept)),
+        };
+    }
+    let value: Value = serde_json::from_str(text).map_err(|error| parse_error(&error))?;
+    Ok(Incoming::Single(check_envelope(value)))
+}
+
+/// How deep JSON may nest: serde_json's own limit for one value.
+const MAX_NESTING: usize = 128;
+
+/// Whether arrays and objects in `text` nest deeper than `limit` (strings skipped).
+fn nests_deeper_than(text: &str, limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The error response for a line that is not JSON.
+fn parse_error(error: &serde_json::Error) -> Value {
+    {
         let message = match error.classify() {
             serde_json::error::Category::Eof => {
                 format!(
@@ -116,20 +239,15 @@ pub fn parse_line(line: &[u8]) -> Result<Incoming, Value> {
             &Value::Null,
             &RpcError::new(codes::PARSE_ERROR, message, SEND_ONE_REQUEST),
         )
-    })?;
-    match value {
-        Value::Array(entries) if entries.is_empty() => Err(error_response(
-            &Value::Null,
-            &RpcError::new(
-                codes::INVALID_REQUEST,
-                "empty batch",
-                "a batch array needs at least one request",
-            ),
-        )),
-        Value::Array(entries) => Ok(Incoming::Batch(
-            entries.into_iter().map(check_envelope).collect(),
-        )),
-        other => Ok(Incoming::Single(check_envelope(other))),
+    }
+}
+
+/// Reads one batch entry: the request, or the error response for a malformed entry.
+pub fn check_entry(entry: &RawValue) -> Result<Request, Value> {
+    match serde_json::from_str(entry.get()) {
+        Ok(value) => check_envelope(value),
+        // The batch's parse checked it already.
+        Err(error) => Err(parse_error(&error)),
     }
 }
 

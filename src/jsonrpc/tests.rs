@@ -80,6 +80,7 @@ fn batches_check_each_entry() {
     ) else {
         panic!("expected a batch");
     };
+    let entries: Vec<_> = entries.into_iter().map(check_entry).collect();
     assert!(entries[0].is_ok());
     assert_eq!(
         code(entries[1].as_ref().unwrap_err()),
@@ -122,15 +123,25 @@ fn readable_id(value: &Value) -> Value {
     }
 }
 
+/// A line read whole: its request, or each entry of its batch checked.
+#[derive(Debug)]
+enum Checked {
+    Single(Result<Request, Value>),
+    Batch(Vec<Result<Request, Value>>),
+}
+
 /// Decodes `line` and checks every reply it owes, whatever the outcome.
-fn decode_and_check_shapes(line: &[u8]) -> Result<Incoming, Value> {
-    let decoded = parse_line(line);
+fn decode_and_check_shapes(line: &[u8]) -> Result<Checked, Value> {
+    let decoded = parse_line(line).map(|incoming| match incoming {
+        Incoming::Single(entry) => Checked::Single(entry),
+        Incoming::Batch(entries) => Checked::Batch(entries.into_iter().map(check_entry).collect()),
+    });
     match &decoded {
-        Err(response) | Ok(Incoming::Single(Err(response))) => {
+        Err(response) | Ok(Checked::Single(Err(response))) => {
             assert_error_response(response, &response["id"].clone());
         }
-        Ok(Incoming::Single(Ok(request))) => assert!(request.params.is_object()),
-        Ok(Incoming::Batch(entries)) => {
+        Ok(Checked::Single(Ok(request))) => assert!(request.params.is_object()),
+        Ok(Checked::Batch(entries)) => {
             assert!(!entries.is_empty());
             for entry in entries {
                 match entry {
@@ -319,8 +330,8 @@ mod properties {
                     prop_assert_eq!(&response["id"], &Value::Null);
                     return Ok(());
                 }
-                Ok(Incoming::Single(entry)) => vec![(value, entry)],
-                Ok(Incoming::Batch(entries)) => {
+                Ok(Checked::Single(entry)) => vec![(value, entry)],
+                Ok(Checked::Batch(entries)) => {
                     let Value::Array(values) = &value else {
                         panic!("a batch from a non-array: {value}");
                     };
@@ -346,7 +357,7 @@ mod properties {
         #[test]
         fn a_valid_request_round_trips((id, method, params) in valid_request()) {
             let line = Value::Object(encode(id.as_ref(), &method, params.as_ref())).to_string();
-            let Ok(Incoming::Single(Ok(request))) = decode_and_check_shapes(line.as_bytes()) else {
+            let Ok(Checked::Single(Ok(request))) = decode_and_check_shapes(line.as_bytes()) else {
                 panic!("a valid request was refused: {line}");
             };
             let expected_params = match params {
@@ -364,7 +375,7 @@ mod properties {
             let mut object = encode(id.as_ref(), &method, params.as_ref());
             let (expected_code, expected_id) = apply(&mutation, &mut object);
             let line = Value::Object(object).to_string();
-            let Ok(Incoming::Single(Err(response))) = decode_and_check_shapes(line.as_bytes()) else {
+            let Ok(Checked::Single(Err(response))) = decode_and_check_shapes(line.as_bytes()) else {
                 panic!("a broken request was accepted: {line}");
             };
             prop_assert_eq!(assert_error_response(&response, &expected_id), expected_code);
@@ -385,7 +396,7 @@ mod properties {
                 objects.push(Value::Object(object));
             }
             let line = Value::Array(objects).to_string();
-            let Ok(Incoming::Batch(decoded)) = decode_and_check_shapes(line.as_bytes()) else {
+            let Ok(Checked::Batch(decoded)) = decode_and_check_shapes(line.as_bytes()) else {
                 panic!("not a batch: {line}");
             };
             prop_assert_eq!(decoded.len(), expected.len());
@@ -400,6 +411,25 @@ mod properties {
             }
         }
     }
+}
+
+#[test]
+fn a_batch_over_the_entry_limit_is_refused_whole_without_holding_its_entries() {
+    let line = format!("[{}1]", "1,".repeat(MAX_BATCH_ENTRIES * 500));
+    let response = parse_line(line.as_bytes()).unwrap_err();
+    assert_eq!(code(&response), codes::TOO_LARGE);
+    assert!(
+        response["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{} entries", MAX_BATCH_ENTRIES * 500 + 1)),
+        "{response}"
+    );
+    let at_the_limit = format!("[{}1]", "1,".repeat(MAX_BATCH_ENTRIES - 1));
+    let Ok(Incoming::Batch(entries)) = parse_line(at_the_limit.as_bytes()) else {
+        panic!("a batch at the limit is a batch");
+    };
+    assert_eq!(entries.len(), MAX_BATCH_ENTRIES);
 }
 
 #[test]

@@ -1,15 +1,19 @@
 //! The server's memory budget: how many bytes of requests and replies it holds at once.
 //!
-//! Every connection may buffer a small request (`FREE_LINE_BYTES`) on its own; beyond that,
-//! the bytes of a partial request line, of a line being answered and of replies waiting to be
-//! written all come out of one shared pool (`POOL_BYTES`). A connection that cannot get its
-//! bytes waits, which is back-pressure: the daemon stops reading from it, and from a client
-//! that does not read its replies once that client's own share (`OUTBOX_BYTES`) is queued.
-//! Replies themselves are bounded (`MAX_REPLY_BYTES`, `MAX_BATCH_REPLY_BYTES`), so no request
-//! makes the daemon build an answer it could not hold. The timeouts of `server/mod.rs` free
-//! what a stalled client holds.
+//! Every connection may buffer a small request (`FREE_LINE_BYTES`) on its own and queue one
+//! small reply (`SMALL_REPLY_BYTES`): the next request is read only once the last reply went
+//! to the socket, so a client that does not read is no longer read, and what it holds is
+//! bounded by the connection cap. Beyond that, the bytes of a partial request line, of a line
+//! being answered and of a large reply all come out of one shared pool (`POOL_BYTES`). A
+//! large reply takes its bytes as it is built (`replies.rs`) and never waits for them: when
+//! the pool has none, the reply is an error saying to try again, so no client ever waits
+//! behind another's unread replies. A client that takes no bytes of a reply holding pool
+//! bytes is cut off after `STALL_UNDER_PRESSURE` while the pool runs low, and after the line
+//! timeout in any case. Replies themselves are bounded (`MAX_REPLY_BYTES`,
+//! `MAX_BATCH_REPLY_BYTES`), as are batches (`jsonrpc::MAX_BATCH_ENTRIES`).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -17,8 +21,12 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 pub const FREE_LINE_BYTES: usize = 16 * 1024;
 /// The shared pool: partial lines beyond the free share, lines in hand, queued replies.
 pub const POOL_BYTES: usize = 64 * 1024 * 1024;
-/// Reply bytes one connection may have queued before the daemon stops reading from it.
-pub const OUTBOX_BYTES: usize = 4 * 1024 * 1024;
+/// A reply up to this size is not taken from the pool: each connection queues one reply at
+/// most, so these are bounded by the connection cap (512 × 64 KiB by default).
+pub const SMALL_REPLY_BYTES: usize = 64 * 1024;
+/// How long a client may take none of a reply that holds pool bytes, while the pool is low,
+/// before it is cut off (its reply dropped, its bytes given back).
+pub const STALL_UNDER_PRESSURE: Duration = Duration::from_millis(500);
 /// The largest reply to one request; a larger one is answered with an error saying to page.
 pub const MAX_REPLY_BYTES: usize = 2 * 1024 * 1024;
 /// The largest reply to one batch; entries past it are answered with an error, unrun.
@@ -69,6 +77,24 @@ impl Budget {
             }
         }
         self.take(minimum).await
+    }
+
+    /// Takes `bytes` if they are free now; never waits.
+    pub fn try_take(&self, bytes: usize) -> Option<Held> {
+        if bytes == 0 {
+            return Some(Held(None));
+        }
+        let permits = u32::try_from(bytes).ok()?;
+        self.bytes
+            .clone()
+            .try_acquire_many_owned(permits)
+            .ok()
+            .map(|permit| Held(Some(permit)))
+    }
+
+    /// Whether less than a quarter of the budget is free.
+    pub fn is_low(&self) -> bool {
+        self.available() < self.capacity / 4
     }
 
     /// Bytes not taken right now (for `daemon.status` and the tests).

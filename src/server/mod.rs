@@ -14,6 +14,7 @@
 mod bind;
 mod budget;
 mod framing;
+mod replies;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -27,13 +28,15 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
 
 pub use bind::{SocketFolder, bind};
-pub use budget::{MAX_BATCH_REPLY_BYTES, MAX_REPLY_BYTES, OUTBOX_BYTES, POOL_BYTES};
+pub use budget::{
+    MAX_BATCH_REPLY_BYTES, MAX_REPLY_BYTES, POOL_BYTES, SMALL_REPLY_BYTES, STALL_UNDER_PRESSURE,
+};
 pub use framing::{Frame, LineReader};
 
-use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
+use crate::jsonrpc::{self, RpcError, codes};
 use crate::methods::Methods;
-use crate::spine::Method;
-use budget::{Budget, Held};
+use budget::{Budget, FREE_LINE_BYTES, Held};
+use replies::{Reply, to_line};
 
 /// How long shutdown waits for connections to finish the request in hand.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -168,18 +171,20 @@ fn refuse_over_cap(stream: &UnixStream, cap: usize) {
     let _ = stream.try_write(to_line(&jsonrpc::error_response(&Value::Null, &error)).as_bytes());
 }
 
-/// A line for the writer, with the bytes of the connection's share and of the pool it
-/// holds until written.
+/// A line for the writer, with the pool bytes it holds until written and, for a reply,
+/// the connection's turn (the next request is read once it is given back).
 struct Outgoing {
     line: String,
-    _held: (Held, Held),
+    pool: Held,
+    _turn: Held,
 }
 
 impl Outgoing {
     fn unbudgeted(line: String) -> Self {
         Self {
             line,
-            _held: (Held::nothing(), Held::nothing()),
+            pool: Held::nothing(),
+            _turn: Held::nothing(),
         }
     }
 }
@@ -224,12 +229,16 @@ async fn connection(stream: UnixStream, shared: Arc<Shared>, mut shutdown: watch
         write_half,
         outbox_receiver,
         options.line_timeout,
+        shared.pool.clone(),
     ));
     let mut lines =
         LineReader::with_pool(read_half, options.max_request_bytes, shared.pool.clone());
-    let own_share = Budget::new(OUTBOX_BYTES);
+    // One reply queued at a time: the next request is read once the last reply went to the
+    // socket, so a client that does not read is no longer read.
+    let turns = Budget::new(1);
     let mut session = Session::new(outbox.clone());
     loop {
+        let turn = turns.take(1).await;
         let idle_timeout = (!session.subscribed()).then_some(options.idle_timeout);
         let frame = tokio::select! {
             biased;
@@ -239,10 +248,16 @@ async fn connection(stream: UnixStream, shared: Arc<Shared>, mut shutdown: watch
         let reply = match frame {
             Ok(Ok(Frame::Line(line))) if line.iter().all(u8::is_ascii_whitespace) => continue,
             Ok(Ok(Frame::Line(line))) => {
-                let _in_hand = shared.pool.take(line.len()).await;
-                handle_line(&shared.methods, &mut session, &line).await
+                // A line beyond the connection's free share is the pool's while it is answered.
+                let _in_hand = shared
+                    .pool
+                    .take(line.len().saturating_sub(FREE_LINE_BYTES))
+                    .await;
+                replies::handle_line(&shared.methods, &mut session, &line, &shared.pool).await
             }
-            Ok(Ok(Frame::TooLong { bytes })) => Some(too_long(bytes, options.max_request_bytes)),
+            Ok(Ok(Frame::TooLong { bytes })) => {
+                Some(Reply::small(too_long(bytes, options.max_request_bytes)))
+            }
             Ok(Ok(Frame::Eof) | Err(_)) | Err(Stall::Idle) => break,
             Err(Stall::PartialLine) => {
                 let _ = outbox
@@ -252,12 +267,10 @@ async fn connection(stream: UnixStream, shared: Arc<Shared>, mut shutdown: watch
             }
         };
         if let Some(reply) = reply {
-            // Back-pressure: a client that does not read its replies is no longer read.
-            let share = own_share.take(reply.len()).await;
-            let pool = shared.pool.take(reply.len()).await;
             let outgoing = Outgoing {
-                line: reply,
-                _held: (share, pool),
+                line: reply.line,
+                pool: reply.held,
+                _turn: turn,
             };
             if outbox.send(outgoing).await.is_err() {
                 break;
@@ -333,20 +346,43 @@ impl Drop for Session {
     }
 }
 
-/// Writes the outbox to the client; a client that takes nothing for `line_timeout` is cut
-/// off (dropping what was queued for it gives its bytes back to the budget).
+/// How often a writer waiting on its client looks at the clock and the pool.
+const STALL_TICK: Duration = Duration::from_millis(100);
+
+/// Writes the outbox to the client. A client that takes no bytes for `line_timeout` is cut
+/// off, and one whose reply holds pool bytes after [`STALL_UNDER_PRESSURE`] while the pool
+/// is low (dropping what was queued for it gives its bytes back to the budget).
 async fn write_lines(
     mut writer: tokio::net::unix::OwnedWriteHalf,
     mut lines: mpsc::Receiver<Outgoing>,
     line_timeout: Duration,
+    pool: Budget,
 ) {
     while let Some(outgoing) = lines.recv().await {
-        match tokio::time::timeout(line_timeout, writer.write_all(outgoing.line.as_bytes())).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => return,
-            Err(_) => {
-                tracing::debug!("a client took no reply bytes for the line timeout; closing it");
-                return;
+        let bytes = outgoing.line.as_bytes();
+        let mut written = 0;
+        let mut stalled = Duration::ZERO;
+        while written < bytes.len() {
+            match tokio::time::timeout(STALL_TICK, writer.write(&bytes[written..])).await {
+                Ok(Ok(0) | Err(_)) => return,
+                Ok(Ok(n)) => {
+                    written += n;
+                    stalled = Duration::ZERO;
+                }
+                Err(_) => {
+                    stalled += STALL_TICK;
+                    let holds_the_pool = outgoing.pool.bytes() > 0
+                        && stalled >= STALL_UNDER_PRESSURE
+                        && pool.is_low();
+                    if holds_the_pool || stalled >= line_timeout {
+                        tracing::debug!(
+                            stalled_ms = stalled.as_millis(),
+                            holds_the_pool,
+                            "a client takes no reply bytes; closing it"
+                        );
+                        return;
+                    }
+                }
             }
         }
     }
@@ -444,139 +480,14 @@ fn too_long(bytes: usize, limit: usize) -> String {
     to_line(&jsonrpc::error_response(&Value::Null, &error))
 }
 
-/// Handles one line: a request, a notification or a batch. `None` when nothing is owed.
-/// A reply over `MAX_REPLY_BYTES` is replaced by an error saying to ask for less; a batch's
-/// entries past `MAX_BATCH_REPLY_BYTES` of replies are not run and say so.
-async fn handle_line(methods: &Methods, session: &mut Session, line: &[u8]) -> Option<String> {
-    match jsonrpc::parse_line(line) {
-        Err(error_response) => Some(to_line(&error_response)),
-        Ok(Incoming::Single(entry)) => {
-            handle_entry(methods, session, entry)
-                .await
-                .map(|mut reply| {
-                    reply.push('\n');
-                    reply
-                })
-        }
-        Ok(Incoming::Batch(entries)) => {
-            let count = entries.len();
-            let mut replies: Vec<String> = Vec::new();
-            let mut bytes = 0;
-            for (index, entry) in entries.into_iter().enumerate() {
-                let reply = if bytes > MAX_BATCH_REPLY_BYTES {
-                    not_run(entry, index, count)
-                } else {
-                    handle_entry(methods, session, entry).await
-                };
-                if let Some(reply) = reply {
-                    bytes += reply.len() + 1;
-                    replies.push(reply);
-                }
-            }
-            (!replies.is_empty()).then(|| format!("[{}]\n", replies.join(",")))
-        }
-    }
-}
-
-/// The answer to a batch entry past the batch's reply budget: an error, the call not made.
-fn not_run(entry: Result<Request, Value>, index: usize, count: usize) -> Option<String> {
-    let id = match entry {
-        Ok(request) => request.id?,
-        Err(error_response) => return Some(error_response.to_string()),
-    };
-    let error = RpcError::new(
-        codes::TOO_LARGE,
-        format!(
-            "not run: the replies to this batch reached its budget of {MAX_BATCH_REPLY_BYTES} \
-             bytes before entry {index} of {count}"
-        ),
-        "send the requests that were not run again, in smaller batches or one by one",
-    );
-    Some(jsonrpc::error_response(&id, &error).to_string())
-}
-
-async fn handle_entry(
-    methods: &Methods,
-    session: &mut Session,
-    entry: Result<Request, Value>,
-) -> Option<String> {
-    let request = match entry {
-        Ok(request) => request,
-        Err(error_response) => return Some(error_response.to_string()),
-    };
-    // The one method that belongs to the connection rather than to the tree.
-    let outcome = if request.method == Method::EventsSubscribe.name() {
-        crate::methods::no_params(Method::EventsSubscribe, &request.params)
-            .map(|()| session.subscribe(methods))
-    } else {
-        methods.call(&request.method, request.params).await
-    };
-    let id = request.id?;
-    let reply = match outcome {
-        Ok(result) => jsonrpc::success_response(&id, result),
-        Err(error) => jsonrpc::error_response(&id, &error),
-    }
-    .to_string();
-    Some(within_reply_budget(reply, &id, &request.method))
-}
-
-/// `reply`, or an error saying to ask for less when it is over [`MAX_REPLY_BYTES`]. Every
-/// answer that grows with the data fits a smaller budget of its own (`max_bytes`); this is
-/// the backstop for any that does not.
-fn within_reply_budget(reply: String, id: &Value, method: &str) -> String {
-    if reply.len() <= MAX_REPLY_BYTES {
-        return reply;
-    }
-    let error = RpcError::new(
-        codes::TOO_LARGE,
-        format!(
-            "the reply to {method} would be {} bytes, over the budget of {MAX_REPLY_BYTES} bytes \
-             for one reply",
-            reply.len()
-        ),
-        "ask for less at once: a smaller limit or max_bytes, and page back (before, cursor)",
-    );
-    jsonrpc::error_response(id, &error).to_string()
-}
-
 /// Resolves once shutdown is requested (or the daemon that could request it is gone).
 async fn stopped(shutdown: &mut watch::Receiver<bool>) {
     let _ = shutdown.wait_for(|stop| *stop).await;
 }
 
-fn to_line(value: &Value) -> String {
-    let mut line = value.to_string();
-    line.push('\n');
-    line
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_reply_over_its_budget_becomes_an_error_saying_to_ask_for_less() {
-        let id = json!(7);
-        let small = jsonrpc::success_response(&id, json!({"ok": true})).to_string();
-        assert_eq!(within_reply_budget(small.clone(), &id, "task_get"), small);
-        let huge = jsonrpc::success_response(&id, json!("x".repeat(MAX_REPLY_BYTES))).to_string();
-        let refused: Value =
-            serde_json::from_str(&within_reply_budget(huge, &id, "task_get")).unwrap();
-        assert_eq!(refused["id"], 7);
-        assert_eq!(refused["error"]["code"], codes::TOO_LARGE);
-        assert!(
-            refused["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("task_get")
-        );
-        assert!(
-            refused["error"]["data"]["hint"]
-                .as_str()
-                .unwrap()
-                .contains("max_bytes")
-        );
-    }
 
     #[tokio::test]
     async fn accept_errors_are_logged_once_per_quiet_period() {
