@@ -1,11 +1,12 @@
-//! Fault injection: make a chosen actor panic on its next (or Nth) message, or on every one.
+//! Fault injection: make a chosen actor panic on its next (or Nth) message, or on every one;
+//! or wedge it (its next message waits until released, as a handler stuck on a disk would).
 //!
 //! Always compiled and always consulted, so the code under test is the code that ships;
 //! when nothing is armed the check is one relaxed atomic load. Only the fault-injection
 //! harness and tests arm it (and, in a build with the `harness` feature, the real binary
 //! from `LOOKOUT_HARNESS_FAULTS`, parsed by [`FaultSpec::parse_list`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -22,10 +23,12 @@ pub enum ActorKind {
     Watcher,
     Terminals,
     Vision,
+    Recall,
+    Recorder,
 }
 
 impl ActorKind {
-    pub const ALL: [ActorKind; 10] = [
+    pub const ALL: [ActorKind; 12] = [
         ActorKind::Registry,
         ActorKind::Clock,
         ActorKind::Wake,
@@ -36,6 +39,8 @@ impl ActorKind {
         ActorKind::Watcher,
         ActorKind::Terminals,
         ActorKind::Vision,
+        ActorKind::Recall,
+        ActorKind::Recorder,
     ];
 
     /// The one-word name fault specs use (`registry`, `task`, `wake`, …).
@@ -51,6 +56,8 @@ impl ActorKind {
             ActorKind::Watcher => "watcher",
             ActorKind::Terminals => "terminals",
             ActorKind::Vision => "vision",
+            ActorKind::Recall => "recall",
+            ActorKind::Recorder => "recorder",
         }
     }
 
@@ -66,6 +73,8 @@ impl ActorKind {
             ActorKind::Task => "task actor",
             ActorKind::Terminals => "terminals actor",
             ActorKind::Vision => "vision actor",
+            ActorKind::Recall => "recall actor",
+            ActorKind::Recorder => "screen recorder",
         }
     }
 }
@@ -80,6 +89,9 @@ struct FaultsInner {
     any_armed: AtomicBool,
     /// What is armed, per actor kind.
     countdowns: Mutex<HashMap<ActorKind, Arming>>,
+    /// The kinds whose next message waits (see [`Faults::wedge`]), and what releases them.
+    wedged: Mutex<HashSet<ActorKind>>,
+    released: tokio::sync::Notify,
 }
 
 /// When an armed actor kind panics.
@@ -191,7 +203,50 @@ impl Faults {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+        self.release();
         self.inner.any_armed.store(false, Ordering::SeqCst);
+    }
+
+    /// The next message `kind` handles waits (its mailbox fills behind it) until
+    /// [`Faults::release`]: a wedged actor, alive but answering nothing.
+    pub fn wedge(&self, kind: ActorKind) {
+        self.inner
+            .wedged
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(kind);
+        self.inner.any_armed.store(true, Ordering::SeqCst);
+    }
+
+    /// Lets every wedged actor go on.
+    pub fn release(&self) {
+        self.inner
+            .wedged
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.inner.released.notify_waiters();
+    }
+
+    /// Called by the actors that can be wedged at the top of their message handler: waits
+    /// while `kind` is wedged.
+    pub async fn hold_if_wedged(&self, kind: ActorKind) {
+        if !self.inner.any_armed.load(Ordering::Relaxed) {
+            return;
+        }
+        loop {
+            let released = self.inner.released.notified();
+            let wedged = self
+                .inner
+                .wedged
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(&kind);
+            if !wedged {
+                return;
+            }
+            released.await;
+        }
     }
 
     /// Called by every actor at the top of its message handler.
@@ -209,7 +264,8 @@ impl Faults {
                 Some(Arming::Every) => true,
                 Some(Arming::Nth(1)) => {
                     countdowns.remove(&kind);
-                    if countdowns.is_empty() {
+                    let wedged = self.inner.wedged.lock().unwrap_or_else(|e| e.into_inner());
+                    if countdowns.is_empty() && wedged.is_empty() {
                         self.inner.any_armed.store(false, Ordering::SeqCst);
                     }
                     true

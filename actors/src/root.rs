@@ -43,7 +43,7 @@ pub enum Child {
 }
 
 impl Child {
-    const START_ORDER: [Child; 9] = [
+    pub(crate) const START_ORDER: [Child; 9] = [
         Child::Clock,
         Child::Registry,
         Child::Recall,
@@ -55,7 +55,7 @@ impl Child {
         Child::Recorder,
     ];
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Child::Clock => "clock",
             Child::Registry => "registry",

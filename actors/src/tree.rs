@@ -19,9 +19,10 @@ use crate::directory::{Directory, Health};
 use crate::error::{CallError, from_call};
 use crate::faults::Faults;
 use crate::process::pty::Signal;
-use crate::recall::recorder::{RecorderSettings, RecorderStatus};
+use crate::recall::RecallMsg;
+use crate::recall::recorder::{RecorderMsg, RecorderSettings, RecorderStatus};
 use crate::registry::{self, RegistryStats};
-use crate::root::{RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
+use crate::root::{Child, RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
 use crate::tasks::actor::not_found;
 use crate::tasks::types::{
     PlanChange, PlanUpdated, RegisterTask, TaskDetail, TaskListing, TaskUpdated, ThreadPage,
@@ -530,10 +531,10 @@ impl Tree {
         .await
     }
 
-    /// A liveness round trip through the tree: the Registry, the Tasks supervisor, the Wake,
-    /// Vision and Terminals actors and the Waits supervisor each answer a cheap question
-    /// through their mailboxes. A dead, restarting or wedged actor fails it (a wedged one by timing out), so the systemd watchdog is petted only while
-    /// the tree really serves.
+    /// A liveness round trip through the tree: every child of the root (the start order's
+    /// table, so none is forgotten) answers a cheap question through its mailbox. A dead,
+    /// restarting or wedged actor fails it (a wedged one by timing out), so the systemd
+    /// watchdog is petted only while the tree really serves.
     pub async fn ping(&self) -> Result<(), CallError> {
         if let Health::Failed(reason) = self.directory.health() {
             return Err(CallError::unavailable(
@@ -541,54 +542,55 @@ impl Tree {
                 "the daemon is exiting; its service manager restarts it",
             ));
         }
-        registry::probe(&self.directory.registry()?, PING_TIMEOUT).await?;
-        let tasks_outcome = self
-            .directory
-            .tasks()?
-            .call(TasksMsg::Stats, Some(PING_TIMEOUT))
-            .await;
-        from_call(
-            "tasks supervisor",
-            PING_TIMEOUT,
-            tasks_outcome.map(|r| r.map(Ok)),
-        )?;
-        let wake_outcome = self
-            .directory
-            .wake()?
-            .call(WakeMsg::Stats, Some(PING_TIMEOUT))
-            .await;
-        from_call("wake actor", PING_TIMEOUT, wake_outcome.map(|r| r.map(Ok)))?;
-        let vision_outcome = self
-            .directory
-            .vision()?
-            .call(VisionMsg::Status, Some(PING_TIMEOUT))
-            .await;
-        from_call(
-            "vision actor",
-            PING_TIMEOUT,
-            vision_outcome.map(|r| r.map(Ok)),
-        )?;
-        let waits_outcome = self
-            .directory
-            .waits()?
-            .call(WaitsMsg::Stats, Some(PING_TIMEOUT))
-            .await;
-        from_call(
-            "waits supervisor",
-            PING_TIMEOUT,
-            waits_outcome.map(|r| r.map(Ok)),
-        )?;
-        let terminals_outcome = self
-            .directory
-            .terminals()?
-            .call(TerminalsMsg::Stats, Some(PING_TIMEOUT))
-            .await;
-        from_call(
-            "terminals actor",
-            PING_TIMEOUT,
-            terminals_outcome.map(|r| r.map(Ok)),
-        )?;
+        for child in Child::START_ORDER {
+            self.ping_child(child).await?;
+        }
         Ok(())
+    }
+
+    /// One child's answer to a question that costs it nothing.
+    async fn ping_child(&self, child: Child) -> Result<(), CallError> {
+        let directory = &self.directory;
+        let timeout = Some(PING_TIMEOUT);
+        let name = child.name();
+        match child {
+            Child::Registry => registry::probe(&directory.registry()?, PING_TIMEOUT).await,
+            Child::Clock => answered(
+                name,
+                directory.clock_actor()?.call(ClockMsg::Now, timeout).await,
+            ),
+            Child::Recall => answered(
+                name,
+                directory.recall()?.call(RecallMsg::Ping, timeout).await,
+            ),
+            Child::Vision => answered(
+                name,
+                directory.vision()?.call(VisionMsg::Status, timeout).await,
+            ),
+            Child::Wake => answered(name, directory.wake()?.call(WakeMsg::Stats, timeout).await),
+            Child::Terminals => answered(
+                name,
+                directory
+                    .terminals()?
+                    .call(TerminalsMsg::Stats, timeout)
+                    .await,
+            ),
+            Child::Tasks => answered(
+                name,
+                directory.tasks()?.call(TasksMsg::Stats, timeout).await,
+            ),
+            Child::Waits => answered(
+                name,
+                directory.waits()?.call(WaitsMsg::Stats, timeout).await,
+            ),
+            Child::Recorder => answered(
+                name,
+                directory
+                    .recorder()?
+                    .call(RecorderMsg::Status, timeout)
+                    .await,
+            ),
+        }
     }
 
     /// Resolves when the root gives up (the daemon must then exit non-zero).
@@ -608,4 +610,12 @@ impl Tree {
     pub async fn shutdown(&self) {
         let _ = self.root.stop_and_wait(None, Some(SHUTDOWN_TIMEOUT)).await;
     }
+}
+
+/// A ping's call answered in time, or the error that says which actor did not answer.
+fn answered<T, M>(
+    name: &str,
+    outcome: Result<ractor::rpc::CallResult<T>, ractor::MessagingErr<M>>,
+) -> Result<(), CallError> {
+    from_call(name, PING_TIMEOUT, outcome.map(|r| r.map(Ok))).map(|_: T| ())
 }

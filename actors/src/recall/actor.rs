@@ -15,6 +15,7 @@ use storage::{EventRecord, ListCursor, Store, WaitId};
 
 use crate::directory::Directory;
 use crate::error::CallError;
+use crate::faults::ActorKind;
 use crate::locks::lock;
 use crate::recall::documents::{task_document, wait_document};
 use crate::registry;
@@ -66,6 +67,8 @@ pub enum RecallMsg {
     Forget(Forget, RpcReplyPort<Result<u64, CallError>>),
     /// Remove what is older than the retention age (a timer sends it).
     Expire,
+    /// Answers at once: the liveness ping (`Tree::ping`).
+    Ping(RpcReplyPort<()>),
 }
 
 pub struct RecallActor;
@@ -127,7 +130,13 @@ impl Actor for RecallActor {
         message: RecallMsg,
         state: &mut RecallState,
     ) -> Result<(), ActorProcessingErr> {
+        let faults = state.directory.faults().clone();
+        faults.check(ActorKind::Recall);
+        faults.hold_if_wedged(ActorKind::Recall).await;
         match message {
+            RecallMsg::Ping(reply) => {
+                let _ = reply.send(());
+            }
             RecallMsg::CatchUp => {
                 if let Err(error) = catch_up(state).await {
                     tracing::warn!("recall could not index the tasks: {}", error.message);

@@ -359,6 +359,27 @@ async fn ping_answers_while_serving_and_fails_when_an_actor_is_down() {
     assert!(error.message.contains("registry"), "{error}");
     eventually("the registry is back", async || tree.ping().await.is_ok()).await;
 
+    // Every child of the root answers the ping: a wedged one (alive, answering nothing)
+    // fails it by timing out, so the watchdog stops being petted, and it passes again once
+    // the actor goes on.
+    for (kind, name) in [
+        (ActorKind::Recall, "recall actor"),
+        (ActorKind::Recorder, "screen recorder"),
+    ] {
+        tree.faults().wedge(kind);
+        let error = tree.ping().await.unwrap_err();
+        assert!(error.message.contains(name), "{error}");
+        tree.faults().release();
+        eventually("the wedged actor goes on", async || {
+            tree.ping().await.is_ok()
+        })
+        .await;
+    }
+    tree.faults().panic_next(ActorKind::Clock);
+    let error = tree.ping().await.unwrap_err();
+    assert!(error.message.contains("clock"), "{error}");
+    eventually("the clock is back", async || tree.ping().await.is_ok()).await;
+
     tree.shutdown().await;
     assert!(tree.ping().await.is_err(), "a stopped tree fails the ping");
 }

@@ -18,6 +18,7 @@ use storage::{MsgType, Role, Status, StatusFilter, Store, TaskId, Timestamp};
 
 use crate::directory::Directory;
 use crate::error::CallError;
+use crate::faults::ActorKind;
 use crate::locks::lock;
 use crate::recall::RecallMsg;
 use crate::recall::recorder::keyframes::Keyframes;
@@ -183,6 +184,9 @@ impl Actor for RecorderActor {
         message: RecorderMsg,
         state: &mut RecorderActorState,
     ) -> Result<(), ActorProcessingErr> {
+        let faults = state.directory.faults().clone();
+        faults.check(ActorKind::Recorder);
+        faults.hold_if_wedged(ActorKind::Recorder).await;
         match message {
             RecorderMsg::Tick => {
                 tick(&myself, state).await;
