@@ -477,14 +477,14 @@ mod tests {
         for (key, at) in [("b", 20), ("a", 10), ("c", 30), ("b", 15)] {
             let log = log.clone();
             timers.at(key, Timestamp::from_secs(at), move || async move {
-                log.lock().unwrap().push(format!("{key}@{at}"));
+                crate::locks::lock(&log).push(format!("{key}@{at}"));
             });
         }
         assert_eq!(timers.len(), 3, "the second \"b\" replaced the first");
         for action in timers.take_due(Timestamp::from_secs(20)) {
             action.await;
         }
-        assert_eq!(*log.lock().unwrap(), ["a@10", "b@15"]);
+        assert_eq!(*crate::locks::lock(&log), ["a@10", "b@15"]);
         assert_eq!(timers.deadline("c"), Some(Timestamp::from_secs(30)));
         timers.cancel("c");
         assert!(timers.take_due(Timestamp::from_secs(100)).is_empty());

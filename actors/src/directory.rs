@@ -226,7 +226,7 @@ impl Directory {
     }
 
     fn read<T>(&self, pick: impl FnOnce(&Peers) -> Option<T>, what: &str) -> Result<T, CallError> {
-        let peers = self.peers.read().unwrap_or_else(|e| e.into_inner());
+        let peers = crate::locks::read(&self.peers);
         pick(&peers).ok_or_else(|| {
             CallError::unavailable(
                 format!("the {what} is restarting"),
@@ -236,7 +236,7 @@ impl Directory {
     }
 
     pub(crate) fn set(&self, slot: Slot) {
-        let mut peers = self.peers.write().unwrap_or_else(|e| e.into_inner());
+        let mut peers = crate::locks::write(&self.peers);
         match slot {
             Slot::Registry(actor) => peers.registry = actor,
             Slot::Clock(actor) => peers.clock = actor,

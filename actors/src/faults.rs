@@ -160,31 +160,19 @@ impl Faults {
 
     /// The `n`-th message (1 = the next) that `kind` handles panics.
     pub fn panic_on_nth(&self, kind: ActorKind, n: u32) {
-        let mut countdowns = self
-            .inner
-            .countdowns
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut countdowns = crate::locks::lock(&self.inner.countdowns);
         countdowns.insert(kind, Arming::Nth(n.max(1)));
         self.inner.any_armed.store(true, Ordering::SeqCst);
     }
 
     /// Whether a fault for `kind` is armed and has not fired yet.
     pub fn is_armed(&self, kind: ActorKind) -> bool {
-        self.inner
-            .countdowns
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains_key(&kind)
+        crate::locks::lock(&self.inner.countdowns).contains_key(&kind)
     }
 
     /// Every message `kind` handles panics, until [`Faults::disarm_all`].
     pub fn panic_every(&self, kind: ActorKind) {
-        let mut countdowns = self
-            .inner
-            .countdowns
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut countdowns = crate::locks::lock(&self.inner.countdowns);
         countdowns.insert(kind, Arming::Every);
         self.inner.any_armed.store(true, Ordering::SeqCst);
     }
@@ -198,11 +186,7 @@ impl Faults {
     }
 
     pub fn disarm_all(&self) {
-        self.inner
-            .countdowns
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        crate::locks::lock(&self.inner.countdowns).clear();
         self.release();
         self.inner.any_armed.store(false, Ordering::SeqCst);
     }
@@ -210,21 +194,13 @@ impl Faults {
     /// The next message `kind` handles waits (its mailbox fills behind it) until
     /// [`Faults::release`]: a wedged actor, alive but answering nothing.
     pub fn wedge(&self, kind: ActorKind) {
-        self.inner
-            .wedged
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(kind);
+        crate::locks::lock(&self.inner.wedged).insert(kind);
         self.inner.any_armed.store(true, Ordering::SeqCst);
     }
 
     /// Lets every wedged actor go on.
     pub fn release(&self) {
-        self.inner
-            .wedged
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        crate::locks::lock(&self.inner.wedged).clear();
         self.inner.released.notify_waiters();
     }
 
@@ -236,12 +212,7 @@ impl Faults {
         }
         loop {
             let released = self.inner.released.notified();
-            let wedged = self
-                .inner
-                .wedged
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .contains(&kind);
+            let wedged = crate::locks::lock(&self.inner.wedged).contains(&kind);
             if !wedged {
                 return;
             }
@@ -255,16 +226,12 @@ impl Faults {
             return;
         }
         let fire = {
-            let mut countdowns = self
-                .inner
-                .countdowns
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut countdowns = crate::locks::lock(&self.inner.countdowns);
             match countdowns.get_mut(&kind) {
                 Some(Arming::Every) => true,
                 Some(Arming::Nth(1)) => {
                     countdowns.remove(&kind);
-                    let wedged = self.inner.wedged.lock().unwrap_or_else(|e| e.into_inner());
+                    let wedged = crate::locks::lock(&self.inner.wedged);
                     if countdowns.is_empty() && wedged.is_empty() {
                         self.inner.any_armed.store(false, Ordering::SeqCst);
                     }

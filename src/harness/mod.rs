@@ -140,7 +140,7 @@ impl Harness {
     fn acknowledge(&self, method: Method, params: &Value, result: &Value) {
         let text =
             |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
-        let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ledger = actors::locks::lock(&self.ledger);
         match method {
             Method::TaskRegister => ledger.tasks.extend(text(result, "task_id")),
             Method::TaskUpdate => {
@@ -170,7 +170,7 @@ impl Harness {
         if let (Method::WaitUpdate | Method::WaitCancel, Some(id)) =
             (method, params.get("wait_id").and_then(Value::as_str))
         {
-            let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ledger = actors::locks::lock(&self.ledger);
             if let Some(cancelled) = ledger.waits.get_mut(id) {
                 *cancelled = false;
             }
@@ -179,10 +179,7 @@ impl Harness {
 
     /// What the harness saw acknowledged so far.
     pub fn ledger(&self) -> Ledger {
-        self.ledger
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        actors::locks::lock(&self.ledger).clone()
     }
 
     /// Moves the clock and waits for everything that fell due (timers, deliveries).

@@ -45,10 +45,7 @@ pub struct ScriptedModel {
 impl ScriptedModel {
     /// Queues a reply after those already queued.
     pub fn push(&self, reply: Reply) {
-        self.script
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push_back(reply);
+        actors::locks::lock(&self.script).push_back(reply);
     }
 
     /// Questions asked so far (retries included).
@@ -57,10 +54,7 @@ impl ScriptedModel {
     }
 
     fn next(&self) -> Option<Reply> {
-        self.script
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop_front()
+        actors::locks::lock(&self.script).pop_front()
     }
 }
 

@@ -403,7 +403,7 @@ fn refusals() -> &'static std::sync::Mutex<HashMap<Option<u32>, u64>> {
 /// Logs a refusal of `peer_uid`: the first in a minute at once, the rest as a count when
 /// the minute is over.
 fn log_refusal(peer_uid: Option<u32>, who: &str) {
-    let mut refused = refusals().lock().unwrap_or_else(|e| e.into_inner());
+    let mut refused = actors::locks::lock(refusals());
     if let Some(unlogged) = refused.get_mut(&peer_uid) {
         *unlogged += 1;
         return;
@@ -413,9 +413,7 @@ fn log_refusal(peer_uid: Option<u32>, who: &str) {
     let who = who.to_owned();
     tokio::spawn(async move {
         tokio::time::sleep(REFUSAL_LOG_PERIOD).await;
-        let unlogged = refusals()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        let unlogged = actors::locks::lock(refusals())
             .remove(&peer_uid)
             .unwrap_or(0);
         if unlogged > 0 {

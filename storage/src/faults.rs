@@ -134,10 +134,7 @@ impl StorageFaults {
     }
 
     fn undo_log(&self) -> MutexGuard<'_, UndoLog> {
-        self.inner
-            .undo
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::locks::lock(&self.inner.undo)
     }
 
     /// Takes one from `counter` if it is above zero; `true` when a fault fires.

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use redb::{
@@ -19,6 +19,7 @@ use crate::StorageError;
 use crate::codec::Versioned;
 use crate::faults::{FaultyFile, StorageFaults};
 use crate::journal::{self, Journal};
+use crate::locks::lock;
 use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, Status, StuckCandidate, StuckInfo, TaskId,
     TaskRecord, Timestamp, WaitId, WaitRecord,
@@ -306,7 +307,7 @@ impl Store {
                 tightened.extend(tightening);
             }
         }
-        *store.handle.write().unwrap_or_else(|e| e.into_inner()) = Some((1, Arc::new(opened)));
+        *crate::locks::write(&store.handle) = Some((1, Arc::new(opened)));
         Ok((store, tightened))
     }
 
@@ -475,7 +476,7 @@ impl Store {
 
     fn current(&self) -> Result<(u64, Arc<Opened>), StorageError> {
         {
-            let handle = self.handle.read().unwrap_or_else(|e| e.into_inner());
+            let handle = crate::locks::read(&self.handle);
             if let Some((generation, db)) = handle.as_ref()
                 && self.failed_generation.load(Ordering::SeqCst) <= *generation
             {
@@ -487,7 +488,7 @@ impl Store {
 
     /// Closes the failed handle (once operations still on it finish) and opens the file again.
     fn reopen(&self) -> Result<(u64, Arc<Opened>), StorageError> {
-        let mut handle = self.handle.write().unwrap_or_else(|e| e.into_inner());
+        let mut handle = crate::locks::write(&self.handle);
         let failed = self.failed_generation.load(Ordering::SeqCst);
         let mut next_generation = failed.max(1);
         if let Some((generation, db)) = handle.take() {
@@ -521,7 +522,7 @@ impl Store {
     /// Whether the file is open for reading only (the disk was full when it was opened):
     /// the first write that finds space opens it for writing.
     pub fn is_read_only(&self) -> bool {
-        let handle = self.handle.read().unwrap_or_else(|e| e.into_inner());
+        let handle = crate::locks::read(&self.handle);
         handle
             .as_ref()
             .is_some_and(|(_, opened)| matches!(opened.db, Db::ReadOnly(_)))
@@ -988,7 +989,7 @@ impl Store {
     /// the operations in flight to finish, since the check needs the database to itself.
     pub fn check_integrity(&self) -> Result<bool, StorageError> {
         self.current()?;
-        let mut handle = self.handle.write().unwrap_or_else(|e| e.into_inner());
+        let mut handle = crate::locks::write(&self.handle);
         let recovering = || StorageError::Recovering {
             path: self.path.clone(),
         };
@@ -1388,12 +1389,6 @@ fn migrate(db: &Database, path: &Path) -> Result<(), StorageError> {
     txn.open_table(META)?.remove(SHUTDOWN_CLEAN_KEY)?;
     txn.commit()?;
     Ok(())
-}
-
-fn lock(journal: &Mutex<Journal>) -> MutexGuard<'_, Journal> {
-    journal
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 pub(crate) fn decode_wait(id: &str, bytes: &[u8]) -> Result<WaitRecord, StorageError> {

@@ -45,7 +45,7 @@ impl StreamingChild {
                         if read == 0 {
                             break;
                         }
-                        let mut kept = kept.lock().unwrap_or_else(|poison| poison.into_inner());
+                        let mut kept = crate::locks::lock(&kept);
                         kept.extend_from_slice(&chunk[..read]);
                         let excess = kept.len().saturating_sub(STDERR_TAIL_BYTES);
                         kept.drain(..excess);
@@ -63,11 +63,7 @@ impl StreamingChild {
     /// How it ended, when it has: "exit status 1: <stderr>".
     pub fn ended(&mut self) -> Option<String> {
         let status = self.child.try_wait().ok()??;
-        let stderr = self
-            .stderr_tail
-            .lock()
-            .map(|kept| tail(&kept))
-            .unwrap_or_default();
+        let stderr = tail(&crate::locks::lock(&self.stderr_tail));
         let status = match status.code() {
             Some(code) => format!("exit status {code}"),
             None => "ended by a signal".to_owned(),

@@ -118,16 +118,16 @@ impl ModelServer {
     /// Answers every request that nothing scripted answers with what `rule` says of its
     /// body (the model's text), instead of judging the image or the text itself.
     pub fn answer_with(&self, rule: impl Fn(&Value) -> String + Send + Sync + 'static) {
-        *self.state.rule.lock().unwrap() = Some(Arc::new(rule));
+        *crate::locks::lock(&self.state.rule) = Some(Arc::new(rule));
     }
 
     pub fn script(&self, answers: impl IntoIterator<Item = Scripted>) {
-        self.state.script.lock().unwrap().extend(answers);
+        crate::locks::lock(&self.state.script).extend(answers);
     }
 
     /// Every request received so far, in order.
     pub fn seen(&self) -> Vec<Seen> {
-        self.state.seen.lock().unwrap().clone()
+        crate::locks::lock(&self.state.seen).clone()
     }
 
     /// Each request's body as JSON text, in arrival order.
@@ -139,7 +139,7 @@ impl ModelServer {
     }
 
     pub fn requests(&self) -> usize {
-        self.state.seen.lock().unwrap().len()
+        crate::locks::lock(&self.state.seen).len()
     }
 
     pub fn in_flight(&self) -> usize {
@@ -194,7 +194,7 @@ async fn serve(mut stream: TcpStream, state: Arc<ServerState>) {
     };
     let image = decode_image(state.wire, &body);
     let text = question_text(state.wire, &body);
-    let scripted = state.script.lock().unwrap().pop_front();
+    let scripted = crate::locks::lock(&state.script).pop_front();
     let (status, extra_headers, reply, usage) = if path != expected_path {
         (
             404,
@@ -229,7 +229,7 @@ async fn serve(mut stream: TcpStream, state: Arc<ServerState>) {
                 None,
             ),
             Some(Scripted::Hang) => {
-                state.seen.lock().unwrap().push(Seen {
+                crate::locks::lock(&state.seen).push(Seen {
                     path,
                     headers,
                     body,
@@ -246,7 +246,7 @@ async fn serve(mut stream: TcpStream, state: Arc<ServerState>) {
                 Some((1, 1)),
             ),
             None => {
-                let rule = state.rule.lock().unwrap().clone();
+                let rule = crate::locks::lock(&state.rule).clone();
                 let said = match rule {
                     Some(rule) => rule(&body),
                     None => judge(image.as_ref(), &text).to_string(),
@@ -261,7 +261,7 @@ async fn serve(mut stream: TcpStream, state: Arc<ServerState>) {
             }
         }
     };
-    state.seen.lock().unwrap().push(Seen {
+    crate::locks::lock(&state.seen).push(Seen {
         path,
         headers,
         body,

@@ -171,7 +171,7 @@ impl PortalDesktop {
             .backend_connection
             .as_ref()
             .expect("the backend is on the bus");
-        let sessions = std::mem::take(&mut *self.asked.sessions.lock().unwrap());
+        let sessions = std::mem::take(&mut *crate::locks::lock(&self.asked.sessions));
         for session in sessions {
             backend
                 .emit_signal(
@@ -342,7 +342,7 @@ impl StandIn {
             return (1, Results::new());
         }
         self.asked.started.fetch_add(1, Ordering::SeqCst);
-        self.asked.sessions.lock().unwrap().push(session_handle);
+        crate::locks::lock(&self.asked.sessions).push(session_handle);
         let properties: HashMap<&str, Value> = [
             ("size", Value::from(self.size)),
             ("source_type", Value::from(1u32)),

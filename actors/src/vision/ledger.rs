@@ -85,7 +85,7 @@ struct Books {
 
 impl VisionLedger {
     fn books(&self) -> MutexGuard<'_, Books> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        crate::locks::lock(&self.inner)
     }
 
     pub(crate) fn record(&self, wait_id: &str, entry: Entry) {

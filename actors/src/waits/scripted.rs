@@ -109,10 +109,7 @@ impl ScriptedSources {
             .map(|t| t.to_string())
             .unwrap_or_else(|_| target.to_owned());
         let handle = ScriptedTarget::new(initial);
-        self.targets
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(canonical, handle.clone());
+        crate::locks::lock(&self.targets).insert(canonical, handle.clone());
         handle
     }
 }
@@ -124,12 +121,7 @@ impl crate::waits::capture::sources::SourceFactory for ScriptedSources {
         _directory: &Directory,
     ) -> Result<Box<dyn Source>, CallError> {
         let name = target.to_string();
-        let handle = self
-            .targets
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&name)
-            .cloned();
+        let handle = crate::locks::lock(&self.targets).get(&name).cloned();
         match handle {
             Some(target) => Ok(Box::new(ScriptedSource { name, target })),
             None => Err(CallError::not_found(

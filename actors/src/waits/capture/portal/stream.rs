@@ -73,14 +73,9 @@ impl FrameStream {
                         break error.to_string();
                     }
                     let frame = Frame::new(size.0, size.1, pixels);
-                    match writer.lock() {
-                        Ok(mut latest) => latest.frame = Some(frame),
-                        Err(_) => return,
-                    }
+                    crate::locks::lock(&writer).frame = Some(frame);
                 };
-                if let Ok(mut latest) = writer.lock() {
-                    latest.ended = Some(ended);
-                }
+                crate::locks::lock(&writer).ended = Some(ended);
             })
             .map_err(|error| CaptureError::retryable(format!("cannot start a thread: {error}")))?;
         Ok(FrameStream {
@@ -93,11 +88,11 @@ impl FrameStream {
     /// The latest frame; `None` before the first. Fails for good once the stream has ended
     /// (the user stopped sharing, PipeWire went away), saying why.
     pub fn latest(&mut self) -> Result<Option<Frame>, CaptureError> {
+        if self.latest.is_poisoned() {
+            return Err(CaptureError::retryable("the stream's reader panicked"));
+        }
         let (frame, ended) = {
-            let latest = self
-                .latest
-                .lock()
-                .map_err(|_| CaptureError::retryable("the stream's reader panicked"))?;
+            let latest = crate::locks::lock(&self.latest);
             (latest.frame.clone(), latest.ended.clone())
         };
         match ended {
