@@ -39,6 +39,7 @@ fn rust_files() -> Vec<PathBuf> {
         "src",
         "actors/src",
         "storage/src",
+        "recall/src",
         "tests",
         "benches",
         "examples",
@@ -228,21 +229,59 @@ fn the_path_finder_sees_what_it_should() {
     assert_eq!(found, ["waits/actor.rs", "src/"]);
 }
 
+/// Modules over the reading limit, each waiting for a named split; a module that shrinks
+/// under the limit must leave this list, so it only ever gets shorter.
+const OVER_THE_LIMIT: [(&str, &str); 6] = [
+    (
+        "src/catalogue.rs",
+        "the tool surface's own folder, one catalogue file per domain",
+    ),
+    ("src/cli/mod.rs", "one module per command family"),
+    (
+        "src/config.rs",
+        "a configuration folder, one module per section",
+    ),
+    ("src/params.rs", "params split by domain, as wire/ is"),
+    ("src/wire/tasks.rs", "task views apart from task packets"),
+    (
+        "storage/src/store.rs",
+        "the reads apart from opening and writing",
+    ),
+];
+
 #[test]
-fn no_actor_module_outgrows_a_reading() {
+fn no_module_outgrows_a_reading() {
     const MAX_LINES: usize = 700;
-    let too_long: Vec<String> = files(&root().join("actors/src"), &[".rs"])
-        .into_iter()
-        .filter(|path| !is_test_code(path))
-        .filter_map(|path| {
+    let mut too_long = Vec::new();
+    let mut over: Vec<String> = Vec::new();
+    for folder in ["src", "actors/src", "storage/src", "recall/src"] {
+        for path in files(&root().join(folder), &[".rs"]) {
+            if is_test_code(&path) {
+                continue;
+            }
             let text = std::fs::read_to_string(&path).unwrap();
             let lines = without_inline_tests(&text).lines().count();
-            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", relative(&path)))
-        })
-        .collect();
+            let name = relative(&path);
+            if lines > MAX_LINES {
+                over.push(name.clone());
+                if !OVER_THE_LIMIT.iter().any(|(file, _)| *file == name) {
+                    too_long.push(format!("{name} ({lines} lines)"));
+                }
+            }
+        }
+    }
     assert!(
         too_long.is_empty(),
         "split these by concern (at most {MAX_LINES} lines besides tests): {too_long:?}"
+    );
+    let shrunk: Vec<&str> = OVER_THE_LIMIT
+        .iter()
+        .map(|(file, _)| *file)
+        .filter(|file| !over.iter().any(|name| name == file))
+        .collect();
+    assert!(
+        shrunk.is_empty(),
+        "these are within the limit now: take them off OVER_THE_LIMIT: {shrunk:?}"
     );
 }
 
