@@ -1,8 +1,8 @@
 //! The house rules the compiler cannot see, checked on the source tree: every file says what
 //! it is for, no stale markers, the layers keep to their side (no sockets or environment in
 //! `actors`, no async runtime in `storage`, no import from `waits` in `tasks`), no module
-//! grows past the size where it stops being readable, and every path ARCHITECTURE.md names
-//! exists.
+//! grows past the size where it stops being readable, a supervisor hears of its children's
+//! deaths, and every path ARCHITECTURE.md names exists.
 
 use std::path::{Path, PathBuf};
 
@@ -339,5 +339,38 @@ fn no_document_points_outside_the_repository() {
         outside.is_empty(),
         "links out of the repository:\n{}",
         outside.join("\n")
+    );
+}
+
+/// An actor that spawns linked children hears of their deaths: ractor's default
+/// `handle_supervisor_evt` drops them, so a child that panicked would be gone unnoticed.
+/// Checked per actor folder (the wait actor spawns its watcher in one file and handles its
+/// events in another).
+#[test]
+fn every_supervisor_handles_its_children_s_events() {
+    let mut unheard = Vec::new();
+    for path in files(&root().join("actors/src"), &[".rs"]) {
+        if is_test_code(&path) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        if !without_inline_tests(&text).contains("spawn_linked(") {
+            continue;
+        }
+        let folder = path.parent().unwrap();
+        let handled = files(folder, &[".rs"]).iter().any(|sibling| {
+            sibling.parent() == Some(folder)
+                && std::fs::read_to_string(sibling)
+                    .unwrap()
+                    .contains("fn handle_supervisor_evt(")
+        });
+        if !handled {
+            unheard.push(relative(&path));
+        }
+    }
+    assert!(
+        unheard.is_empty(),
+        "these spawn linked children but no actor beside them overrides \
+         handle_supervisor_evt: {unheard:?}"
     );
 }
