@@ -1,7 +1,7 @@
 //! A full disk, on a real small volume (a 24 MiB tmpfs mounted over the data folder; the
 //! test needs root, as CI has, to mount it): writes are refused cleanly and reads go on, the
 //! daemon shuts down cleanly and starts again on a disk filled to its last byte, read-only
-//! when it must be, and writes resume by themselves once space is freed.
+//! when it must be, and writes and recall resume by themselves once space is freed.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -142,6 +142,18 @@ async fn a_full_disk_refuses_writes_and_keeps_reads_across_a_restart() {
     )
     .await;
     assert!(refused.message.contains("is full"), "{refused:?}");
+    // Recall's index could not be opened on the full disk: it says so, and is kept.
+    let unavailable = err(
+        &mut client,
+        "memory_recall",
+        json!({"query": "deploy coursefolio"}),
+    )
+    .await;
+    assert!(
+        unavailable.message.contains("recall index"),
+        "{unavailable:?}"
+    );
+    assert!(!data.join("recall.sqlite.damaged").exists());
 
     // Space freed: the next write opens the file for writing, and the reserve is made again.
     std::fs::remove_file(filler).unwrap();
@@ -158,6 +170,17 @@ async fn a_full_disk_refuses_writes_and_keeps_reads_across_a_restart() {
     assert!(
         data.join("lookout.reserve").exists(),
         "the reserve is made again"
+    );
+    // Recall opens its index again by itself and catches up with the tasks.
+    let found = ok(
+        &mut client,
+        "memory_recall",
+        json!({"query": "deploy coursefolio"}),
+    )
+    .await;
+    assert!(
+        found.to_string().contains(task_id.as_str()),
+        "the task is found again: {found}"
     );
     drop(client);
     assert!(daemon.terminate().success());

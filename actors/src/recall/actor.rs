@@ -83,7 +83,9 @@ pub struct RecallArgs {
 pub struct RecallState {
     directory: Directory,
     retention: Option<Duration>,
-    /// `None` when the index could not be opened: searches say why.
+    path: PathBuf,
+    /// `Err` while the index cannot be opened (a full disk): searches say why, and each
+    /// message but a ping tries to open it again.
     index: Result<Arc<Mutex<RecallStore>>, String>,
 }
 
@@ -97,15 +99,10 @@ impl Actor for RecallActor {
         myself: ActorRef<RecallMsg>,
         args: RecallArgs,
     ) -> Result<RecallState, ActorProcessingErr> {
-        let path = args.path.clone();
-        let opened = tokio::task::spawn_blocking(move || open_private(&path)).await?;
-        let index = match opened {
-            Ok(store) => Ok(Arc::new(Mutex::new(store))),
-            Err(error) => {
-                tracing::warn!("recall is unavailable: {error}");
-                Err(error.to_string())
-            }
-        };
+        let index = open_index(args.path.clone()).await?;
+        if let Err(error) = &index {
+            tracing::warn!("recall is unavailable: {error}");
+        }
         let _ = myself.cast(RecallMsg::CatchUp);
         if args.retention.is_some() {
             let expire = myself.clone();
@@ -120,6 +117,7 @@ impl Actor for RecallActor {
         Ok(RecallState {
             directory: args.directory,
             retention: args.retention,
+            path: args.path,
             index,
         })
     }
@@ -133,6 +131,12 @@ impl Actor for RecallActor {
         let faults = state.directory.faults().clone();
         faults.check(ActorKind::Recall);
         faults.hold_if_wedged(ActorKind::Recall).await;
+        if state.index.is_err() && !matches!(message, RecallMsg::Ping(_)) {
+            state.index = open_index(state.path.clone()).await?;
+            if state.index.is_ok() {
+                tracing::info!("recall's index opens again; it catches up with the tasks");
+            }
+        }
         match message {
             RecallMsg::Ping(reply) => {
                 let _ = reply.send(());
@@ -207,6 +211,16 @@ async fn forget(state: &RecallState, filter: Forget) -> Result<u64, CallError> {
     .await
     .map_err(|_| CallError::internal("deleting keyframes panicked", "try again"))?;
     Ok(documents)
+}
+
+/// Opens the index on a blocking thread; `Err` says why it cannot be opened now.
+async fn open_index(
+    path: PathBuf,
+) -> Result<Result<Arc<Mutex<RecallStore>>, String>, ActorProcessingErr> {
+    let opened = tokio::task::spawn_blocking(move || open_private(&path)).await?;
+    Ok(opened
+        .map(|store| Arc::new(Mutex::new(store)))
+        .map_err(|error| error.to_string()))
 }
 
 /// Opens the index with the same privacy as the database: only its user reads it (the
