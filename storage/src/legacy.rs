@@ -136,7 +136,14 @@ pub struct WaitRecordV1 {
 
 impl From<WaitRecordV1> for WaitRecord {
     fn from(old: WaitRecordV1) -> Self {
-        WaitRecord {
+        WaitRecordV2::from(old).into()
+    }
+}
+
+/// One step at a time: a V1 record is a V2 record that watched everything.
+impl From<WaitRecordV1> for WaitRecordV2 {
+    fn from(old: WaitRecordV1) -> Self {
+        WaitRecordV2 {
             id: old.id,
             target: old.target,
             condition: old.condition,
@@ -154,7 +161,6 @@ impl From<WaitRecordV1> for WaitRecord {
             history: old.history,
             match_existing: true,
             baseline: None,
-            deadline_boot: None,
         }
     }
 }
