@@ -9,7 +9,7 @@ mod error;
 pub mod faults;
 mod journal;
 mod legacy;
-mod locks;
+pub mod locks;
 pub mod model;
 mod private;
 mod schema;

@@ -1,6 +1,8 @@
-//! Taking a `std::sync::Mutex` or `RwLock` whose holder may have panicked, as `actors::locks`
-//! does (storage depends on no other crate of the workspace): a poisoned lock is taken anyway,
-//! and this is the one way a lock is taken here.
+//! Taking a `std::sync::Mutex` or `RwLock` whose holder may have panicked: the actors restart
+//! after a panic and carry on with the data as it was left, so a poisoned lock is taken
+//! anyway. The one way a lock is taken in the workspace (clippy's `disallowed-methods`
+//! forbids the others); it lives here, the crate every other depends on, and `actors::locks`
+//! re-exports it.
 
 #![allow(clippy::disallowed_methods)]
 
