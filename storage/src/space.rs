@@ -33,6 +33,16 @@ pub(crate) fn free_bytes(path: &Path) -> Option<u64> {
     Some(stats.f_bavail.saturating_mul(stats.f_frsize))
 }
 
+/// Whether a volume with `free` bytes (`None`: it cannot be asked) is too full to write.
+pub(crate) fn too_full(free: Option<u64>) -> bool {
+    free.is_some_and(|free| free < SPACE_FOR_WRITES)
+}
+
+/// Whether commits may be batched until a checkpoint on a volume with `free` bytes.
+pub(crate) fn room_to_batch(free: Option<u64>) -> bool {
+    free.is_none_or(|free| free >= SPACE_FOR_BATCHING)
+}
+
 /// Whether `error` says the volume is full (or the user's quota is).
 pub(crate) fn is_full(error: &io::Error) -> bool {
     matches!(
@@ -76,8 +86,22 @@ pub(crate) fn keep_reserve(db_path: &Path, free: Option<u64>) -> bool {
         .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
         .open(&path)
         .and_then(|file| {
-            rustix::fs::fallocate(&file, rustix::fs::FallocateFlags::empty(), 0, RESERVE_BYTES)
-                .map_err(io::Error::from)
+            match rustix::fs::fallocate(
+                &file,
+                rustix::fs::FallocateFlags::empty(),
+                0,
+                RESERVE_BYTES,
+            ) {
+                // A filesystem without fallocate gets its blocks by writing them: a file of
+                // the right length alone would be sparse, and hold nothing back.
+                Err(rustix::io::Errno::OPNOTSUPP) => {
+                    use std::io::Write;
+                    let zeros = vec![0; RESERVE_BYTES as usize];
+                    (&file).write_all(&zeros)?;
+                    file.sync_data()
+                }
+                outcome => outcome.map_err(io::Error::from),
+            }
         });
     match made {
         Ok(()) => true,

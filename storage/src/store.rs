@@ -30,7 +30,7 @@ use crate::schema::{
     PLAN_REVISIONS, SCHEMA_VERSION_KEY, SHUTDOWN_CLEAN_KEY, STUCK_CANDIDATES, TASKS,
     TASKS_BY_STATUS, WAITS, WAITS_BY_TASK, WAITS_LIVE, status_count_key, walk_status_index,
 };
-use crate::space::{self, SPACE_FOR_BATCHING, SPACE_FOR_WRITES};
+use crate::space::{self, SPACE_FOR_WRITES};
 
 /// One change to the database. A [`WriteBatch`] of them is applied all or nothing.
 #[derive(Clone, Debug, PartialEq)]
@@ -321,12 +321,11 @@ impl Store {
     /// [`SPACE_FOR_WRITES`] free, an existing database opens read-only instead.
     fn open_files(&self) -> Result<Opened, StorageError> {
         let mut free = space::free_bytes(&self.path);
-        if free.is_some_and(|free| free < SPACE_FOR_WRITES) && space::release_reserve(&self.path) {
+        if space::too_full(free) && space::release_reserve(&self.path) {
             self.reserve_whole.store(false, Ordering::SeqCst);
             free = space::free_bytes(&self.path);
         }
-        if let Some(free) = free
-            && free < SPACE_FOR_WRITES
+        if let Some(free) = free.filter(|_| space::too_full(free))
             && self.path.exists()
         {
             return self.open_read_only(free);
@@ -542,14 +541,13 @@ impl Store {
     /// commit itself synced). Any failure aborts them all and changes nothing.
     ///
     /// With less than [`SPACE_FOR_WRITES`] free on the volume it is refused before it starts
-    /// ([`StorageError::DiskFull`]); below [`SPACE_FOR_BATCHING`] it is its own durable commit.
+    /// ([`StorageError::DiskFull`]); below [`space::SPACE_FOR_BATCHING`] it is its own durable
+    /// commit.
     /// A store opened read-only is opened for writing again by the first write that finds
     /// space.
     pub fn apply(&self, batches: &[WriteBatch]) -> Result<(), StorageError> {
         let free = space::free_bytes(&self.path);
-        if let Some(free) = free
-            && free < SPACE_FOR_WRITES
-        {
+        if let Some(free) = free.filter(|_| space::too_full(free)) {
             return Err(self.disk_full(free));
         }
         let (mut generation, mut opened) = self.current()?;
@@ -564,7 +562,7 @@ impl Store {
             // The space went again before the reopen.
             return Err(self.disk_full(free.unwrap_or(0)));
         };
-        let batched = free.is_none_or(|free| free >= SPACE_FOR_BATCHING);
+        let batched = space::room_to_batch(free);
         if !self.reserve_whole.load(Ordering::Relaxed) {
             self.reserve_whole
                 .store(space::keep_reserve(&self.path, free), Ordering::SeqCst);
@@ -970,7 +968,7 @@ impl Store {
                 journal_records,
                 replayed_writes: self.replayed_writes(),
                 free_bytes,
-                writes_refused_for_space: free_bytes.is_some_and(|free| free < SPACE_FOR_WRITES),
+                writes_refused_for_space: space::too_full(free_bytes),
                 read_only,
             })
         })
@@ -1018,7 +1016,7 @@ impl Drop for Store {
             && let Db::Writable { db, journal } = &opened.db
         {
             // The shutdown's commit needs a few pages: on a full disk, the reserve has them.
-            if space::free_bytes(&self.path).is_some_and(|free| free < SPACE_FOR_WRITES) {
+            if space::too_full(space::free_bytes(&self.path)) {
                 space::release_reserve(&self.path);
             }
             // Every record goes into the file, and the file says so: a journal that goes
@@ -1139,7 +1137,8 @@ fn write_batches(txn: &WriteTransaction, batches: &[WriteBatch]) -> Result<u64, 
 
 /// One commit of `batches`: written into a transaction, its journal record synced, then
 /// committed without a sync of its own. A commit too large for the journal, or not to be
-/// `batched` (the disk is nearly full), is synced by redb itself. The journal is made to have room first (a checkpoint when it is full).
+/// `batched` (the disk is nearly full), is synced by redb itself. The journal is made to
+/// have room first (a checkpoint when it is full).
 fn apply_journaled(
     db: &Database,
     journal: &mut Journal,
@@ -1187,9 +1186,9 @@ pub(crate) fn replay_journal(
 }
 
 /// Whether commits may be batched until a checkpoint on the volume holding `path` (see
-/// [`SPACE_FOR_BATCHING`]).
+/// [`space::SPACE_FOR_BATCHING`]).
 fn batching(path: &Path) -> bool {
-    space::free_bytes(path).is_none_or(|free| free >= SPACE_FOR_BATCHING)
+    space::room_to_batch(space::free_bytes(path))
 }
 
 /// Replays an opened journal's records into `db` (see [`replay_journal`]).
