@@ -16,12 +16,12 @@
 
 use std::time::{Duration, Instant};
 
-use actors::waits::capture::wayland::WaylandCapture;
-use actors::waits::capture::x11::{CaptureOptions, Watched, X11Capture};
-use actors::waits::content::Content;
-use actors::waits::gate::pixel::PixelGate;
-use actors::waits::gate::{Gate, GateDecision};
-use actors::waits::target::Target;
+use actors::sight::capture::wayland::WaylandCapture;
+use actors::sight::capture::x11::{CaptureOptions, Watched, X11Capture};
+use actors::sight::content::Content;
+use actors::sight::gate::pixel::PixelGate;
+use actors::sight::gate::{Gate, GateDecision};
+use actors::sight::target::Target;
 use criterion::Criterion;
 use storage::Timestamp;
 

@@ -24,10 +24,10 @@ mod xorshift;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use actors::waits::content::{Content, Frame};
-use actors::waits::gate::pixel::{JudgeReason, PixelGate};
-use actors::waits::gate::tiles;
-use actors::waits::gate::{Gate, GateDecision, Readiness};
+use actors::sight::content::{Content, Frame};
+use actors::sight::gate::pixel::{JudgeReason, PixelGate};
+use actors::sight::gate::tiles;
+use actors::sight::gate::{Gate, GateDecision, Readiness};
 use criterion::Criterion;
 use storage::Timestamp;
 use xorshift::Xorshift;

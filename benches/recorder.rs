@@ -21,12 +21,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use actors::process::ProcessSpawner;
+use actors::sight::capture::x11::{CaptureOptions, Watched, X11Capture};
+use actors::sight::content::Content;
+use actors::sight::gate::tiles::TileRect;
+use actors::sight::target::WindowSelector;
 use actors::vision::image::encode_grey_region;
 use actors::vision::ocr::read_text;
-use actors::waits::capture::x11::{CaptureOptions, Watched, X11Capture};
-use actors::waits::content::Content;
-use actors::waits::gate::tiles::TileRect;
-use actors::waits::target::WindowSelector;
 
 use actors::testkit::test_display;
 

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use actors::waits::capture::portal::PortalSettings;
-use actors::waits::capture::wayland::{ScreenAccess, WaylandDisplay};
+use actors::sight::capture::portal::PortalSettings;
+use actors::sight::capture::wayland::{ScreenAccess, WaylandDisplay};
 use anyhow::Context;
 use serde::Deserialize;
 

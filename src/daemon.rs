@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use actors::openclaw::exec::ExecLedger;
 use actors::recall::recorder::RecorderSettings;
+use actors::sight::capture::wayland::{ScreenAccess, WaylandDisplay};
 use actors::tasks::stuck::StuckPolicy;
 use actors::vision::backend::{Backend, BackendSpec};
-use actors::waits::capture::sources::SourceFactory;
-use actors::waits::capture::wayland::{ScreenAccess, WaylandDisplay};
+use actors::waits::sources::SourceFactory;
 use actors::wake::sinks::{Sink, SinkSpec};
 use actors::{Clock, Faults, RestartPolicy, SystemClock, Tree, TreeArgs};
 use anyhow::Context;

@@ -10,6 +10,7 @@ use std::time::Duration;
 use actors::CallError;
 use actors::process::pty::Signal;
 use actors::recall::RecallRequest;
+use actors::sight::target::Target;
 use actors::tasks::types::{
     MAX_KEY_CHARS, MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MAX_REASON_CHARS, Metadata, Plan,
     PlanChange, RegisterTask, TaskName, UpdateTask, bounded_text,
@@ -17,7 +18,6 @@ use actors::tasks::types::{
 use actors::terminals::keys::Key;
 use actors::terminals::screen::SCROLLBACK_LINES;
 use actors::terminals::types::{CommandLine, SessionId, StartSession, TermInput, TermSize};
-use actors::waits::target::Target;
 use actors::waits::{NewWait, WaitUpdate};
 use recall::Source;
 use serde::Deserialize;

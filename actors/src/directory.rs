@@ -16,6 +16,7 @@ use storage::Timestamp;
 use tokio::sync::{broadcast, watch};
 
 use crate::clock::{Clock, ClockMsg, Timers};
+use crate::condition::Reach;
 use crate::error::CallError;
 use crate::faults::Faults;
 use crate::lanes::Lanes;
@@ -28,7 +29,6 @@ use crate::terminals::session::SessionTable;
 use crate::vision::ledger::VisionLedger;
 use crate::vision::{VisionJudge, VisionMsg};
 use crate::waits::WaitsMsg;
-use crate::waits::judge::Reach;
 use crate::wake::WakeMsg;
 use crate::wake::event::WakeEvent;
 

@@ -19,6 +19,7 @@
 
 pub mod budget;
 pub mod clock;
+pub mod condition;
 pub mod directory;
 pub mod error;
 pub mod faults;
@@ -33,6 +34,7 @@ pub mod process;
 pub mod recall;
 pub mod registry;
 pub mod root;
+pub mod sight;
 pub mod tasks;
 pub mod terminals;
 pub mod tree;
@@ -54,8 +56,8 @@ pub mod testkit {
     pub mod sway;
     pub mod weston;
 
-    pub use crate::waits::capture::x11::test_display;
-    pub use crate::waits::gate::pixel::synthetic;
+    pub use crate::sight::capture::x11::test_display;
+    pub use crate::sight::gate::pixel::synthetic;
 }
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -15,6 +15,7 @@ use storage::{
 use tokio::sync::broadcast;
 
 use crate::clock::{ClockMsg, TICK_ACTIONS_TIMEOUT};
+use crate::condition::{Reach, judge::Judge};
 use crate::directory::{Directory, Health};
 use crate::error::{CallError, from_call};
 use crate::faults::Faults;
@@ -39,8 +40,7 @@ use crate::vision::ledger::{VisionLedger, VisionUsage};
 use crate::vision::{
     VISION_STATUS_TIMEOUT, VisionJudge, VisionMsg, VisionSetup, VisionSpec, VisionStatus,
 };
-use crate::waits::capture::sources::ProductionSources;
-use crate::waits::judge::{Judge, Reach};
+use crate::waits::sources::ProductionSources;
 use crate::waits::{
     NewWait, WAIT_CALL_TIMEOUT, WaitSettings, WaitUpdate, WaitView, WaitsMsg, WaitsStats,
 };

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use actors::waits::content::Content;
+use actors::sight::content::Content;
 use actors::waits::scripted::{ScriptedSources, ScriptedTarget};
 use actors::wake::sinks::RecordingSink;
 use actors::{Faults, ManualClock, RestartPolicy, Tree};

@@ -9,12 +9,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use actors::condition::judge::Usage;
+use actors::sight::content::Content;
 use actors::vision::backend::{Answer, AttemptError, Backend, Cost, Material, Question};
 use actors::vision::image::ImageSettings;
 use actors::vision::openai::prepare_for_model;
 use actors::vision::prompt::parse_verdict;
-use actors::waits::content::Content;
-use actors::waits::judge::Usage;
 
 /// One scripted reply, used by the next question the model is asked.
 #[derive(Clone, Debug, PartialEq, Eq)]

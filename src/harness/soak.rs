@@ -230,7 +230,7 @@ impl Soak {
                     1 => format!("DONE {}", step.saturating_sub(self.rng.below(40))),
                     _ => format!("compiling {step}"),
                 };
-                self.targets[&name].show(actors::waits::content::Content::text(text));
+                self.targets[&name].show(actors::sight::content::Content::text(text));
             }
             54..=58 => {
                 let Some(wait) = self.rng.pick(&self.waits).cloned() else {

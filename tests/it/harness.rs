@@ -109,7 +109,7 @@ async fn every_actor_kind_panicking_mid_request_is_restarted_and_loses_nothing()
                 .as_str()
                 .unwrap()
                 .to_owned();
-        target.show(actors::waits::content::Content::text(
+        target.show(actors::sight::content::Content::text(
             "tests pass\nthe build is green",
         ));
         advance_until(&harness, Duration::from_secs(2), 200, || async {
@@ -235,7 +235,7 @@ async fn a_wait_whose_end_cannot_be_saved_ends_again_and_wakes_once() {
         .unwrap()
         .to_owned();
     harness.storage_faults().fail_next_commits(1);
-    target.show(actors::waits::content::Content::text("DEPLOYED v2"));
+    target.show(actors::sight::content::Content::text("DEPLOYED v2"));
     advance_until(&harness, Duration::from_secs(2), 200, || async {
         wait_state(&harness, &wait).await == "resolved" && delivered_for(&harness, &wait) == 1
     })
@@ -285,7 +285,7 @@ async fn a_crash_image_keeps_every_acknowledged_write_and_waits_resume() {
     let status = ok(&harness, Method::DaemonStatus, json!({})).await;
     let replayed = status["storage"]["replayed_writes"].as_u64().unwrap();
     assert!(replayed >= 15, "{replayed} writes replayed: {status}");
-    target.show(actors::waits::content::Content::text(
+    target.show(actors::sight::content::Content::text(
         "PASS 0\nPASS 1\nPASS 2",
     ));
     advance_until(&harness, Duration::from_secs(2), 100, || async {
@@ -316,7 +316,7 @@ async fn a_failing_or_hanging_sink_delays_delivery_and_nothing_else() {
         .as_str()
         .unwrap()
         .to_owned();
-    target.show(actors::waits::content::Content::text("FINISHED"));
+    target.show(actors::sight::content::Content::text("FINISHED"));
     advance_until(&harness, Duration::from_secs(5), 200, || async {
         delivered_for(&harness, &wait) == 1
     })
@@ -334,7 +334,7 @@ async fn a_failing_or_hanging_sink_delays_delivery_and_nothing_else() {
         .as_str()
         .unwrap()
         .to_owned();
-    target.show(actors::waits::content::Content::text("FINISHED"));
+    target.show(actors::sight::content::Content::text("FINISHED"));
     harness.clock().advance(Duration::from_secs(3));
     harness.tree().tick().await.unwrap();
     // While the sink hangs, calls are answered.
@@ -421,7 +421,7 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
         .unwrap()
         .to_owned();
     // The model judges what arrives after the wait began.
-    build.show(actors::waits::content::Content::text("compiling\nlinking"));
+    build.show(actors::sight::content::Content::text("compiling\nlinking"));
     advance_until(&harness, Duration::from_secs(3), 60, || async {
         wait_state(&harness, &garbled).await != "watching"
     })
@@ -460,7 +460,7 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
         .as_str()
         .unwrap()
         .to_owned();
-    deploy.show(actors::waits::content::Content::text("deploy: done"));
+    deploy.show(actors::sight::content::Content::text("deploy: done"));
     advance_until(&harness, Duration::from_secs(3), 60, || async {
         wait_state(&harness, &retried).await != "watching"
     })
@@ -490,7 +490,7 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
             observation: "the release is out".to_owned(),
         }),
     ));
-    release.show(actors::waits::content::Content::text(
+    release.show(actors::sight::content::Content::text(
         "release v2 published",
     ));
     let asked = harness.model().asked();
@@ -519,7 +519,7 @@ async fn model_garbage_ends_in_an_error_wake_failures_are_retried_and_slow_answe
 /// whose answer resolves the wait with one wake. A panicking Watcher on the way loses nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pixel_frames_reach_the_model_through_the_gate() {
-    use actors::waits::content::{Content, Frame};
+    use actors::sight::content::{Content, Frame};
     use lookout::harness::Reply;
     let solid = |shade: u8| Content::Frame(Frame::new(64, 48, vec![shade; 64 * 48 * 4]));
     let harness = Harness::start().await.unwrap();

@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
+use actors::condition::judge::{Judge, JudgeRequest};
+use actors::sight::content::{Content, Frame};
 use actors::testkit::model_server::{ModelServer, Wire};
-use actors::waits::content::{Content, Frame};
-use actors::waits::judge::{Judge, JudgeRequest};
 use lookout::config::VisionBackend;
 use serde_json::json;
 

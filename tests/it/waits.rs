@@ -492,7 +492,7 @@ async fn a_terminal_session_is_watched_for_a_phrase_and_for_its_exit() {
 /// condition, read for its target with no model, gives the row's "Read as:" sentence.
 #[test]
 fn the_readme_table_of_readings_is_what_the_reader_says() {
-    use actors::waits::judge::reading::{Judges, Reach, Reading};
+    use actors::condition::{Judges, Reach, Reading};
     use actors::waits::texts::reading_sentence;
 
     let readme = include_str!("../../README.md");

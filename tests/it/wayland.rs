@@ -243,7 +243,7 @@ async fn a_wayland_window_that_closes_ends_its_wait_in_error_and_missing_ones_ar
     sway.command("[title=\"rsync\"] move container to workspace 2");
     wait_until("the window reads as hidden", PATIENCE, async || {
         status_of(&daemon, &wait_id).await["last_observation"]
-            == actors::waits::capture::x11::WINDOW_HIDDEN
+            == actors::sight::capture::x11::WINDOW_HIDDEN
     })
     .await;
     let judged = model.requests();
@@ -373,7 +373,7 @@ async fn without_sway_s_ipc_a_window_is_read_while_it_covers_its_output_and_the_
         PATIENCE,
         async || {
             status_of(&daemon, &wait_id).await["last_observation"]
-                == actors::waits::capture::wayland::WINDOW_UNPLACED
+                == actors::sight::capture::wayland::WINDOW_UNPLACED
         },
     )
     .await;

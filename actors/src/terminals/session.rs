@@ -23,13 +23,13 @@ use crate::locks::lock;
 use crate::process::pty::{Signal, signal_session};
 use crate::recall::RecallMsg;
 use crate::recall::documents::session_document;
+use crate::sight::capture::CaptureError;
+use crate::sight::content::{Content, TextOrigin};
 use crate::terminals::screen::Screen;
 use crate::terminals::types::{
     ExitStatus, InputSent, RunState, SessionId, SessionSnapshot, TermInput, TermSize,
     TerminalsStats,
 };
-use crate::waits::capture::CaptureError;
-use crate::waits::content::{Content, TextOrigin};
 
 /// Sessions whose program still runs, at most.
 pub const MAX_LIVE_SESSIONS: usize = 64;

@@ -8,9 +8,9 @@
 use futures::future::BoxFuture;
 
 use crate::directory::Directory;
+use crate::sight::capture::{CaptureError, Source};
+use crate::sight::content::Content;
 use crate::terminals::session::SessionTable;
-use crate::waits::capture::{CaptureError, Source};
-use crate::waits::content::Content;
 
 pub struct TerminalSource {
     sessions: SessionTable,

@@ -14,8 +14,8 @@ use super::types::{
     TermSize,
 };
 use crate::process::pty::Signal;
-use crate::waits::capture::Source;
-use crate::waits::content::{Content, ProcessExit};
+use crate::sight::capture::Source;
+use crate::sight::content::{Content, ProcessExit};
 use crate::{ActorKind, ErrorKind, ManualClock, RestartPolicy, Tree, TreeArgs};
 
 const START: &str = "2026-02-13T17:00:00Z";

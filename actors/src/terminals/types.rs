@@ -13,8 +13,8 @@ use storage::Timestamp;
 
 use crate::error::CallError;
 use crate::process::pty::{Signal, signal_name};
+use crate::sight::content::ProcessExit;
 use crate::terminals::keys::Key;
-use crate::waits::content::ProcessExit;
 use crate::words::shorten;
 
 pub const DEFAULT_COLS: u16 = 120;

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
 
-use crate::waits::capture::portal::session;
+use crate::sight::capture::portal::session;
 
 const BACKEND: &str = "org.freedesktop.impl.portal.desktop.lookouttest";
 const DESKTOP: &str = "lookouttest";

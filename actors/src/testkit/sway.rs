@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use crate::waits::capture::wayland::{ScreenAccess, WaylandDisplay, sway_window_titles};
+use crate::sight::capture::wayland::{ScreenAccess, WaylandDisplay, sway_window_titles};
 
 /// The unprivileged user sway runs as when the tests run as root.
 const NOBODY: u32 = 65534;

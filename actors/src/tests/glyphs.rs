@@ -1,6 +1,6 @@
 //! A tiny 5x7 bitmap font, enough to draw words into synthetic frames for the OCR tests.
 
-use crate::waits::content::Frame;
+use crate::sight::content::Frame;
 
 /// Rows of a glyph, `#` for ink.
 fn glyph(c: char) -> [&'static str; 7] {

@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use super::glyphs::render;
 use super::{Fixture, eventually};
+use crate::condition::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
+use crate::sight::content::{Content, Frame};
 use crate::testkit::model_server::{ModelServer, Scripted, Wire};
 use crate::vision::backend::{ApiKey, BackendSpec};
 use crate::vision::image::{ImageFormat, ImageSettings};
 use crate::vision::{PUMP_TIMER, VisionSettings, VisionSpec, VisionStatus};
-use crate::waits::content::{Content, Frame};
-use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
 use crate::wake::sinks::Secret;
 use crate::{ActorKind, Tree};
 

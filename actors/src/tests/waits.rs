@@ -7,12 +7,12 @@ use std::time::Duration;
 use storage::{EventKind, MsgType, Status, Store, TaskId, Timestamp, WaitId, WaitState};
 
 use super::{Fixture, START, deploy_request, note, query};
+use crate::condition::judge::{Judge, JudgeFailure, Usage, Verdict};
+use crate::sight::capture::CaptureError;
+use crate::sight::content::{Content, Frame, ProcessExit, WINDOW_CLOSED};
+use crate::sight::target::Target;
 use crate::tasks::stuck::StuckPolicy;
-use crate::waits::capture::CaptureError;
-use crate::waits::content::{Content, Frame, ProcessExit, WINDOW_CLOSED};
-use crate::waits::judge::{Judge, JudgeFailure, Usage, Verdict};
 use crate::waits::scripted::{ScriptedJudge, ScriptedSources, ScriptedTarget};
-use crate::waits::target::Target;
 use crate::waits::{NewWait, WaitUpdate};
 use crate::wake::sinks::{RecordingSink, SinkSpec};
 use crate::{ActorKind, ErrorKind, ManualClock, Tree, TreeArgs};
@@ -1026,7 +1026,7 @@ impl Judge for HeldJudge {
 
     fn judge(
         &self,
-        request: crate::waits::judge::JudgeRequest,
+        request: crate::condition::judge::JudgeRequest,
     ) -> futures::future::BoxFuture<'static, Result<Verdict, JudgeFailure>> {
         self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let answers = self.answers.clone();

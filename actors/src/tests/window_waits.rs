@@ -18,12 +18,12 @@ use x11rb::protocol::xproto::Window;
 use super::vision::{KEY, KEY_VARIABLE, backend_for, quick_settings};
 use super::{Fixture, eventually};
 use crate::TreeArgs;
+use crate::sight::capture::x11::test_display::{TestWindows, Xvfb};
+use crate::sight::target::Target;
 use crate::testkit::model_server::{ModelServer, Scripted, Wire};
 use crate::vision::VisionSpec;
 use crate::vision::image::ImageSettings;
 use crate::waits::NewWait;
-use crate::waits::capture::x11::test_display::{TestWindows, Xvfb};
-use crate::waits::target::Target;
 use crate::wake::event::WakeEvent;
 use crate::wake::sinks::{RecordingSink, SinkSpec};
 

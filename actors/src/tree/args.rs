@@ -7,17 +7,17 @@ use std::time::Duration;
 use storage::Store;
 
 use crate::clock::Clock;
+use crate::condition::judge::Judge;
 use crate::faults::Faults;
 use crate::openclaw::exec::ExecLedger;
 use crate::policy::RestartPolicy;
 use crate::process::{ProcessSpawner, Spawner};
 use crate::recall::recorder::RecorderSettings;
+use crate::sight::capture::wayland::WaylandDisplay;
 use crate::tasks::stuck::StuckPolicy;
 use crate::terminals::session::TerminalLimits;
 use crate::vision::VisionSpec;
-use crate::waits::capture::sources::SourceFactory;
-use crate::waits::capture::wayland::WaylandDisplay;
-use crate::waits::judge::Judge;
+use crate::waits::sources::SourceFactory;
 use crate::wake::WakeSettings;
 use crate::wake::sinks::SinkSpec;
 

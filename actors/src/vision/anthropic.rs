@@ -9,15 +9,15 @@ use base64::Engine;
 use serde_json::{Value, json};
 
 use crate::clock::BoxFuture;
+use crate::condition::judge::Usage;
 use crate::error::CallError;
 use crate::http;
+use crate::sight::content::Content;
 use crate::vision::backend::{Answer, ApiKey, AttemptError, Backend, Cost, Material, Question};
 use crate::vision::image::ImageSettings;
 use crate::vision::openai::prepare_for_model;
 use crate::vision::prompt::{SYSTEM_PROMPT, parse_verdict, user_text};
 use crate::vision::remote::Endpoint;
-use crate::waits::content::Content;
-use crate::waits::judge::Usage;
 
 /// The API version lookout speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";

@@ -12,16 +12,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::BoxFuture;
+use crate::condition::Reach;
+use crate::condition::judge::Usage;
 use crate::error::CallError;
 use crate::process::Spawner;
+use crate::sight::content::{Content, ProcessExit};
 use crate::vision::anthropic::AnthropicJudge;
 use crate::vision::image::ImageSettings;
 use crate::vision::none::NoModelJudge;
 use crate::vision::ocr::OcrJudge;
 use crate::vision::openai::OpenAiJudge;
-use crate::waits::content::{Content, ProcessExit};
-use crate::waits::judge::Reach;
-use crate::waits::judge::Usage;
 use crate::wake::sinks::Secret;
 
 /// What answering costs, which decides what the Vision actor puts around it.

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use ractor::rpc::CallResult;
 
+use crate::condition::Reach;
+use crate::condition::judge::JUDGE_TIMEOUT;
+use crate::condition::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
 use crate::directory::Directory;
+use crate::sight::content::Content;
 use crate::vision::image::content_key;
 use crate::vision::ledger::{VisionLedger, VisionUsage};
 use crate::vision::{Ask, VisionMsg};
-use crate::waits::content::Content;
-use crate::waits::judge::JUDGE_TIMEOUT;
-use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Reach, Verdict};
 
 /// Cheap to clone; every clone talks to the same Vision actor and ledger.
 #[derive(Clone)]

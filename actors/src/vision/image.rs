@@ -9,9 +9,9 @@ use fast_image_resize::images::{Image, ImageRef};
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
 use twox_hash::XxHash3_128;
 
+use crate::sight::content::{Content, Frame};
+use crate::sight::gate::tiles::TileRect;
 use crate::vision::backend::EncodedImage;
-use crate::waits::content::{Content, Frame};
-use crate::waits::gate::tiles::TileRect;
 
 /// How frames are sent to a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -305,7 +305,7 @@ mod tests {
         let ended = Content::Text {
             text: "done".into(),
             origin: Default::default(),
-            exit: Some(crate::waits::content::ProcessExit { code: Some(0) }),
+            exit: Some(crate::sight::content::ProcessExit { code: Some(0) }),
         };
         assert_ne!(content_key(&running), content_key(&ended));
     }

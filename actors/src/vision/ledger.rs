@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::waits::judge::Usage;
+use crate::condition::judge::Usage;
 
 /// Waits whose numbers are kept; the least recently active is dropped beyond this.
 pub const MAX_TRACKED_WAITS: usize = 4096;

@@ -34,11 +34,11 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use storage::Timestamp;
 
 use crate::clock::Clock;
-use crate::directory::Directory;
-use crate::faults::ActorKind;
-use crate::waits::judge::{
+use crate::condition::judge::{
     AnsweredOnDrop, JudgeFailure, JudgeProgress, JudgeRequest, Usage, Verdict,
 };
+use crate::directory::Directory;
+use crate::faults::ActorKind;
 use backend::{AttemptError, Backend, BackendSpec, Cost, Material, Question};
 use cache::VerdictCache;
 pub use handle::VisionJudge;

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use crate::clock::BoxFuture;
+use crate::condition::judge::Usage;
+use crate::sight::content::Content;
 use crate::vision::backend::{Answer, AttemptError, Backend, Cost, Material, Question};
-use crate::waits::content::Content;
-use crate::waits::judge::Usage;
 
 /// How to get a real judge, for the observation.
 pub const CONFIGURE_HINT: &str = "no vision model is configured, so lookout wakes on the first settled change \

@@ -4,7 +4,7 @@
 //! `wake_when: 'the dialog says "Download complete"'` is met once tesseract reads
 //! "Download complete" (or "Download compIete": letter slips are tolerated up to about one
 //! letter in six; digits, signs and punctuation must be read exactly, see [`matching`]).
-//! The condition is read like any other (`waits::judge::reading`): its alternatives made of
+//! The condition is read like any other (`condition`): its alternatives made of
 //! quoted phrases are judged.
 //! Text targets skip tesseract and match the text itself. tesseract runs through the
 //! `Spawner`, like every program lookout starts.
@@ -13,12 +13,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::BoxFuture;
+use crate::condition::{Reach, judge::Usage};
+use crate::condition::{Reading, Test};
 use crate::process::{RunRequest, Spawner};
+use crate::sight::content::Content;
 use crate::vision::backend::{Answer, AttemptError, Backend, Cost, Material, Question};
 use crate::vision::image::encode_grey;
-use crate::waits::content::Content;
-use crate::waits::judge::reading::{Reading, Test};
-use crate::waits::judge::{Reach, Usage};
 
 mod matching;
 

@@ -172,8 +172,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::sight::content::ProcessExit;
     use crate::vision::backend::EncodedImage;
-    use crate::waits::content::ProcessExit;
 
     #[test]
     fn a_bare_object_is_read() {

@@ -25,10 +25,10 @@ use std::time::Duration;
 use storage::Timestamp;
 
 use crate::error::CallError;
-use crate::waits::capture::{CaptureError, Source};
-use crate::waits::content::Content;
-use crate::waits::gate::pixel::Timeline;
-use crate::waits::target::Target;
+use crate::sight::capture::{CaptureError, Source};
+use crate::sight::content::Content;
+use crate::sight::gate::pixel::Timeline;
+use crate::sight::target::Target;
 
 /// A capture this recent, taken for another wait on the target, is handed on instead of
 /// capturing again: the waits polled on the same clock tick.

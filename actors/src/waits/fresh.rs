@@ -11,7 +11,7 @@
 
 use storage::TextBaseline;
 
-use crate::waits::content::{Content, TextOrigin};
+use crate::sight::content::{Content, TextOrigin};
 
 /// Baseline lines used to find the baseline again.
 const ANCHOR_LINES: usize = 10;

@@ -9,14 +9,14 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 
+use crate::condition::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
 use crate::directory::Directory;
 use crate::error::CallError;
-use crate::waits::capture::{CaptureError, Source};
-use crate::waits::content::Content;
-use crate::waits::gate::Gate;
-use crate::waits::gate::text::TextGate;
-use crate::waits::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
-use crate::waits::target::Target;
+use crate::sight::capture::{CaptureError, Source};
+use crate::sight::content::Content;
+use crate::sight::gate::Gate;
+use crate::sight::gate::text::TextGate;
+use crate::sight::target::Target;
 
 /// A target whose content the test controls.
 #[derive(Clone, Debug)]
@@ -114,7 +114,7 @@ impl ScriptedSources {
     }
 }
 
-impl crate::waits::capture::sources::SourceFactory for ScriptedSources {
+impl crate::waits::sources::SourceFactory for ScriptedSources {
     fn source(
         &self,
         target: &Target,

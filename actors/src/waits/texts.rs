@@ -6,9 +6,9 @@
 
 use storage::{EventKind, WaitId};
 
+use crate::condition::{JudgedBy, Judges, Reading};
 use crate::error::CallError;
 use crate::openclaw::exec::ExecSession;
-use crate::waits::judge::reading::{JudgedBy, Judges, Reading};
 
 /// Observations are cut to this many characters inside texts.
 const OBSERVATION_CHARS: usize = 300;
@@ -44,7 +44,7 @@ pub fn monitoring(condition: &str, timeout_s: u64, reading: &str, notes: &[Strin
 /// "Read as: any of ['ALL DONE' is printed (phrase match); an error appears (error
 /// lines)]." — the reading in one sentence.
 pub fn reading_sentence(reading: &Reading, judges: Judges) -> String {
-    let judged: Vec<(&crate::waits::judge::reading::Clause, JudgedBy)> = reading.judged_by(judges);
+    let judged: Vec<(&crate::condition::Clause, JudgedBy)> = reading.judged_by(judges);
     let mut by_clause = judged.iter();
     let groups: Vec<String> = reading
         .groups
@@ -284,8 +284,8 @@ pub fn failed_in_a_row(count: u32, what: &str, last: &str) -> String {
 
 /// The observation of a window or screen wait with no model, at the first settled change:
 /// what changed (a closed window says so), and why that woke the agent.
-pub fn first_settled_change(content: &crate::waits::content::Content) -> String {
-    use crate::waits::content::Content;
+pub fn first_settled_change(content: &crate::sight::content::Content) -> String {
+    use crate::sight::content::Content;
     let what = match content {
         Content::Absent { description } => description.as_str(),
         Content::Text { .. } | Content::Frame(_) => "the window changed",
@@ -446,7 +446,7 @@ mod tests {
             text: false,
             exit_known: false,
             has_prompt: false,
-            model: crate::waits::judge::Reach::Full,
+            model: crate::condition::Reach::Full,
         };
         let condition = "the download completes or an error dialog appears";
         let reading = reading_sentence(&Reading::parse(condition), window);

@@ -8,10 +8,10 @@ use storage::{
     WaitRecord, WaitState,
 };
 
+use crate::condition::judge::{JudgeFailure, Verdict};
 use crate::error::CallError;
-use crate::waits::capture::CaptureError;
+use crate::sight::capture::CaptureError;
 use crate::waits::judge::decide::Decision;
-use crate::waits::judge::{JudgeFailure, Verdict};
 use crate::waits::texts;
 use crate::waits::types::{Ending, NewWait, Step, WaitUpdate, Watch};
 

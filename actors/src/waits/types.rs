@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use storage::{TaskId, Timestamp, WaitRecord};
 
-use crate::waits::capture::sources::SourceFactory;
+use crate::condition::judge::Judge;
+use crate::condition::{JudgedBy, Judges, Reach, Reading};
+use crate::sight::target::Target;
 use crate::waits::feed::Feeds;
-use crate::waits::judge::Judge;
-use crate::waits::judge::reading::{JudgedBy, Judges, Reach, Reading};
-use crate::waits::target::Target;
+use crate::waits::sources::SourceFactory;
 
 /// What every wait shares: where sources come from, how content is judged, when to give up.
 #[derive(Debug)]

@@ -24,11 +24,11 @@ use tokio::task::JoinHandle;
 
 use crate::directory::Directory;
 use crate::faults::ActorKind;
+use crate::sight::content::Content;
+use crate::sight::gate::pixel::Timeline;
+use crate::sight::gate::{Gate, GateDecision, Readiness};
 use crate::waits::actor::WaitMsg;
-use crate::waits::content::Content;
 use crate::waits::feed::{Feed, Look};
-use crate::waits::gate::pixel::Timeline;
-use crate::waits::gate::{Gate, GateDecision, Readiness};
 
 /// How long the Watcher waits for its WaitActor to take an observation.
 const HANDOFF_TIMEOUT: Duration = Duration::from_secs(30);

@@ -26,14 +26,14 @@ use crate::recall::recorder::privacy::{Exclusions, redact};
 use crate::recall::recorder::segment::{Segment, Stamp};
 use crate::recall::recorder::{RecordMode, RecorderSettings, RecorderState, RecorderStatus};
 use crate::registry;
+use crate::sight::capture::x11::{CaptureOptions, Focus, Watched, X11Capture};
+use crate::sight::content::{Content, Frame};
+use crate::sight::gate::pixel::PixelGate;
+use crate::sight::gate::tiles::{TILE_SIZE, TileRect};
+use crate::sight::gate::{Gate, GateDecision, Readiness};
 use crate::tasks::transition::progress_of;
 use crate::vision::image::encode_grey_region;
 use crate::vision::ocr::read_text;
-use crate::waits::capture::x11::{CaptureOptions, Focus, Watched, X11Capture};
-use crate::waits::content::{Content, Frame};
-use crate::waits::gate::pixel::PixelGate;
-use crate::waits::gate::tiles::{TILE_SIZE, TileRect};
-use crate::waits::gate::{Gate, GateDecision, Readiness};
 
 /// The timer that drives the recorder.
 const TICK_TIMER: &str = "recall:recorder";

@@ -9,8 +9,8 @@ use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::sight::content::Frame;
 use crate::vision::image::{ImageFormat, ImageSettings, encode_frame};
-use crate::waits::content::Frame;
 
 /// JPEG quality of a keyframe: text stays legible at about 50–130 KB per 1280-wide frame.
 const QUALITY: u8 = 70;

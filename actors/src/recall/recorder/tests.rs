@@ -162,7 +162,7 @@ fn keyframes_stay_within_their_budget_oldest_segment_first_and_private() {
     use std::os::unix::fs::PermissionsExt;
 
     use super::keyframes::Keyframes;
-    use crate::waits::content::Frame;
+    use crate::sight::content::Frame;
 
     let dir = tempfile::tempdir().unwrap();
     let frames = dir.path().join("recall-frames");

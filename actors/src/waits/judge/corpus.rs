@@ -6,10 +6,10 @@
 
 use std::time::Duration;
 
-use crate::waits::content::ProcessExit;
-use crate::waits::gate::Readiness;
+use crate::condition::{Judges, Reach, Reading};
+use crate::sight::content::ProcessExit;
+use crate::sight::gate::Readiness;
 use crate::waits::judge::decide::{Decision, Observed, decide};
-use crate::waits::judge::reading::{Judges, Reach, Reading};
 
 const CORPUS: &str = include_str!("corpus/wake_when.txt");
 

@@ -8,13 +8,11 @@
 
 use std::time::Duration;
 
-use crate::waits::content::ProcessExit;
-use crate::waits::gate::Readiness;
+use crate::condition::{Clause, JudgedBy, Judges, LineKind, Outcome, Reading, Test, is_unspaced};
+use crate::sight::content::ProcessExit;
+use crate::sight::gate::Readiness;
 use crate::waits::judge::detectors::{
     count_of, end_reported, failure_report, latest_number, line_of, prompt_line,
-};
-use crate::waits::judge::reading::{
-    Clause, JudgedBy, Judges, LineKind, Outcome, Reading, Test, is_unspaced,
 };
 
 /// Longest observation taken from the output.

@@ -5,7 +5,7 @@
 //! line that decided it. Pure text logic, kept small and exact: what these do not know goes
 //! to the model.
 
-use crate::waits::judge::reading::{LineKind, NumberTest, names_work};
+use crate::condition::{LineKind, NumberTest, names_work};
 
 /// Words that make a line an error line (lowercase, whole words).
 const ERROR_WORDS: &[&str] = &[
@@ -194,7 +194,7 @@ pub fn count_of(kind: LineKind, text: &str) -> (f64, Option<&str>) {
     let test = NumberTest {
         label: None,
         unit: Some(unit.to_owned()),
-        comparison: crate::waits::judge::reading::Comparison::AtLeast,
+        comparison: crate::condition::Comparison::AtLeast,
         value: 0.0,
     };
     let printed = text

@@ -6,8 +6,8 @@ use std::time::Duration;
 use storage::{EventKind, Timestamp, WaitEvent, WaitId, WaitState};
 
 use super::*;
-use crate::waits::judge::Usage;
-use crate::waits::target::Target;
+use crate::condition::judge::Usage;
+use crate::sight::target::Target;
 
 const T0: Timestamp = Timestamp(1_771_000_000_000);
 

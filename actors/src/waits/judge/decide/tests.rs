@@ -2,7 +2,7 @@
 //! and what nobody can judge wakes as changed, never as resolved.
 
 use super::*;
-use crate::waits::judge::reading::Reach;
+use crate::condition::Reach;
 
 const FILE: Judges = Judges {
     text: true,

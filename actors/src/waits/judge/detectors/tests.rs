@@ -1,7 +1,7 @@
 //! The detectors against real output lines of common tools.
 
 use super::*;
-use crate::waits::judge::reading::{Comparison, NumberTest};
+use crate::condition::{Comparison, NumberTest};
 
 #[test]
 fn error_lines_are_error_words_as_words_not_counted_as_none() {

@@ -1,0 +1,53 @@
+//! Capturing targets. The `Source` seam is one capture of a target; a Watcher calls it every
+//! poll interval. The production implementations are named for their mechanism: a file tail
+//! ([`file`]), `tmux capture-pane` ([`tmux`]), a daemon-owned terminal
+//! (`terminals::source`), the agent's own OpenClaw exec session ([`openclaw`]), an X11 window
+//! or screen ([`x11`]), a Wayland window or screen on a wlroots compositor ([`wayland`]), the
+//! screen of a GNOME or KDE session through the ScreenCast portal ([`portal`]); [`sources`]
+//! picks one per target, and tests and the harness script them (`waits::scripted`).
+
+pub mod blocking;
+pub mod file;
+pub mod openclaw;
+pub mod portal;
+pub mod tmux;
+pub mod wayland;
+pub mod x11;
+
+use futures::future::BoxFuture;
+
+use crate::sight::content::Content;
+
+/// Why a capture failed. Consecutive failures end the wait in `error` with this message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureError {
+    /// Says what failed and how to fix it, e.g. "tmux: can't find pane: main:9".
+    pub message: String,
+    /// Retrying cannot help (e.g. the terminal session's output was lost in a restart): the
+    /// wait ends in `error` at once.
+    pub permanent: bool,
+}
+
+impl CaptureError {
+    pub fn retryable(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            permanent: false,
+        }
+    }
+
+    pub fn permanent(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            permanent: true,
+        }
+    }
+}
+
+/// Captures a target's current content.
+pub trait Source: Send + 'static {
+    /// What is watched, in words: "tmux pane main:0.1", "window 0x4200003 (Firefox)".
+    fn describe(&self) -> String;
+
+    fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>>;
+}
