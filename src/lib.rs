@@ -6,28 +6,13 @@
 //! runtime hooks. It owns sockets, reads environment variables and config
 //! files; the actor tree (`actors`) and the storage (`storage`) do neither.
 
-pub mod catalogue;
 pub mod cli;
 pub mod client;
 pub mod config;
 pub mod daemon;
-pub mod environment;
-pub mod export;
 #[cfg(feature = "harness")]
 pub mod harness;
-pub mod hooks;
-pub mod jsonrpc;
-pub mod logging;
 pub mod mcp;
-pub mod methods;
-pub mod openclaw;
-pub mod params;
-pub mod paths;
 pub mod server;
-pub mod sinks;
-pub mod spine;
-pub mod strict_schema;
-pub mod subscription;
 pub mod systemd;
-pub mod vision;
-pub mod wire;
+pub mod tools;

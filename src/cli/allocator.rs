@@ -31,8 +31,8 @@ pub fn tune() {
     {
         use std::os::unix::process::CommandExt;
 
-        let current = crate::environment::var("GLIBC_TUNABLES").unwrap_or_default();
-        if crate::environment::is_set(STARTED_OVER)
+        let current = crate::config::environment::var("GLIBC_TUNABLES").unwrap_or_default();
+        if crate::config::environment::is_set(STARTED_OVER)
             || current.contains("glibc.malloc.mmap_threshold")
         {
             return;

@@ -11,9 +11,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::cli::{EXIT_CALL_FAILED, EXIT_NO_DAEMON, fail, render};
+use crate::client::subscription::{Heard, Patience, ended_wait, listen, reconnect};
 use crate::client::{Client, ClientError};
-use crate::spine::Method;
-use crate::subscription::{Heard, Patience, ended_wait, listen, reconnect};
+use crate::tools::spine::Method;
 
 /// `lookout wait` exit codes beyond 0 (resolved), 1 (a call failed) and 3 (no daemon).
 pub const EXIT_WAIT_CHANGED: u8 = 4;

@@ -6,6 +6,7 @@ mod allocator;
 mod conventions;
 mod doctor;
 mod follow;
+pub mod hooks;
 mod render;
 mod service;
 
@@ -19,13 +20,16 @@ use serde_json::{Map, Value, json};
 use crate::cli::conventions::ColorChoice;
 use crate::client::{Client, ClientError};
 use crate::config::{Config, ConfigSource};
+use crate::config::{environment, paths};
+use crate::daemon::logging;
 use crate::daemon::{self, DaemonOptions};
-use crate::export::{self, FunctionCall, ToolFormat};
-use crate::jsonrpc::{RpcError, codes};
-use crate::spine::Method;
+use crate::mcp;
+use crate::server::jsonrpc::{RpcError, codes};
 use crate::systemd::{ServiceManager, activation};
-use crate::wire::tasks::{MAX_ANSWER_BYTES, MAX_TASK_GET_BYTES};
-use crate::{catalogue, environment, hooks, logging, mcp, paths};
+use crate::tools::catalogue;
+use crate::tools::export::{self, FunctionCall, ToolFormat};
+use crate::tools::limits::{MAX_ANSWER_BYTES, MAX_TASK_GET_BYTES};
+use crate::tools::spine::Method;
 
 /// Exit code when the daemon answered with an error.
 pub(crate) const EXIT_CALL_FAILED: u8 = 1;
@@ -944,7 +948,7 @@ mod tests {
             let unknown = unknown_tools(text);
             assert!(
                 unknown.is_empty(),
-                "{doc} names {unknown:?}, which are not tools in src/catalogue.rs"
+                "{doc} names {unknown:?}, which are not tools in src/tools/catalogue/"
             );
         }
     }

@@ -16,9 +16,9 @@ use serde_json::json;
 
 use super::{EXIT_CALL_FAILED, EXIT_NO_DAEMON, ServiceCommand};
 use crate::client::Client;
-use crate::paths;
-use crate::spine::Method;
+use crate::config::paths;
 use crate::systemd::unit::{self, SERVICE_FILE_NAME, SOCKET_FILE_NAME, Written};
+use crate::tools::spine::Method;
 
 /// Runs a `service` command. `config` is the `--config` the command was given: an install
 /// writes it into the unit, so the service reads the same file.
@@ -197,7 +197,7 @@ async fn status(socket: &Path, json: bool) -> ExitCode {
         }
     }
     let mut systemd = serde_json::Map::new();
-    match crate::environment::find_on_path("systemctl") {
+    match crate::config::environment::find_on_path("systemctl") {
         Some(systemctl) => {
             for (question, unit) in [
                 ("is-enabled", SERVICE_FILE_NAME),
@@ -285,7 +285,7 @@ fn print_commands(commands: &[&[&str]]) {
 /// Runs each `systemctl` command in order, stopping at the first failure; false if one
 /// failed or systemctl is not on PATH.
 async fn run_systemctl(commands: &[&[&str]]) -> bool {
-    let Some(systemctl) = crate::environment::find_on_path("systemctl") else {
+    let Some(systemctl) = crate::config::environment::find_on_path("systemctl") else {
         println!(
             "\nsystemctl is not on PATH, so nothing was started; where systemd runs your session, run:"
         );

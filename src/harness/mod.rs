@@ -28,8 +28,8 @@ use storage::{StorageFaults, Store, Timestamp};
 
 use crate::config::{Config, ConfigSource};
 use crate::daemon::{Daemon, DaemonOptions};
-use crate::jsonrpc::RpcError;
-use crate::spine::Method;
+use crate::server::jsonrpc::RpcError;
+use crate::tools::spine::Method;
 
 pub use invariants::Violations;
 pub use model::{Reply, ScriptedModel};

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::invariants::Report;
 use super::{Harness, Reply};
-use crate::spine::Method;
+use crate::tools::spine::Method;
 
 /// How long one call may take before the soak calls it a hang.
 const CALL_LIMIT: Duration = Duration::from_secs(60);

@@ -21,8 +21,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, mpsc};
 
 use crate::client::Client;
-use crate::spine::Method;
-use crate::subscription::{Heard, Patience, ended_wait, listen};
+use crate::client::subscription::{Heard, Patience, ended_wait, listen};
+use crate::tools::spine::Method;
 
 /// The capability key the bridge declares under `experimental`.
 pub const CAPABILITY: &str = "claude/channel";

@@ -1,6 +1,6 @@
 //! `lookout mcp`: a stdio MCP server for Claude Code, OpenClaw and other MCP clients.
 //!
-//! Its tools are exactly the catalogue (`catalogue.rs`: the names, descriptions and JSON
+//! Its tools are exactly the catalogue (`tools/catalogue/`: the names, descriptions and JSON
 //! Schemas `tools.list` serves); each call is forwarded to the daemon over its socket, one
 //! connection per call, so a restarted daemon is picked up without restarting this bridge.
 //! It never starts a daemon itself. stdout is the MCP transport: logs go to stderr only.
@@ -25,11 +25,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::sync::{Notify, mpsc};
 
-use crate::catalogue;
 use crate::client::Client;
-use crate::export::error_payload;
-use crate::jsonrpc::RpcError;
-use crate::spine::Method;
+use crate::server::jsonrpc::RpcError;
+use crate::tools::catalogue;
+use crate::tools::export::error_payload;
+use crate::tools::spine::Method;
 use channel::{Identity, Ownership};
 
 /// What the MCP client is told about this server when it connects.

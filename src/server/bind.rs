@@ -177,7 +177,7 @@ mod tests {
     use super::*;
 
     fn uid() -> u32 {
-        crate::paths::current_uid()
+        crate::config::paths::current_uid()
     }
 
     #[tokio::test]

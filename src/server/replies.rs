@@ -13,9 +13,9 @@ use serde_json::value::RawValue;
 
 use super::Session;
 use super::budget::{Budget, Held, MAX_BATCH_REPLY_BYTES, MAX_REPLY_BYTES, SMALL_REPLY_BYTES};
-use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
-use crate::methods::Methods;
-use crate::spine::Method;
+use crate::server::jsonrpc::{self, Incoming, Request, RpcError, codes};
+use crate::tools::methods::Methods;
+use crate::tools::spine::Method;
 
 /// Entries of a batch that are not requests answered one by one; the rest share one error.
 pub(super) const INVALID_ENTRIES_SHOWN: usize = 8;
@@ -138,7 +138,7 @@ async fn handle_request(
 ) -> Option<Answer> {
     // The one method that belongs to the connection rather than to the tree.
     let outcome = if request.method == Method::EventsSubscribe.name() {
-        crate::methods::no_params(Method::EventsSubscribe, &request.params)
+        crate::tools::methods::no_params(Method::EventsSubscribe, &request.params)
             .map(|()| session.subscribe(methods))
     } else {
         methods.call(&request.method, request.params).await

@@ -32,7 +32,7 @@ impl ServiceManager {
     /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID`. A variable that is set but
     /// unusable is logged and ignored: a daemon that cannot notify still serves.
     pub fn from_env() -> ServiceManager {
-        let notifier = match crate::environment::var_os("NOTIFY_SOCKET") {
+        let notifier = match crate::config::environment::var_os("NOTIFY_SOCKET") {
             None => None,
             Some(address) => match Notifier::connect(&address) {
                 Ok(notifier) => Some(notifier),
@@ -43,8 +43,8 @@ impl ServiceManager {
             },
         };
         let watchdog_interval = watchdog::interval_from(
-            crate::environment::var("WATCHDOG_USEC").as_deref(),
-            crate::environment::var("WATCHDOG_PID").as_deref(),
+            crate::config::environment::var("WATCHDOG_USEC").as_deref(),
+            crate::config::environment::var("WATCHDOG_PID").as_deref(),
             std::process::id(),
         );
         ServiceManager {

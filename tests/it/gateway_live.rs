@@ -35,7 +35,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use lookout::client::Client;
-use lookout::subscription::{Heard, Patience, listen};
+use lookout::client::subscription::{Heard, Patience, listen};
 
 use crate::support::{DaemonProcess, append, ok};
 
@@ -257,19 +257,19 @@ async fn deliver(
 #[ignore = "needs a running OpenClaw gateway: set LOOKOUT_OPENCLAW_CONFIG and run with --ignored"]
 async fn wakes_reach_a_real_gateway_once_under_load() {
     let config = PathBuf::from(
-        lookout::environment::non_empty("LOOKOUT_OPENCLAW_CONFIG")
+        lookout::config::environment::non_empty("LOOKOUT_OPENCLAW_CONFIG")
             .expect("LOOKOUT_OPENCLAW_CONFIG names the running gateway's openclaw.json"),
     );
-    let count = lookout::environment::non_empty("LOOKOUT_GATEWAY_WAKES")
+    let count = lookout::config::environment::non_empty("LOOKOUT_GATEWAY_WAKES")
         .map_or(100, |count| count.parse().unwrap());
     assert!(
-        lookout::environment::find_on_path("openclaw").is_some(),
+        lookout::config::environment::find_on_path("openclaw").is_some(),
         "the openclaw-cli half needs `openclaw` on PATH"
     );
     let (url, token) = gateway_from(&config);
     let mut observer = Observer::connect(&url, &token).await;
     let _load = BusyLoops::start();
-    let paths = lookout::environment::non_empty("LOOKOUT_GATEWAY_PATHS")
+    let paths = lookout::config::environment::non_empty("LOOKOUT_GATEWAY_PATHS")
         .unwrap_or_else(|| "native,cli".to_owned());
     for (label, sink_config) in [
         ("native", ""),
@@ -355,7 +355,7 @@ async fn chat(operator: &mut Observer, message: &str, needle: &str, patience: Du
 #[ignore = "needs a running OpenClaw gateway: set LOOKOUT_OPENCLAW_CONFIG and run with --ignored"]
 async fn an_exec_session_of_a_real_gateway_is_watched_to_its_exit_and_nothing_is_drained() {
     let config = PathBuf::from(
-        lookout::environment::non_empty("LOOKOUT_OPENCLAW_CONFIG")
+        lookout::config::environment::non_empty("LOOKOUT_OPENCLAW_CONFIG")
             .expect("LOOKOUT_OPENCLAW_CONFIG names the running gateway's openclaw.json"),
     );
     let (url, token) = gateway_from(&config);

@@ -90,7 +90,7 @@ fn lookout_without_runtime_dir(home: &Path, tmp: &Path) -> Command {
 /// CLI and the hook check who listens before they send anything.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_user_cannot_stand_in_for_the_daemon() {
-    let own_uid = lookout::paths::current_uid();
+    let own_uid = lookout::config::paths::current_uid();
     assert_eq!(
         own_uid, 0,
         "this test acts as a second user through setpriv, which needs root (CI runs as root)"

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use actors::ActorKind;
 use lookout::harness::{Harness, soak};
-use lookout::spine::Method;
+use lookout::tools::spine::Method;
 use serde_json::{Value, json};
 use storage::{Mutation, WriteBatch};
 

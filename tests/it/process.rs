@@ -148,7 +148,7 @@ fn config_errors_name_the_key_and_the_file() {
 
 #[test]
 fn a_connection_from_another_uid_is_refused() {
-    if lookout::paths::current_uid() != 0 {
+    if lookout::config::paths::current_uid() != 0 {
         return; // needs root to run a client as another user
     }
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,8 @@
 //! The JSON-RPC envelope over the real socket: errors, batches, notifications, limits, bad
 //! input and many clients.
 
-use lookout::jsonrpc::codes;
-use lookout::spine::Method;
+use lookout::server::jsonrpc::codes;
+use lookout::tools::spine::Method;
 use serde_json::{Value, json};
 
 use crate::support::{TestDaemon, deploy_task, err, ok};
@@ -556,7 +556,7 @@ async fn the_protocol_reference_replays_against_the_daemon() {
     for call in &replayed {
         let method = &call.method;
         shape_differences(method, &call.documented, &call.live, &mut differences);
-        if let Some(tool) = lookout::catalogue::find(method) {
+        if let Some(tool) = lookout::tools::catalogue::find(method) {
             for (field, _) in tool.output {
                 assert!(
                     call.documented.get(*field).is_some(),
@@ -661,7 +661,7 @@ async fn every_bound_the_catalogue_states_is_the_daemons() {
     };
     let mut checked = 0;
     let mut disagreements = Vec::new();
-    for tool in lookout::catalogue::tools() {
+    for tool in lookout::tools::catalogue::tools() {
         let schema = (tool.input_schema)();
         let examples: Vec<&Value> = base
             .iter()

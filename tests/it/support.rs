@@ -10,7 +10,7 @@ use actors::{Clock, ManualClock, SystemClock};
 use lookout::client::Client;
 use lookout::config::{Config, ConfigSource};
 use lookout::daemon::{Daemon, DaemonOptions};
-use lookout::jsonrpc::RpcError;
+use lookout::server::jsonrpc::RpcError;
 use serde_json::Value;
 use storage::Timestamp;
 

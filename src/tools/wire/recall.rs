@@ -11,7 +11,7 @@ use recall::Source;
 use serde_json::{Value, json};
 use storage::Timestamp;
 
-use crate::params::MAX_RECALL_LIMIT;
+use crate::tools::limits::MAX_RECALL_LIMIT;
 
 pub fn recalled(
     answer: &RecallAnswer,

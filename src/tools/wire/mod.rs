@@ -26,6 +26,8 @@ use actors::words;
 use serde_json::{Value, json};
 use storage::{MessageRecord, TaskId, TaskRecord, WaitEvent, WaitHistoryEntry, WaitState};
 
+use crate::tools::limits;
+
 pub fn plan_progress(progress: &PlanProgress) -> Value {
     json!({
         "completed": progress.completed,
@@ -138,7 +140,7 @@ pub fn wait_status(view: &WaitView, max_bytes: usize) -> Value {
                 " To fit {max_bytes} bytes, the {} older of its history left out; raise \
                  max_bytes (up to {}) for all of it.",
                 words::count(left_out as u64, "entry", Some("entries")),
-                tasks::MAX_ANSWER_BYTES
+                limits::MAX_ANSWER_BYTES
             );
             result["message"] = json!(format!(
                 "{}{note}",
@@ -244,7 +246,7 @@ pub fn wait_list(views: &[WaitView], of_task: Option<&TaskId>, max_bytes: usize)
                 " {} shown to fit {max_bytes} bytes; wait_status(wait_id) gives any one, task_id \
                  narrows the list, or raise max_bytes (up to {}).",
                 items.len(),
-                tasks::MAX_ANSWER_BYTES
+                limits::MAX_ANSWER_BYTES
             ));
         } else if kept_history < usize::MAX
             && views.iter().any(|v| v.record.history.len() > kept_history)

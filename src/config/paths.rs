@@ -15,7 +15,7 @@ pub const SOCKET_FILE_NAME: &str = "lookout.sock";
 /// directory specification says, a relative one (`XDG_RUNTIME_DIR=run`, which would put the
 /// socket wherever the daemon happens to start) is ignored, as if unset.
 fn env_path(name: &str) -> Option<PathBuf> {
-    absolute(crate::environment::var_os(name).map(PathBuf::from))
+    absolute(crate::config::environment::var_os(name).map(PathBuf::from))
 }
 
 fn absolute(path: Option<PathBuf>) -> Option<PathBuf> {

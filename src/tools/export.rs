@@ -1,7 +1,7 @@
 //! Function tools: the catalogue as other APIs' tool definitions, and their tool calls in
 //! and tool outputs out, so a runtime that drives its own model loop can wire lookout in.
 //!
-//! Shapes (all generated from `catalogue.rs`, nothing maintained by hand):
+//! Shapes (all generated from `tools/catalogue/`, nothing maintained by hand):
 //! - OpenAI Chat Completions: `{"type":"function","function":{"name","description","parameters","strict"}}`;
 //!   a call is a `tool_calls[]` entry, answered by a `{"role":"tool","tool_call_id","content"}` message.
 //! - OpenAI Responses / OpenResponses: `{"type":"function","name","description","parameters","strict"}`
@@ -15,9 +15,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::catalogue::{self, Tool};
-use crate::jsonrpc::RpcError;
-use crate::strict_schema::strict_parameters;
+use crate::server::jsonrpc::RpcError;
+use crate::tools::catalogue::{self, Tool};
+use crate::tools::strict_schema::strict_parameters;
 
 /// An API whose tool definitions `lookout tools --format` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -160,7 +160,7 @@ impl FunctionCallError {
             ),
         };
         let error = RpcError::new(
-            crate::jsonrpc::codes::INVALID_PARAMS,
+            crate::server::jsonrpc::codes::INVALID_PARAMS,
             format!("the arguments of {name} are not a JSON object ({reason})"),
             hint,
         );

@@ -19,7 +19,7 @@ pub fn parse_level(text: &str) -> Option<LevelFilter> {
 /// when `colour` (the CLI decides: `--color`, `NO_COLOR`, whether stderr is a terminal).
 /// Safe to call more than once (later calls are ignored).
 pub fn init(configured: &str, colour: bool) {
-    let level = crate::environment::var("LOOKOUT_LOG")
+    let level = crate::config::environment::var("LOOKOUT_LOG")
         .and_then(|value| parse_level(&value))
         .or_else(|| parse_level(configured))
         .unwrap_or(LevelFilter::INFO);

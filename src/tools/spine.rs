@@ -2,12 +2,10 @@
 //!
 //! [`Method`] names each tool and each of the daemon's own methods. Everything that speaks of
 //! a method starts here rather than from a string: the catalogue gives each tool's entry
-//! ([`Method::tool`], an exhaustive match in `catalogue.rs`), the dispatch in `methods.rs`
+//! (`catalogue::entry`, an exhaustive match), the dispatch in `methods.rs`
 //! matches every method, the harness keeps its ledger by method, the CLI, the MCP server and
 //! the docs tests walk [`Method::ALL`]. A new method is one line below; the compiler then
 //! points at its catalogue entry and its handler until both exist.
-
-use crate::catalogue::{self, Tool};
 
 /// Declares [`Method`] with its wire names from one list, in the order tools are listed.
 macro_rules! spine {
@@ -68,12 +66,6 @@ impl Method {
             .find(|method| method.name() == name)
     }
 
-    /// The tool's catalogue entry; `None` for the daemon's own methods, which agents do not
-    /// see as tools.
-    pub fn tool(self) -> Option<&'static Tool> {
-        catalogue::entry(self)
-    }
-
     /// The methods agents see as tools, in the catalogue's order.
     pub fn tools() -> impl Iterator<Item = Method> {
         Self::ALL.iter().copied().filter(|method| method.is_tool())
@@ -84,8 +76,18 @@ impl Method {
         Self::ALL.iter().copied().filter(|method| !method.is_tool())
     }
 
-    pub fn is_tool(self) -> bool {
-        self.tool().is_some()
+    /// Whether agents see it as a tool; the daemon's own methods have dotted names and no
+    /// catalogue entry (a test in `catalogue` holds the two together).
+    pub const fn is_tool(self) -> bool {
+        !matches!(
+            self,
+            Method::ToolsList
+                | Method::DaemonStatus
+                | Method::EventsSubscribe
+                | Method::RecallPause
+                | Method::RecallResume
+                | Method::RecallForget
+        )
     }
 }
 
@@ -112,13 +114,7 @@ mod tests {
     }
 
     #[test]
-    fn each_tool_entry_belongs_to_its_method_and_tools_come_first() {
-        for &method in Method::ALL {
-            if let Some(tool) = method.tool() {
-                assert_eq!(tool.method, method, "{method}'s entry is another tool's");
-                assert_eq!(tool.name(), method.name());
-            }
-        }
+    fn tools_come_first_and_only_daemon_methods_have_dotted_names() {
         // Tools are listed before the daemon's methods, so `tools.list` keeps its order.
         let first_daemon_method = Method::ALL.iter().position(|m| !m.is_tool()).unwrap();
         assert!(

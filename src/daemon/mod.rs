@@ -5,6 +5,8 @@
 //! harness boot a daemon in-process on a temp folder. `run` adds what only the real process
 //! has: signals, exit codes and the systemd notifications and watchdog.
 
+pub mod logging;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -24,11 +26,12 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::config::paths;
 use crate::config::{Config, ConfigSource, StuckConfig};
-use crate::methods::{DaemonInfo, Methods};
-use crate::paths;
 use crate::server::{self, ServerOptions};
 use crate::systemd::ServiceManager;
+use crate::tools::methods::Methods;
+use crate::tools::wire::status::DaemonInfo;
 
 /// Exit code when the actor tree gave up (systemd's `Restart=on-failure` restarts us).
 pub const EXIT_TREE_FAILED: u8 = 70;
@@ -48,10 +51,10 @@ pub const HARNESS_FAULTS_VAR: &str = "LOOKOUT_HARNESS_FAULTS";
 /// The faults [`HARNESS_FAULTS_VAR`] asks for; a malformed value is a start-up error.
 #[cfg(feature = "harness")]
 fn harness_faults_from_env() -> anyhow::Result<Vec<actors::FaultSpec>> {
-    match crate::environment::var(HARNESS_FAULTS_VAR) {
+    match crate::config::environment::var(HARNESS_FAULTS_VAR) {
         Some(text) => actors::FaultSpec::parse_list(&text)
             .map_err(|error| anyhow::anyhow!("{HARNESS_FAULTS_VAR}: {error}")),
-        None if crate::environment::is_set(HARNESS_FAULTS_VAR) => {
+        None if crate::config::environment::is_set(HARNESS_FAULTS_VAR) => {
             anyhow::bail!("{HARNESS_FAULTS_VAR} is not valid UTF-8")
         }
         None => Ok(Vec::new()),
@@ -153,11 +156,11 @@ impl Daemon {
         }
         let store = Arc::new(store);
 
-        let sinks = crate::sinks::resolve(
+        let sinks = crate::config::sinks::resolve(
             &config.wake,
             !options.extra_sinks.is_empty(),
-            crate::environment::var,
-            crate::environment::find_on_path,
+            crate::config::environment::var,
+            crate::config::environment::find_on_path,
         )?;
         tracing::info!("{}", sinks.summary);
         for gateway in &sinks.gateways {
@@ -171,10 +174,10 @@ impl Daemon {
                 }
             });
         }
-        let mut vision = crate::vision::resolve(
+        let mut vision = crate::config::vision::resolve(
             &config.vision,
-            crate::environment::var,
-            crate::environment::find_on_path,
+            crate::config::environment::var,
+            crate::config::environment::find_on_path,
         )?;
         if let Some(backend) = options.vision_backend.take() {
             vision.summary = format!("vision: {} (attached in-process)", backend.describe());

@@ -1,5 +1,7 @@
 //! A JSON-RPC client for the daemon's socket, used by the CLI and the tests.
 
+pub mod subscription;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -7,7 +9,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
-use crate::jsonrpc::RpcError;
+use crate::server::jsonrpc::RpcError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -66,7 +68,7 @@ impl Client {
                 },
             })?;
         // Before anything is sent: the daemon must be this user's own.
-        let own_uid = crate::paths::current_uid();
+        let own_uid = crate::config::paths::current_uid();
         let listener_uid = stream.peer_cred()?.uid();
         if listener_uid != own_uid {
             return Err(ClientError::Impostor {

@@ -4,6 +4,12 @@
 //! Unknown keys are an error naming the key and the file, so a typo never silently falls
 //! back to a default.
 
+pub mod environment;
+pub mod openclaw;
+pub mod paths;
+pub mod sinks;
+pub mod vision;
+
 use std::path::{Path, PathBuf};
 
 use actors::sight::capture::portal::PortalSettings;
@@ -12,7 +18,7 @@ use anyhow::Context;
 use serde::Deserialize;
 
 /// The example config shipped in the repository, which documents every key.
-pub const EXAMPLE: &str = include_str!("../config.example.toml");
+pub const EXAMPLE: &str = include_str!("../../config.example.toml");
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -212,7 +218,10 @@ impl X11Config {
     /// The display to watch: this key, else `DISPLAY`; `None` when neither is set (a window
     /// wait then fails with a message saying how to set one).
     pub fn resolved_display(&self) -> Option<String> {
-        configured_else_environment(self.display.as_deref(), crate::environment::var("DISPLAY"))
+        configured_else_environment(
+            self.display.as_deref(),
+            crate::config::environment::var("DISPLAY"),
+        )
     }
 }
 
@@ -314,10 +323,10 @@ impl WaylandConfig {
     /// The Wayland compositor pixel waits read, or `None` for X11.
     pub fn resolved(&self, data_folder: &Path) -> Option<WaylandDisplay> {
         self.resolve(WaylandEnvironment {
-            wayland_display: crate::environment::var("WAYLAND_DISPLAY"),
-            swaysock: crate::environment::non_empty("SWAYSOCK").map(PathBuf::from),
-            session_bus: crate::environment::non_empty("DBUS_SESSION_BUS_ADDRESS"),
-            runtime_dir: crate::paths::runtime_dir(),
+            wayland_display: crate::config::environment::var("WAYLAND_DISPLAY"),
+            swaysock: crate::config::environment::non_empty("SWAYSOCK").map(PathBuf::from),
+            session_bus: crate::config::environment::non_empty("DBUS_SESSION_BUS_ADDRESS"),
+            runtime_dir: crate::config::paths::runtime_dir(),
             data_folder: data_folder.to_owned(),
         })
     }
@@ -687,11 +696,11 @@ impl Config {
     pub fn discover(explicit: Option<&Path>) -> anyhow::Result<(Config, ConfigSource)> {
         let named = explicit
             .map(Path::to_path_buf)
-            .or_else(|| crate::environment::var_os("LOOKOUT_CONFIG").map(PathBuf::from));
+            .or_else(|| crate::config::environment::var_os("LOOKOUT_CONFIG").map(PathBuf::from));
         if let Some(path) = named {
             return Ok((Self::load(&path)?, ConfigSource::File(path)));
         }
-        match crate::paths::default_config_file() {
+        match crate::config::paths::default_config_file() {
             Some(path) if path.exists() => Ok((Self::load(&path)?, ConfigSource::File(path))),
             _ => Ok((Config::default(), ConfigSource::Defaults)),
         }
@@ -739,7 +748,7 @@ impl Config {
             "[connections] idle_timeout_s and line_timeout_s must be at least 1 second"
         );
         anyhow::ensure!(
-            crate::logging::parse_level(&self.log_level).is_some(),
+            crate::daemon::logging::parse_level(&self.log_level).is_some(),
             "log_level = {:?} is not one of error, warn, info, debug, trace",
             self.log_level
         );

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::client::Client;
-use crate::spine::Method;
+use crate::tools::spine::Method;
 
 /// How long a bounded listener keeps trying to reach a daemon that went away, and how often.
 const RECONNECT_FOR: Duration = Duration::from_secs(60);

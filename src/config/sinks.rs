@@ -12,8 +12,8 @@ use actors::wake::gateway::GatewaySink;
 use actors::wake::sinks::{Secret, SinkSpec};
 use anyhow::bail;
 
+use crate::config::openclaw;
 use crate::config::{OPENCLAW_CLI_TIMEOUT_S, SinkConfig, WakeConfig};
-use crate::openclaw;
 
 /// The gateway sink's handshake and acknowledgement timeout when none is configured.
 const GATEWAY_TIMEOUT: Duration = Duration::from_secs(30);

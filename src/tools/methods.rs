@@ -4,37 +4,22 @@
 //! reach it through the socket), so every way in reaches the same code with the same
 //! validation.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use actors::Tree;
 use serde_json::Value;
-use storage::Timestamp;
 
-use crate::catalogue;
-use crate::jsonrpc::{RpcError, codes};
-use crate::params::{
+use crate::server::jsonrpc::{RpcError, codes};
+use crate::tools::catalogue;
+use crate::tools::params::{
     MemoryRecallParams, RecallForgetParams, RecallPauseParams, SmartWaitParams, TaskGetParams,
     TaskListParams, TaskPlanUpdateParams, TaskRegisterParams, TaskThreadParams, TaskUpdateParams,
     WaitCancelParams, WaitStatusParams, WaitUpdateParams, decode,
 };
-use crate::params::{TermReadParams, TermSendParams, TermStartParams, TermStopParams};
-use crate::spine::Method;
-use crate::wire;
-
-/// Facts about the running daemon for `daemon.status`.
-#[derive(Clone, Debug)]
-pub struct DaemonInfo {
-    pub version: &'static str,
-    pub started_at: Timestamp,
-    pub pid: u32,
-    pub socket_path: PathBuf,
-    pub data_file: PathBuf,
-    pub config_source: String,
-    pub stuck: actors::tasks::stuck::StuckPolicy,
-    /// Where `window:` and `screen` waits read pixels, in words ("X11 display :0").
-    pub pixels: String,
-}
+use crate::tools::params::{TermReadParams, TermSendParams, TermStartParams, TermStopParams};
+use crate::tools::spine::Method;
+use crate::tools::wire;
+use crate::tools::wire::status::DaemonInfo;
 
 pub struct Methods {
     tree: Arc<Tree>,

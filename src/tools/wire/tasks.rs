@@ -20,19 +20,7 @@ use serde_json::{Map, Value, json};
 use storage::{ListCursor, MessageRecord, StatusFilter, TaskRecord, WaitRecord};
 
 use super::{message, plan_progress, wait_linkage};
-
-/// What a "where am I?" answer fits in unless the call asks for more.
-pub const DEFAULT_QUERY_BYTES: usize = 4 * 1024;
-/// What a thread page or a task list fits in unless the call asks for more.
-pub const DEFAULT_READ_BYTES: usize = 16 * 1024;
-/// What `task_get` fits in unless the call asks for more.
-pub const DEFAULT_TASK_GET_BYTES: usize = 64 * 1024;
-/// The most any of these answers may be given with `max_bytes`.
-pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
-/// The most `task_get` may be given: a whole plan of long steps with its revisions.
-pub const MAX_TASK_GET_BYTES: usize = 1024 * 1024;
-/// The least `max_bytes` may be.
-pub const MIN_ANSWER_BYTES: usize = 1024;
+use crate::tools::limits::*;
 
 pub fn registered(task: &TaskRecord) -> Value {
     json!({

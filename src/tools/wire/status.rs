@@ -3,9 +3,23 @@
 
 use actors::TreeStatus;
 use serde_json::{Value, json};
+use std::path::PathBuf;
+
 use storage::Timestamp;
 
-use crate::methods::DaemonInfo;
+/// Facts about the running daemon for `daemon.status`.
+#[derive(Clone, Debug)]
+pub struct DaemonInfo {
+    pub version: &'static str,
+    pub started_at: Timestamp,
+    pub pid: u32,
+    pub socket_path: PathBuf,
+    pub data_file: PathBuf,
+    pub config_source: String,
+    pub stuck: actors::tasks::stuck::StuckPolicy,
+    /// Where `window:` and `screen` waits read pixels, in words ("X11 display :0").
+    pub pixels: String,
+}
 
 /// The `daemon.status` result at `now`.
 pub fn daemon_status(status: &TreeStatus, info: &DaemonInfo, now: Timestamp) -> Value {
