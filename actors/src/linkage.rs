@@ -1,4 +1,4 @@
-//! What passes between a wait and its task (seed 004 §4), in types both sides use without
+//! What passes between a wait and its task (docs/contract.md §4), in types both sides use without
 //! importing each other: a wait hands each change of its own (created, ended, revived) to
 //! its task's TaskActor, which stores the wait record, the task's `active_wait_ids` and
 //! `last_wait_state`, the `wait` thread message and the wake event in one transaction.

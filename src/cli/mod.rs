@@ -380,13 +380,13 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
     if let Command::Serve = cli.command {
         return match loaded {
             Ok((config, source)) => {
-                logging::init(&config.log_level, colour);
+                logging::init(config.log_level, colour);
                 serve(config, source, cli.socket, inherited_listener).await
             }
             Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
         };
     }
-    logging::init("warn", colour);
+    logging::init(logging::LogLevel::Warn, colour);
     if let Command::Doctor { out } = cli.command {
         return match loaded {
             Ok((config, _)) => doctor::run(&paths::data_file(&config), out, cli.json),

@@ -4,6 +4,7 @@
 //! Unknown keys are an error naming the key and the file, so a typo never silently falls
 //! back to a default.
 
+pub mod carry;
 pub mod environment;
 pub mod openclaw;
 pub mod paths;
@@ -31,7 +32,7 @@ pub struct Config {
     /// Longest request line accepted; a longer one gets an error and the connection stays.
     pub max_request_bytes: usize,
     /// `error`, `warn`, `info`, `debug` or `trace`; `LOOKOUT_LOG` overrides it.
-    pub log_level: String,
+    pub log_level: crate::daemon::logging::LogLevel,
     pub connections: ConnectionsConfig,
     pub storage: StorageConfig,
     pub stuck: StuckConfig,
@@ -50,7 +51,7 @@ pub struct Config {
 pub struct RecallConfig {
     /// `"off"` (the default), `"tasks"` (record the focused window only while a task is
     /// active, stamped with it) or `"always"`.
-    pub mode: String,
+    pub mode: actors::recall::recorder::RecordMode,
     /// How often the focused window is captured, in milliseconds.
     pub interval_ms: u64,
     /// A window's segment closes after this many seconds with nothing new in it.
@@ -75,7 +76,7 @@ impl Default for RecallConfig {
             std::path::PathBuf::new(),
         );
         Self {
-            mode: recorder.mode.as_str().into(),
+            mode: recorder.mode,
             interval_ms: recorder.interval.as_millis() as u64,
             idle_gap_s: recorder.idle_gap.as_secs(),
             exclude: recorder.exclude,
@@ -87,10 +88,6 @@ impl Default for RecallConfig {
 }
 
 impl RecallConfig {
-    pub fn mode(&self) -> actors::recall::recorder::RecordMode {
-        actors::recall::recorder::RecordMode::parse(&self.mode).unwrap_or_default()
-    }
-
     /// How long recorded history is kept (`None`: forever).
     pub fn retention(&self) -> Option<std::time::Duration> {
         (self.retention_days > 0)
@@ -232,7 +229,7 @@ impl X11Config {
 pub struct WaylandConfig {
     /// `"auto"` (the default: Wayland when `display` or `WAYLAND_DISPLAY` is set, else X11),
     /// `"wayland"` or `"x11"`.
-    pub session: String,
+    pub session: Session,
     /// The compositor's socket: a name in `XDG_RUNTIME_DIR` (`wayland-1`) or an absolute
     /// path. Default: the daemon's `WAYLAND_DISPLAY`.
     pub display: Option<String>,
@@ -240,7 +237,7 @@ pub struct WaylandConfig {
     pub sway_socket: Option<PathBuf>,
     /// `"auto"` (the default: wlr-screencopy when the compositor offers it, else the
     /// ScreenCast portal), `"screencopy"` or `"portal"`.
-    pub capture: String,
+    pub capture: Capture,
     /// The desktop session's D-Bus address, where the ScreenCast portal answers. Default:
     /// the daemon's `DBUS_SESSION_BUS_ADDRESS`, else `unix:path=$XDG_RUNTIME_DIR/bus`.
     pub session_bus: Option<String>,
@@ -249,52 +246,32 @@ pub struct WaylandConfig {
 impl Default for WaylandConfig {
     fn default() -> Self {
         WaylandConfig {
-            session: "auto".to_owned(),
+            session: Session::Auto,
             display: None,
             sway_socket: None,
-            capture: "auto".to_owned(),
+            capture: Capture::Auto,
             session_bus: None,
         }
     }
 }
 
 /// `[wayland] session`: which desktop pixel waits read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Session {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Session {
     /// Wayland when a compositor is named, else X11.
     Auto,
     Wayland,
     X11,
 }
 
-impl Session {
-    fn parse(text: &str) -> Option<Session> {
-        match text.trim() {
-            "auto" => Some(Session::Auto),
-            "wayland" => Some(Session::Wayland),
-            "x11" => Some(Session::X11),
-            _ => None,
-        }
-    }
-}
-
 /// `[wayland] capture`: how a Wayland session's pixels are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Capture {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Capture {
     Auto,
     Screencopy,
     Portal,
-}
-
-impl Capture {
-    fn parse(text: &str) -> Option<Capture> {
-        match text.trim() {
-            "auto" => Some(Capture::Auto),
-            "screencopy" => Some(Capture::Screencopy),
-            "portal" => Some(Capture::Portal),
-            _ => None,
-        }
-    }
 }
 
 /// Where the ScreenCast portal's restore token is kept in the data folder.
@@ -310,16 +287,6 @@ pub struct WaylandEnvironment {
 }
 
 impl WaylandConfig {
-    /// The session asked for (`validate` refuses any other word; `auto` stands in for one
-    /// set by code that never went through it).
-    fn session(&self) -> Session {
-        Session::parse(&self.session).unwrap_or(Session::Auto)
-    }
-
-    fn capture(&self) -> Capture {
-        Capture::parse(&self.capture).unwrap_or(Capture::Auto)
-    }
-
     /// The Wayland compositor pixel waits read, or `None` for X11.
     pub fn resolved(&self, data_folder: &Path) -> Option<WaylandDisplay> {
         self.resolve(WaylandEnvironment {
@@ -336,8 +303,8 @@ impl WaylandConfig {
     fn resolve(&self, environment: WaylandEnvironment) -> Option<WaylandDisplay> {
         let display =
             configured_else_environment(self.display.as_deref(), environment.wayland_display);
-        let capture = self.capture();
-        let display = match (self.session(), display) {
+        let capture = self.capture;
+        let display = match (self.session, display) {
             (Session::X11, _) => return None,
             (Session::Auto, None) if capture != Capture::Portal => return None,
             (_, None) => "wayland-0".to_owned(),
@@ -609,7 +576,7 @@ impl Default for Config {
             data_dir: None,
             socket_path: None,
             max_request_bytes: 1024 * 1024,
-            log_level: "info".to_owned(),
+            log_level: crate::daemon::logging::LogLevel::Info,
             connections: ConnectionsConfig::default(),
             storage: StorageConfig::default(),
             stuck: StuckConfig::default(),
@@ -709,21 +676,6 @@ impl Config {
     fn validate(&self) -> anyhow::Result<()> {
         let recall = &self.recall;
         anyhow::ensure!(
-            actors::recall::recorder::RecordMode::parse(&recall.mode).is_some(),
-            "[recall] mode = \"{}\" is not one of \"off\", \"tasks\", \"always\"",
-            recall.mode
-        );
-        anyhow::ensure!(
-            Session::parse(&self.wayland.session).is_some(),
-            "[wayland] session = \"{}\" is not one of \"auto\", \"wayland\", \"x11\"",
-            self.wayland.session
-        );
-        anyhow::ensure!(
-            Capture::parse(&self.wayland.capture).is_some(),
-            "[wayland] capture = \"{}\" is not one of \"auto\", \"screencopy\", \"portal\"",
-            self.wayland.capture
-        );
-        anyhow::ensure!(
             (250..=60_000).contains(&recall.interval_ms),
             "[recall] interval_ms = {} must be between 250 and 60000",
             recall.interval_ms
@@ -746,11 +698,6 @@ impl Config {
         anyhow::ensure!(
             connections.idle_timeout_s >= 1 && connections.line_timeout_s >= 1,
             "[connections] idle_timeout_s and line_timeout_s must be at least 1 second"
-        );
-        anyhow::ensure!(
-            crate::daemon::logging::parse_level(&self.log_level).is_some(),
-            "log_level = {:?} is not one of error, warn, info, debug, trace",
-            self.log_level
         );
         anyhow::ensure!(
             (1..=MAX_CACHE_MIB).contains(&self.storage.cache_mib),

@@ -12,22 +12,20 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actors::openclaw::exec::ExecLedger;
-use actors::recall::recorder::RecorderSettings;
 use actors::sight::capture::wayland::{ScreenAccess, WaylandDisplay};
-use actors::tasks::stuck::StuckPolicy;
 use actors::vision::backend::{Backend, BackendSpec};
 use actors::waits::sources::SourceFactory;
 use actors::wake::sinks::{Sink, SinkSpec};
-use actors::{Clock, Faults, RestartPolicy, SystemClock, Tree, TreeArgs};
+use actors::{Clock, Faults, RestartPolicy, SystemClock, Tree};
 use anyhow::Context;
 use storage::{OpenOptions, StorageFaults, Store};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::config::carry;
 use crate::config::paths;
-use crate::config::{Config, ConfigSource, StuckConfig};
+use crate::config::{Config, ConfigSource};
 use crate::server::{self, ServerOptions};
 use crate::systemd::ServiceManager;
 use crate::tools::methods::Methods;
@@ -96,17 +94,6 @@ impl DaemonOptions {
             storage_faults: None,
             restart_policy: None,
         }
-    }
-}
-
-/// The stuck policy the config describes.
-pub fn stuck_policy(config: &StuckConfig) -> StuckPolicy {
-    StuckPolicy {
-        enabled: config.enabled,
-        threshold: Duration::from_secs(config.threshold_s),
-        scan_interval: Duration::from_secs(config.scan_interval_s),
-        cooldown: Duration::from_secs(config.cooldown_s),
-        max_packet_bytes: config.max_packet_bytes,
     }
 }
 
@@ -184,38 +171,14 @@ impl Daemon {
             vision.spec.backend = BackendSpec::Custom(backend);
         }
         tracing::info!("{}", vision.summary);
-        let mut tree_args = TreeArgs::new(store.clone(), options.clock.clone());
-        tree_args.group_commit = config.storage.group_commit;
-        tree_args.tasks.unload_after = config.storage.task_unload_after();
+        let mut tree_args =
+            carry::tree_args(config, store.clone(), options.clock.clone(), sinks, vision);
         tree_args.faults = options.faults;
-        tree_args.tasks.stuck = stuck_policy(&config.stuck);
-        tree_args.wake.max_delivery_attempts = config.wake.max_attempts;
-        tree_args.waits.max_consecutive_failures = config.wait.max_consecutive_failures;
-        tree_args.waits.max_live = config.wait.max_live_waits;
-        tree_args.waits.x11_display = config.x11.resolved_display();
-        tree_args.waits.wayland = config.wayland.resolved(&paths::data_folder(config));
         let pixels = pixel_session(
             tree_args.waits.x11_display.as_deref(),
             tree_args.waits.wayland.as_ref(),
         );
         tracing::info!("window: and screen waits read: {pixels}");
-        tree_args.recall.retention = config.recall.retention();
-        tree_args.recall.recorder = RecorderSettings {
-            mode: config.recall.mode(),
-            display: tree_args.waits.x11_display.clone(),
-            interval: Duration::from_millis(config.recall.interval_ms),
-            idle_gap: Duration::from_secs(config.recall.idle_gap_s),
-            exclude: config.recall.exclude.clone(),
-            ocr_program: config.recall.ocr_program.clone(),
-            keyframe_budget_bytes: config.recall.keyframe_budget_mib.saturating_mul(1 << 20),
-            ..tree_args.recall.recorder
-        };
-        tree_args.waits.pixel_floor = config.wait.floor();
-        tree_args.waits.openclaw = sinks.exec_gateway.clone().map(ExecLedger::new);
-        tree_args.waits.window_gone_grace = config.wait.window_gone_grace();
-        tree_args.waits.settle_probe = config.wait.settle_probe();
-        tree_args.wake.sinks = sinks.specs;
-        tree_args.vision = vision.spec;
         tree_args.waits.sources = options.sources.take();
         if let Some(policy) = options.restart_policy.take() {
             tree_args.policy = policy.clone();
@@ -258,19 +221,20 @@ impl Daemon {
             socket_path: socket_path.clone(),
             data_file: data_file.clone(),
             config_source: options.config_source.to_string(),
-            stuck: stuck_policy(&config.stuck),
+            stuck: carry::stuck_policy(&config.stuck),
             pixels,
         };
         let methods = Arc::new(Methods::new(tree.clone(), info));
         let (stop_server, stop_signal) = watch::channel(false);
+        let limits = carry::server_limits(config);
         let server_options = ServerOptions {
             socket_path: socket_path.clone(),
-            max_request_bytes: config.max_request_bytes,
+            max_request_bytes: limits.max_request_bytes,
             owner_uid: paths::current_uid(),
             remove_socket_on_exit: !activated,
-            max_connections: connection_cap(config.connections.max_connections),
-            idle_timeout: Duration::from_secs(config.connections.idle_timeout_s),
-            line_timeout: Duration::from_secs(config.connections.line_timeout_s),
+            max_connections: connection_cap(limits.max_connections),
+            idle_timeout: limits.idle_timeout,
+            line_timeout: limits.line_timeout,
         };
         let server = tokio::spawn(server::serve(
             listener,

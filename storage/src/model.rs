@@ -182,7 +182,7 @@ impl fmt::Display for TaskId {
     }
 }
 
-/// A task's lifecycle state (seed 004 §1). Stored by variant index: append only.
+/// A task's lifecycle state (docs/contract.md §1). Stored by variant index: append only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Status {
     Active,
@@ -255,7 +255,7 @@ impl Role {
     }
 }
 
-/// The kind of a thread message (seed 004 §3). Stored by variant index: append only.
+/// The kind of a thread message (docs/contract.md §3). Stored by variant index: append only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MsgType {
     Text,
@@ -295,7 +295,7 @@ impl Author {
     }
 }
 
-/// A wait's state (seed 004 §4). Stored by variant index: append only.
+/// A wait's state (docs/contract.md §4). Stored by variant index: append only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum WaitState {
     Watching,
@@ -645,7 +645,7 @@ pub struct MessageRecord {
     pub created_at: Timestamp,
 }
 
-/// One plan revision (seed 004 §2), keyed by (task id, revision number from 1).
+/// One plan revision (docs/contract.md §2), keyed by (task id, revision number from 1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanRevisionRecord {
     pub task_id: TaskId,

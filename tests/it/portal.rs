@@ -35,7 +35,7 @@ async fn daemon_on(
     TestDaemon::start_with(
         |config| {
             config.x11.display = None;
-            config.wayland.capture = "portal".into();
+            config.wayland.capture = lookout::config::Capture::Portal;
             config.wayland.session_bus = Some(bus);
             adjust(config);
         },

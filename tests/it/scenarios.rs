@@ -134,7 +134,7 @@ const SCENARIOS: &[Scenario] = &[
         with_model: Resolved("ALL DONE"),
     },
     Scenario {
-        name: "seed 000's example",
+        name: "the deploy example",
         kind: Kind::File,
         before: &[],
         condition: "File download completes (the 'Download complete' notification appears), or an error dialog/message appears",

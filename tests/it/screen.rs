@@ -6,6 +6,7 @@
 //! stored; `recall.forget` removes segments and their pictures; a SIGKILL loses nothing
 //! already read.
 
+use actors::recall::recorder::RecordMode;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -20,9 +21,8 @@ use crate::windows::test_display::{TestWindows, Xvfb};
 /// OCR of a whole window takes about a second here; the first capture waits a tick.
 const PATIENCE: Duration = Duration::from_secs(60);
 
-async fn start(display: &str, mode: &str) -> TestDaemon {
+async fn start(display: &str, mode: RecordMode) -> TestDaemon {
     let display = display.to_owned();
-    let mode = mode.to_owned();
     TestDaemon::start_with(
         move |config| {
             config.x11.display = Some(display);
@@ -117,7 +117,7 @@ async fn a_session_recorded_for_a_task_is_found_with_its_steps_and_keyframes() {
     let xvfb = Xvfb::start_with(1280, 720, 24);
     let display = xvfb.display().to_owned();
     let windows = TestWindows::connect(&display);
-    let daemon = start(&display, "tasks").await;
+    let daemon = start(&display, RecordMode::Tasks).await;
     let go = daemon.dir.path().join("go");
     let script = format!(
         "printf 'user@host:~/coursefolio$ make deploy\\nDeploying coursefolio to staging\\n'; \
@@ -251,7 +251,7 @@ async fn excluded_windows_a_pause_a_locked_screen_and_secrets_leave_nothing_on_d
     let xvfb = Xvfb::start_with(1280, 720, 24);
     let display = xvfb.display().to_owned();
     let windows = TestWindows::connect(&display);
-    let daemon = start(&display, "always").await;
+    let daemon = start(&display, RecordMode::Always).await;
     let data = daemon.dir.path().join("data");
     let show = |title: &str, text: &str| {
         XClient::xterm(

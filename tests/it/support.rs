@@ -22,7 +22,7 @@ pub fn config_in(dir: &Path) -> Config {
     Config {
         data_dir: Some(dir.join("data")),
         socket_path: Some(dir.join("lookout.sock")),
-        log_level: "warn".into(),
+        log_level: lookout::daemon::logging::LogLevel::Warn,
         ..Config::default()
     }
 }

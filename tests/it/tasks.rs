@@ -621,7 +621,7 @@ async fn everything_survives_a_restart_on_the_same_folder() {
     restarted.shutdown().await;
 }
 
-/// A plan written the way seed 000 writes it ("1. Build Docker image") is stored as given and
+/// A plan written with its own numbers ("1. Build Docker image") is stored as given and
 /// numbered once in everything lookout writes: the thread, the summary, the next step.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn numbered_plans_are_numbered_once() {

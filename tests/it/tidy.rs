@@ -114,23 +114,86 @@ fn no_stale_markers() {
     assert!(found.is_empty(), "stale markers: {found:#?}");
 }
 
+/// The files of `actors` that connect to a socket as a client (a compositor, sway's IPC);
+/// none listens, and nothing else opens one.
+const ACTORS_CLIENT_SOCKETS: [&str; 2] = [
+    "actors/src/sight/capture/wayland/client.rs",
+    "actors/src/sight/capture/wayland/sway.rs",
+];
+
 #[test]
-fn actors_own_no_sockets_and_read_no_environment() {
+fn actors_listen_on_no_socket_speak_no_json_rpc_and_read_no_environment() {
     let mut found = Vec::new();
     for path in files(&root().join("actors/src"), &[".rs"]) {
         if is_test_code(&path) {
             continue;
         }
+        let name = relative(&path);
         let text = std::fs::read_to_string(&path).unwrap();
-        for forbidden in ["tokio::net", "std::net", "std::env::var", "env::var"] {
-            if without_inline_tests(&text).contains(forbidden) {
-                found.push(format!("{}: {forbidden}", relative(&path)));
+        let code: String = without_inline_tests(&text)
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut forbidden = vec![
+            "std::env::var",
+            "env::var",
+            "UnixListener",
+            "TcpListener",
+            "jsonrpc",
+            "JSON-RPC",
+        ];
+        if !ACTORS_CLIENT_SOCKETS.contains(&name.as_str()) {
+            forbidden.extend(["tokio::net", "std::net", "unix::net"]);
+        }
+        for word in forbidden {
+            if code.contains(word) {
+                found.push(format!("{name}: {word}"));
             }
         }
     }
     assert!(
         found.is_empty(),
-        "actors owns no sockets and reads no environment (src/ does): {found:?}"
+        "actors listens on no socket, knows nothing of JSON-RPC and reads no environment \
+         (src/ does): {found:?}"
+    );
+    // A build fact too: the edge crate is not among actors' dependencies, so nothing of the
+    // server, the config or the protocol can be named there.
+    let manifest = std::fs::read_to_string(root().join("actors/Cargo.toml")).unwrap();
+    assert!(
+        !manifest.contains("lookout-agent"),
+        "actors depends on the edge crate"
+    );
+}
+
+/// Only the Registry touches the database: the handle to it (`Arc<Store>`) is passed from the
+/// tree's arguments through the Root to the Registry and held nowhere else, and everyone
+/// else reads through `registry::read` closures the Registry runs and writes through it.
+#[test]
+fn only_the_registry_holds_the_database() {
+    let allowed = [
+        "actors/src/tree/args.rs",
+        "actors/src/root.rs",
+        "actors/src/registry.rs",
+    ];
+    let mut found = Vec::new();
+    for path in files(&root().join("actors/src"), &[".rs"]) {
+        let name = relative(&path);
+        if is_test_code(&path) || name.contains("/testkit/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = without_inline_tests(&text);
+        let holds = code.contains("Arc<Store>") && !allowed.contains(&name.as_str());
+        let writes = code.contains("store.apply(") && name != "actors/src/registry.rs";
+        if holds || writes {
+            found.push(name);
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "only the Registry holds the database; read with registry::read and write through \
+         the Registry instead: {found:?}"
     );
 }
 
@@ -337,6 +400,49 @@ fn no_document_points_outside_the_repository() {
         outside.is_empty(),
         "links out of the repository:\n{}",
         outside.join("\n")
+    );
+}
+
+/// Comments and documents cite only what is in the repository: the founding documents'
+/// passages the code relies on are restated in docs/contract.md, and every `docs/…` a
+/// comment names exists.
+#[test]
+fn citations_name_only_what_the_repository_holds() {
+    let outside = [
+        "seed 00",
+        "seeds/",
+        "design.md",
+        "shared/research",
+        "research/",
+    ];
+    let mut found = Vec::new();
+    let mut sources = rust_files();
+    sources.extend(files(&root(), &[".md"]));
+    for path in sources {
+        if path.ends_with("tests/it/tidy.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            if let Some(word) = outside.iter().find(|word| line.contains(*word)) {
+                found.push(format!("{}:{}: {word}", relative(&path), number + 1));
+            }
+            for cited in line.split("docs/").skip(1) {
+                let name: String = cited
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c))
+                    .collect();
+                let name = name.trim_end_matches('.');
+                if name.ends_with(".md") && !root().join("docs").join(name).exists() {
+                    found.push(format!("{}:{}: docs/{name}", relative(&path), number + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cite docs/contract.md (restate the passage there), not documents outside the \
+         repository: {found:#?}"
     );
 }
 

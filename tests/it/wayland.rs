@@ -33,7 +33,7 @@ async fn daemon_on(
     TestDaemon::start_with(
         |config| {
             config.x11.display = None;
-            config.wayland.session = "wayland".into();
+            config.wayland.session = lookout::config::Session::Wayland;
             config.wayland.display = Some(display.socket.to_string_lossy().into_owned());
             config.wayland.sway_socket = display.sway.clone();
             adjust(config);
@@ -356,7 +356,7 @@ async fn without_sway_s_ipc_a_window_is_read_while_it_covers_its_output_and_the_
     let daemon = TestDaemon::start_with(
         |config| {
             config.x11.display = None;
-            config.wayland.session = "wayland".into();
+            config.wayland.session = lookout::config::Session::Wayland;
             config.wayland.display = Some(socket.to_string_lossy().into_owned());
             config.wayland.sway_socket = None;
             config.vision.backend = VisionBackend::Openai;

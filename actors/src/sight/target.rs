@@ -1,4 +1,4 @@
-//! What a wait watches: the target grammar of seed 000 plus the text targets of design.md.
+//! What a wait watches: the target grammar of docs/contract.md §7.
 //!
 //! `window:<title substring | 0xID>`, `screen`, `pty:<session id>`, `tmux:<pane>`,
 //! `file:<absolute path>`. Parsed once at the edge; everything past it holds a `Target`.
@@ -28,8 +28,23 @@ pub enum WindowSelector {
     Id(u32),
 }
 
-const GRAMMAR_HINT: &str = "targets are window:<title or 0xID>, screen, pty:<session id from term_start>, \
-     tmux:<pane, e.g. main:0.1>, or file:<absolute path>";
+/// Every kind of target, with how it is written: the one list texts about targets are made
+/// from or tied to (the hint below, and by a test the tool descriptions). [`Target::kind`]
+/// names each variant's kind exhaustively, and a test checks it against this list.
+pub const KINDS: [(&str, &str); 5] = [
+    ("window", "window:<title or 0xID>"),
+    ("screen", "screen"),
+    ("pty", "pty:<session id from term_start>"),
+    ("tmux", "tmux:<pane, e.g. main:0.1>"),
+    ("file", "file:<absolute path>"),
+];
+
+/// "targets are window:<…>, screen, …, or file:<…>", from [`KINDS`].
+fn grammar_hint() -> String {
+    let written: Vec<&str> = KINDS.iter().map(|(_, written)| *written).collect();
+    let (last, others) = written.split_last().expect("KINDS is not empty");
+    format!("targets are {}, or {last}", others.join(", "))
+}
 
 impl Target {
     pub fn parse(text: &str) -> Result<Target, CallError> {
@@ -40,7 +55,7 @@ impl Target {
         let Some((kind, rest)) = text.split_once(':') else {
             return Err(CallError::invalid(
                 format!("target '{text}' has no kind"),
-                GRAMMAR_HINT,
+                grammar_hint(),
             ));
         };
         let rest = rest.trim();
@@ -48,7 +63,7 @@ impl Target {
             if rest.is_empty() {
                 Err(CallError::invalid(
                     format!("target '{text}' names no {what}"),
-                    GRAMMAR_HINT,
+                    grammar_hint(),
                 ))
             } else {
                 Ok(rest.to_owned())
@@ -83,8 +98,19 @@ impl Target {
             }
             other => Err(CallError::invalid(
                 format!("unknown target kind '{other}'"),
-                GRAMMAR_HINT,
+                grammar_hint(),
             )),
+        }
+    }
+
+    /// The kind of target, as [`KINDS`] names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Target::Window(_) => "window",
+            Target::Screen => "screen",
+            Target::Pty(_) => "pty",
+            Target::Tmux(_) => "tmux",
+            Target::File(_) => "file",
         }
     }
 
@@ -166,6 +192,30 @@ mod tests {
         }
         assert!(Target::parse("window:0x4200003").unwrap().is_pixels());
         assert!(!Target::parse("tmux:main").unwrap().is_pixels());
+    }
+
+    #[test]
+    fn every_kind_is_listed_once_and_its_example_parses_to_it() {
+        let examples = [
+            "window:Firefox",
+            "screen",
+            "pty:crisp-ridge",
+            "tmux:main:0.1",
+            "file:/var/log/build.log",
+        ];
+        let kinds: Vec<&str> = examples
+            .iter()
+            .map(|text| Target::parse(text).unwrap().kind())
+            .collect();
+        let listed: Vec<&str> = KINDS.iter().map(|(kind, _)| *kind).collect();
+        assert_eq!(
+            kinds, listed,
+            "KINDS lists every kind of Target once, in order"
+        );
+        for (kind, written) in KINDS {
+            assert!(written.starts_with(kind), "{written}");
+            assert!(grammar_hint().contains(written));
+        }
     }
 
     #[test]

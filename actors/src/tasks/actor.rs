@@ -53,7 +53,7 @@ pub enum TaskMsg {
     RevisePlan(PlanChange, RpcReplyPort<Result<PlanUpdated, CallError>>),
     /// Alert if the task is stuck under `StuckPolicy`; replies with the alert's event seq.
     CheckStuck(StuckPolicy, RpcReplyPort<Result<Option<u64>, CallError>>),
-    /// A wait of this task began, ended or came back (seed 004 §4): stored in one transaction
+    /// A wait of this task began, ended or came back (docs/contract.md §4): stored in one transaction
     /// with the task's linkage, a `wait` message and the wake event. Replies with the stored
     /// wait (it takes the task's session key when it has none).
     Wait(Box<WaitChange>, RpcReplyPort<Result<WaitRecord, CallError>>),

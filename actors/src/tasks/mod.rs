@@ -5,7 +5,7 @@
 //! - [`actor`] is the TaskActor: every change to one task, one at a time, replied to once
 //!   durable; it raises its task's stuck alert;
 //! - [`scan`] is the stuck scan the supervisor runs every `[stuck] scan_interval_s`, and
-//!   [`stuck`] the rule it applies (seed 004 §5); [`resume`] builds the resume packet (§6);
+//!   [`stuck`] the rule it applies (docs/contract.md §5); [`resume`] builds the resume packet (§6);
 //! - [`types`] and [`transition`] are the validated requests and the pure changes;
 //!   [`plan`], [`progress`], [`relevance`] and [`report`] what a task's texts are made of.
 

@@ -1,4 +1,4 @@
-//! The resume packet (seed 004 §6): the wake text of a stuck alert,
+//! The resume packet (docs/contract.md §6): the wake text of a stuck alert,
 //! `[task_stuck_resume] {json}`, with exactly the seed's keys, so an agent that lost its
 //! context can pick the task up from the wake alone.
 //!

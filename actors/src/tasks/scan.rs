@@ -1,4 +1,4 @@
-//! The stuck scan (seed 004 §5): which active tasks with no live wait have been quiet past
+//! The stuck scan (docs/contract.md §5): which active tasks with no live wait have been quiet past
 //! their threshold. It reads the stuck-candidate index (no task records), then asks each due
 //! task's actor to check the rule against the authoritative record and alert. It runs beside
 //! the Tasks supervisor's mailbox, so requests keep flowing meanwhile.

@@ -1,4 +1,4 @@
-//! Stuck detection, the authoritative rule of seed 004 §5: a task is stuck iff it is
+//! Stuck detection, the authoritative rule of docs/contract.md §5: a task is stuck iff it is
 //! active, no wait of it is live, and it has had no activity for its threshold; it is
 //! alerted at most once per cooldown. Pure; the Tasks supervisor runs the scan and each
 //! TaskActor re-checks its own task before alerting.

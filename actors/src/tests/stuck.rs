@@ -1,4 +1,4 @@
-//! Stuck detection on the ManualClock: seed 004 acceptance tests 2, 3 and 6, overrides,
+//! Stuck detection on the ManualClock: docs/contract.md §5 (stuck after idle with no live wait, terminal tasks ignored, one alert per cooldown), overrides,
 //! activity and the scan itself.
 
 use std::sync::Arc;

@@ -1,5 +1,5 @@
 //! Smart waits on the ManualClock with scripted targets and judges: the life of a wait, its
-//! task linkage (seed 004 acceptance 1 and 5), failures, restarts.
+//! task linkage (docs/contract.md §4 and §5: no stuck alert while a wait is live, wait messages typed `wait`), failures, restarts.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -64,6 +64,7 @@ pub struct TreeArgs {
 }
 
 /// The Tasks subsystem's arguments.
+#[derive(Debug)]
 pub struct TaskArgs {
     /// How a TaskActor is restarted.
     pub policy: RestartPolicy,
@@ -73,6 +74,7 @@ pub struct TaskArgs {
 }
 
 /// The Waits subsystem's arguments.
+#[derive(Debug)]
 pub struct WaitArgs {
     /// Where waits get their sources and gates (`None`: the production ones).
     pub sources: Option<Arc<dyn SourceFactory>>,
@@ -103,6 +105,7 @@ pub struct WaitArgs {
 }
 
 /// The Wake subsystem's arguments.
+#[derive(Debug)]
 pub struct WakeArgs {
     /// Where wake events go (built when the tree starts).
     pub sinks: Vec<SinkSpec>,
@@ -111,6 +114,7 @@ pub struct WakeArgs {
 }
 
 /// The Recall subsystem's arguments: the index and the screen recorder.
+#[derive(Debug)]
 pub struct RecallArgs {
     /// The recall index's file (beside the database unless set).
     pub path: std::path::PathBuf,

@@ -140,7 +140,7 @@ pub struct OcrFailure {
 
 /// The text tesseract reads in a PNG (`args` after the program: `stdin stdout --psm N`).
 /// One thread: `OMP_THREAD_LIMIT=1`, since a second OpenMP thread makes it 3–5× slower on
-/// the crops lookout reads (`../shared/research/recall.md` §2.3).
+/// the crops lookout reads (docs/contract.md §9).
 pub async fn read_text(
     spawner: &dyn Spawner,
     program: &str,

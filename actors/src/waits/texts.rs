@@ -330,7 +330,7 @@ pub fn file_deleted_why(target: &str, gone_for_s: u64) -> String {
     )
 }
 
-/// The first part of a wake text, seed 000's wording.
+/// The first part of a wake text, the wording of docs/contract.md §7.
 pub fn wake_head(kind: EventKind, id: &WaitId, observation_or_cause: &str, seconds: u64) -> String {
     match kind {
         EventKind::WaitResolved => {

@@ -16,6 +16,8 @@ mod waits;
 use memory::MEMORY_RECALL;
 use tasks::{TASK_GET, TASK_LIST, TASK_PLAN_UPDATE, TASK_REGISTER, TASK_THREAD, TASK_UPDATE};
 use terminals::{TERM_READ, TERM_SEND, TERM_START, TERM_STOP};
+#[cfg(test)]
+use waits::SMART_WAIT_TARGET_DESCRIPTION;
 use waits::{SMART_WAIT, WAIT_CANCEL, WAIT_STATUS, WAIT_UPDATE};
 
 pub struct Tool {
@@ -204,6 +206,45 @@ pub fn entry(method: Method) -> Option<&'static Tool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kinds a text writes as `kind:<…>`.
+    fn kinds_named(text: &str) -> Vec<String> {
+        let pieces: Vec<&str> = text.split(":<").collect();
+        pieces[..pieces.len() - 1]
+            .iter()
+            .map(|before| {
+                let kind: String = before
+                    .chars()
+                    .rev()
+                    .take_while(char::is_ascii_lowercase)
+                    .collect();
+                kind.chars().rev().collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn target_texts_name_every_kind_and_no_other() {
+        use actors::sight::target::KINDS;
+        let known: Vec<&str> = KINDS.iter().map(|(kind, _)| *kind).collect();
+        let target = SMART_WAIT_TARGET_DESCRIPTION;
+        for (kind, _) in KINDS {
+            assert!(target.contains(kind), "smart_wait's target names no {kind}");
+        }
+        let mut texts: Vec<String> = tools()
+            .map(|tool| format!("{} {}", tool.description, (tool.input_schema)()))
+            .collect();
+        texts.push(crate::mcp::INSTRUCTIONS.to_owned());
+        for text in texts {
+            for kind in kinds_named(&text) {
+                assert!(
+                    known.contains(&kind.as_str()),
+                    "{kind}: is no target kind: {text}"
+                );
+            }
+        }
+        assert_eq!(kinds_named("on pty:<id> or file:<p>"), ["pty", "file"]);
+    }
 
     #[test]
     fn each_tool_entry_belongs_to_its_method_and_only_tools_have_one() {

@@ -3,6 +3,10 @@
 use serde_json::json;
 
 use super::{Hints, Tool};
+
+/// What `smart_wait`'s target may be: every kind of `actors::sight::target::KINDS` (a test
+/// holds the two together), with what each is for.
+pub(super) const SMART_WAIT_TARGET_DESCRIPTION: &str = "pty:<term_start id, or your OpenClaw exec sessionId: its end only>, tmux:<pane>, file:<absolute path> (a log, or the .output file of a command Claude Code backgrounded), window:<title or 0xID>, or screen";
 use crate::tools::limits::*;
 use crate::tools::spine::Method;
 
@@ -19,7 +23,7 @@ pub(super) static SMART_WAIT: Tool = Tool {
         json!({
             "type": "object",
             "properties": {
-                "target": {"type": "string", "description": "pty:<term_start id, or your OpenClaw exec sessionId: its end only>, tmux:<pane>, file:<absolute path> (a log, or the .output file of a command Claude Code backgrounded), window:<title or 0xID>, or screen"},
+                "target": {"type": "string", "description": SMART_WAIT_TARGET_DESCRIPTION},
                 "wake_when": {"type": "string", "description": "e.g. \"'ALL DONE' is printed or an error appears\""},
                 "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT_TIMEOUT_S, "description": format!("Seconds. Default: {DEFAULT_WAIT_TIMEOUT_S}")},
                 "task_id": {"type": "string", "description": "The task it belongs to"},

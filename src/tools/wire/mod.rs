@@ -1,7 +1,7 @@
 //! What clients see: the JSON results, built by hand from the tree's replies.
 //!
-//! Field names follow seed 000 and seed 004 exactly; timestamps are RFC 3339 UTC; the
-//! `*_at` keys of the wait linkage are epoch seconds, as seed 004 requires. Every result
+//! Field names follow docs/contract.md §7 and §4 exactly; timestamps are RFC 3339 UTC; the
+//! `*_at` keys of the wait linkage are epoch seconds, as §4 requires. Every result
 //! has a `message` saying what happened and what to expect next. [`tasks`] holds the task
 //! results; every answer that grows with what it reports fits a byte budget
 //! ([`actors::budget`]) and says what it left out and how to get it.

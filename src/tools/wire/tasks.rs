@@ -532,7 +532,7 @@ struct Detail<'a> {
     next: usize,
 }
 
-/// The caller's metadata exactly as given, with seed 004's linkage keys beside it.
+/// The caller's metadata exactly as given, with the linkage keys of docs/contract.md §4 beside it.
 fn metadata(task: &TaskRecord) -> Value {
     let mut fields: Map<String, Value> =
         serde_json::from_str(&task.metadata_json).unwrap_or_default();

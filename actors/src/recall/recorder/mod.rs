@@ -28,8 +28,9 @@ use crate::process::Spawner;
 
 pub use actor::{RecorderActor, RecorderArgs, RecorderMsg};
 
-/// When the recorder records.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// When the recorder records (`[recall] mode` in the config).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RecordMode {
     /// Never (the default).
     #[default]
@@ -47,12 +48,6 @@ impl RecordMode {
             RecordMode::Tasks => "tasks",
             RecordMode::Always => "always",
         }
-    }
-
-    pub fn parse(text: &str) -> Option<RecordMode> {
-        [RecordMode::Off, RecordMode::Tasks, RecordMode::Always]
-            .into_iter()
-            .find(|mode| mode.as_str() == text)
     }
 }
 

@@ -1,7 +1,7 @@
 //! A frame cut into 32x32 tiles, each with an xxh3 hash of its pixels.
 //!
 //! The pixel gate compares frames tile by tile instead of through a thumbnail or one
-//! whole-frame hash, because those miss one new line of text (design.md, "Smart wait"). The
+//! whole-frame hash, because those miss one new line of text (docs/contract.md §8). The
 //! hashes also make a compact key for a frame (the vision cache). Pure computation: no
 //! threads, no time.
 
