@@ -4,8 +4,10 @@
 //! other actors and the socket edge) looks peers up here per request instead of keeping a
 //! ref that may have gone stale. It also carries what the whole tree shares and what must
 //! outlive any one actor: the clock and the timer registry, the fault switches, the event
-//! sequence, the live event broadcast, the tree's health, the terminal sessions, the
-//! vision ledger and the lanes of blocking work.
+//! sequence, the live event broadcast, the tree's health and the lanes of blocking work.
+//! Domain state lives in the handles that use it, not here: the terminal sessions in their
+//! table (held by the Terminals actor and the `pty:` sources), the cost of judging in the
+//! vision handle (`Tree::judge`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -16,7 +18,6 @@ use storage::Timestamp;
 use tokio::sync::{broadcast, watch};
 
 use crate::clock::{Clock, ClockMsg, Timers};
-use crate::condition::Reach;
 use crate::error::CallError;
 use crate::faults::Faults;
 use crate::lanes::Lanes;
@@ -25,9 +26,7 @@ use crate::recall::recorder::RecorderMsg;
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
 use crate::terminals::TerminalsMsg;
-use crate::terminals::session::SessionTable;
-use crate::vision::ledger::VisionLedger;
-use crate::vision::{VisionJudge, VisionMsg};
+use crate::vision::VisionMsg;
 use crate::waits::WaitsMsg;
 use crate::wake::WakeMsg;
 use crate::wake::event::WakeEvent;
@@ -53,12 +52,6 @@ pub struct Directory {
     events: broadcast::Sender<WakeEvent>,
     /// The seq of the newest event allocated.
     event_sequence: Arc<AtomicU64>,
-    /// The terminal sessions: they outlive a restart of the Terminals actor.
-    terminal_sessions: SessionTable,
-    /// What judging cost, and what the backend is: behind every [`VisionJudge`].
-    vision_ledger: VisionLedger,
-    vision_backend: Arc<str>,
-    vision_reach: Reach,
     /// The threads blocking work runs on, one pool per kind (storage, commits, targets).
     lanes: Lanes,
 }
@@ -102,30 +95,8 @@ impl Directory {
             health: Arc::new(health),
             events,
             event_sequence: Arc::default(),
-            terminal_sessions: SessionTable::default(),
-            vision_ledger: VisionLedger::default(),
-            vision_backend: Arc::from("none"),
-            vision_reach: Reach::None,
             lanes: Lanes::default(),
         }
-    }
-
-    /// The ledger the Vision actor writes and the backend it runs, for [`Self::judge`].
-    pub(crate) fn with_vision(mut self, ledger: VisionLedger, backend: &str, reach: Reach) -> Self {
-        self.vision_ledger = ledger;
-        self.vision_backend = Arc::from(backend);
-        self.vision_reach = reach;
-        self
-    }
-
-    /// A handle on the vision judge: what the wait code asks whether a condition holds.
-    pub fn judge(&self) -> VisionJudge {
-        VisionJudge::new(
-            self.clone(),
-            self.vision_ledger.clone(),
-            self.vision_backend.clone(),
-            self.vision_reach,
-        )
     }
 
     /// The threads blocking work runs on.
@@ -206,11 +177,6 @@ impl Directory {
 
     pub fn terminals(&self) -> Result<ActorRef<TerminalsMsg>, CallError> {
         self.read(|peers| peers.terminals.clone(), "terminals actor")
-    }
-
-    /// The terminal sessions, for reading a session's screen without asking the actor.
-    pub fn terminal_sessions(&self) -> &SessionTable {
-        &self.terminal_sessions
     }
 
     pub fn vision(&self) -> Result<ActorRef<VisionMsg>, CallError> {

@@ -17,7 +17,7 @@ use crate::recall::{RecallActor, RecallArgs};
 use crate::registry::{self, RegistryActor, RegistryArgs};
 use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::{TasksArgs, TasksSupervisor};
-use crate::terminals::session::TerminalLimits;
+use crate::terminals::session::{SessionTable, TerminalLimits};
 use crate::terminals::{TerminalsActor, TerminalsArgs};
 use crate::vision::{VisionActor, VisionArgs, VisionSetup};
 use crate::waits::WaitSettings;
@@ -92,6 +92,8 @@ pub struct RootArgs {
     pub wake: WakeSettings,
     pub waits: Arc<WaitSettings>,
     pub terminal_limits: TerminalLimits,
+    /// The terminal sessions, handed to every Terminals actor the Root starts.
+    pub terminal_sessions: SessionTable,
     pub vision: VisionSetup,
     /// The recall index's file.
     pub recall_path: std::path::PathBuf,
@@ -269,6 +271,7 @@ async fn start_child(
         Child::Terminals => {
             let args = TerminalsArgs {
                 directory: directory.clone(),
+                sessions: state.args.terminal_sessions.clone(),
                 limits: state.args.terminal_limits,
             };
             let (actor, _) = Actor::spawn_linked(None, TerminalsActor, args, supervisor).await?;

@@ -30,6 +30,7 @@ use crate::tasks::types::{
     UpdateTask,
 };
 use crate::tasks::{SCAN_TIMEOUT, ScanReport, TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
+use crate::terminals::session::SessionTable;
 use crate::terminals::types::{
     InputSent, SessionId, SessionSnapshot, SessionStarted, SessionStopped, StartSession, TermInput,
     TerminalsStats,
@@ -82,6 +83,10 @@ pub struct TreeStatus {
 pub struct Tree {
     directory: Directory,
     root: ActorRef<RootMsg>,
+    /// The handle waits ask the Vision actor through; it carries what judging cost.
+    judge: VisionJudge,
+    /// The daemon's terminal sessions, shared with the Terminals actor and `pty:` sources.
+    terminal_sessions: SessionTable,
 }
 
 impl Tree {
@@ -99,16 +104,21 @@ impl Tree {
         } else {
             Reach::None
         };
-        let directory = Directory::new(args.clock, args.faults).with_vision(
+        let directory = Directory::new(args.clock, args.faults);
+        let judge = VisionJudge::new(
+            directory.clone(),
             ledger.clone(),
-            &backend.describe(),
+            Arc::from(backend.describe()),
             reach,
         );
+        // The terminal sessions outlive a restart of the Terminals actor: the Root hands the
+        // same table to every one it starts, and `pty:` sources read it directly.
+        let terminal_sessions = SessionTable::default();
         // A configured model judges what the local judges cannot (text: only a model that
         // reads anything; OCR adds nothing to phrase matching there) and settled frames.
         let model = |wanted: Reach| {
             (has_model && (reach == wanted || reach == Reach::Full))
-                .then(|| Arc::new(directory.judge()) as Arc<dyn Judge>)
+                .then(|| Arc::new(judge.clone()) as Arc<dyn Judge>)
         };
         let text_model = args.waits.text_model.or_else(|| model(Reach::Full));
         let pixel_model = args.waits.pixel_judge.or_else(|| model(Reach::Phrases));
@@ -141,7 +151,7 @@ impl Tree {
                 wayland: args.waits.wayland,
                 pixel_floor: args.waits.pixel_floor,
                 openclaw: args.waits.openclaw,
-                terminals: directory.terminal_sessions().clone(),
+                terminals: terminal_sessions.clone(),
             })
         });
         let waits = Arc::new(WaitSettings {
@@ -171,6 +181,7 @@ impl Tree {
             wake,
             waits,
             terminal_limits: args.terminal_limits,
+            terminal_sessions: terminal_sessions.clone(),
             vision,
         };
         let (root, _) = Actor::spawn(None, RootActor, root_args)
@@ -181,7 +192,12 @@ impl Tree {
                     "see the daemon log",
                 )
             })?;
-        Ok(Tree { directory, root })
+        Ok(Tree {
+            directory,
+            root,
+            judge,
+            terminal_sessions,
+        })
     }
 
     pub fn directory(&self) -> &Directory {
@@ -194,12 +210,17 @@ impl Tree {
 
     /// The vision judge: what the wait code asks whether a condition holds.
     pub fn judge(&self) -> VisionJudge {
-        self.directory.judge()
+        self.judge.clone()
+    }
+
+    /// The daemon's terminal sessions.
+    pub fn terminal_sessions(&self) -> &SessionTable {
+        &self.terminal_sessions
     }
 
     /// What judging cost one wait since the daemon started; `None` if it was never judged.
     pub fn vision_usage(&self, wait_id: &str) -> Option<VisionUsage> {
-        self.directory.judge().usage(wait_id)
+        self.judge.usage(wait_id)
     }
 
     pub async fn register_task(&self, request: RegisterTask) -> Result<TaskRecord, CallError> {

@@ -69,6 +69,8 @@ pub struct TerminalsActor;
 
 pub struct TerminalsArgs {
     pub directory: Directory,
+    /// The sessions: the same table across restarts of this actor.
+    pub sessions: SessionTable,
     pub limits: TerminalLimits,
 }
 
@@ -87,7 +89,7 @@ impl Actor for TerminalsActor {
         _myself: ActorRef<TerminalsMsg>,
         args: TerminalsArgs,
     ) -> Result<TerminalsState, ActorProcessingErr> {
-        let sessions = args.directory.terminal_sessions().clone();
+        let sessions = args.sessions;
         sessions.set_limits(args.limits);
         Ok(TerminalsState {
             directory: args.directory,

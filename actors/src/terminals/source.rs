@@ -7,7 +7,6 @@
 
 use futures::future::BoxFuture;
 
-use crate::directory::Directory;
 use crate::sight::capture::{CaptureError, Source};
 use crate::sight::content::Content;
 use crate::terminals::session::SessionTable;
@@ -18,10 +17,10 @@ pub struct TerminalSource {
 }
 
 impl TerminalSource {
-    /// Watches session `session_id` (the text after `pty:`) of the tree `directory` serves.
-    pub fn new(directory: &Directory, session_id: &str) -> TerminalSource {
+    /// Watches session `session_id` (the text after `pty:`) of the daemon's `sessions`.
+    pub fn new(sessions: &SessionTable, session_id: &str) -> TerminalSource {
         TerminalSource {
-            sessions: directory.terminal_sessions().clone(),
+            sessions: sessions.clone(),
             session_id: session_id.trim().to_owned(),
         }
     }

@@ -300,7 +300,7 @@ async fn sessions_survive_a_crash_of_the_terminals_actor() {
 async fn the_source_reports_the_screen_and_the_exit() {
     let fixture = boot().await;
     let id = fixture.run("echo 'step 1'; echo 'ALL DONE'; exit 2").await;
-    let mut source = TerminalSource::new(fixture.tree.directory(), id.as_str());
+    let mut source = TerminalSource::new(fixture.tree.terminal_sessions(), id.as_str());
     assert_eq!(source.describe(), format!("terminal session {id}"));
     let mut last = None;
     for _ in 0..500 {
@@ -317,7 +317,7 @@ async fn the_source_reports_the_screen_and_the_exit() {
     assert_eq!(&*text, "step 1\nALL DONE");
     assert_eq!(exit, Some(ProcessExit { code: Some(2) }));
 
-    let mut lost = TerminalSource::new(fixture.tree.directory(), "s-gone01");
+    let mut lost = TerminalSource::new(fixture.tree.terminal_sessions(), "s-gone01");
     let error = lost.capture().await.unwrap_err();
     assert!(error.permanent);
     assert_eq!(
@@ -325,20 +325,8 @@ async fn the_source_reports_the_screen_and_the_exit() {
         "terminal session s-gone01 is not running in this daemon: its output was lost when the \
          daemon restarted; start it again with term_start"
     );
-    assert!(
-        fixture
-            .tree
-            .directory()
-            .terminal_sessions()
-            .contains(id.as_str())
-    );
-    assert!(
-        !fixture
-            .tree
-            .directory()
-            .terminal_sessions()
-            .contains("s-gone01")
-    );
+    assert!(fixture.tree.terminal_sessions().contains(id.as_str()));
+    assert!(!fixture.tree.terminal_sessions().contains("s-gone01"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -126,7 +126,7 @@ impl SourceFactory for ProductionSources {
                 Some(ledger) if self.is_exec_session(session) => {
                     Ok(Box::new(ExecSource::new(ledger.clone(), session)))
                 }
-                _ => Ok(Box::new(TerminalSource::new(directory, session))),
+                _ => Ok(Box::new(TerminalSource::new(&self.terminals, session))),
             },
             Target::Window(_) | Target::Screen => {
                 let bug = |error: CaptureError| {
@@ -182,7 +182,11 @@ impl SourceFactory for ProductionSources {
         directory: &Directory,
     ) -> BoxFuture<'static, Result<Vec<String>, CallError>> {
         if let Target::Pty(session) = target {
-            return check_pty(session.trim().to_owned(), directory, self.openclaw.clone());
+            return check_pty(
+                session.trim().to_owned(),
+                self.terminals.clone(),
+                self.openclaw.clone(),
+            );
         }
         let file = match target {
             Target::File(path) => Some((path.clone(), directory.lanes().targets.clone())),
@@ -326,10 +330,9 @@ impl ProductionSources {
 /// exec sessions; an id that is neither is refused with the live sessions of both kinds.
 fn check_pty(
     session: String,
-    directory: &Directory,
+    table: SessionTable,
     ledger: Option<ExecLedger>,
 ) -> BoxFuture<'static, Result<Vec<String>, CallError>> {
-    let table = directory.terminal_sessions().clone();
     Box::pin(async move {
         let id = SessionId::parse(&session)?;
         let ours = table.get(&id);
