@@ -87,7 +87,7 @@ async fn start(group_commit: bool) -> (Daemon, tempfile::TempDir) {
     let mut config = Config {
         data_dir: Some(dir.path().join("data")),
         socket_path: Some(dir.path().join("bench.sock")),
-        log_level: lookout::daemon::logging::LogLevel::Warn,
+        log_level: lookout::config::LogLevel::Warn,
         ..Config::default()
     };
     config.storage.group_commit = group_commit;

@@ -4,7 +4,7 @@
 //! (`jsonrpc::parse_line`). It must not panic, and every reply the decoder owes must be one
 //! well-formed JSON-RPC error response on one line.
 
-use lookout::server::jsonrpc::{Incoming, parse_line};
+use lookout::jsonrpc::{Incoming, parse_line};
 use serde_json::Value;
 
 /// What the decoder made of one line, for the driver's tally.
@@ -38,7 +38,7 @@ pub fn decode_and_check(input: &[u8], mut seen: impl FnMut(Outcome)) {
             Ok(Incoming::Batch(entries)) => {
                 assert!(!entries.is_empty());
                 for entry in entries {
-                    match lookout::server::jsonrpc::check_entry(entry) {
+                    match lookout::jsonrpc::check_entry(entry) {
                         Err(response) => {
                             check_error(&response);
                         }

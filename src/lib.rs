@@ -12,6 +12,7 @@ pub mod config;
 pub mod daemon;
 #[cfg(feature = "harness")]
 pub mod harness;
+pub mod jsonrpc;
 pub mod mcp;
 pub mod server;
 pub mod systemd;

@@ -159,8 +159,8 @@ impl Actor for RegistryActor {
 }
 
 /// Takes the pending writes (all of them, or one without group commit) and commits them on
-/// the commit lane, whose thread answers the callers once the commit is durable (no hop back
-/// through the runtime) and then tells the Registry the commit is over.
+/// the commit lane, whose thread tells the Registry the commit is over and answers the
+/// callers once the commit is durable (no hop back through the runtime).
 fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
     let take = if state.group_commit {
         state.pending.len()
@@ -186,11 +186,13 @@ fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
                 vec![Err(error); batches.len()]
             });
         let failed = outcomes.iter().filter(|outcome| outcome.is_err()).count();
+        // Counted before anyone is answered, so a caller that asks for the stats after its
+        // write returned sees it counted. A Registry that died meanwhile has a successor
+        // with its own state; nothing to do.
+        let _ = registry.cast(RegistryMsg::CommitFinished { writes, failed });
         for (reply, outcome) in replies.into_iter().zip(outcomes) {
             let _ = reply.send(outcome);
         }
-        // A Registry that died meanwhile has a successor with its own state; nothing to do.
-        let _ = registry.cast(RegistryMsg::CommitFinished { writes, failed });
     });
     if let Err(error) = submitted {
         // The job, and with it the callers' reply ports, was dropped: they get an error.

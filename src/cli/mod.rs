@@ -23,8 +23,8 @@ use crate::config::{Config, ConfigSource};
 use crate::config::{environment, paths};
 use crate::daemon::logging;
 use crate::daemon::{self, DaemonOptions};
+use crate::jsonrpc::{RpcError, codes};
 use crate::mcp;
-use crate::server::jsonrpc::{RpcError, codes};
 use crate::systemd::{ServiceManager, activation};
 use crate::tools::catalogue;
 use crate::tools::export::{self, FunctionCall, ToolFormat};
@@ -386,7 +386,7 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
             Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
         };
     }
-    logging::init(logging::LogLevel::Warn, colour);
+    logging::init(crate::config::LogLevel::Warn, colour);
     if let Command::Doctor { out } = cli.command {
         return match loaded {
             Ok((config, _)) => doctor::run(&paths::data_file(&config), out, cli.json),
@@ -863,6 +863,22 @@ mod tests {
         ),
         ("the MCP server's instructions", mcp::INSTRUCTIONS),
     ];
+
+    #[test]
+    fn agent_docs_name_only_target_kinds_that_exist() {
+        let known: Vec<&str> = actors::sight::target::KINDS
+            .iter()
+            .map(|(kind, _)| *kind)
+            .collect();
+        for (doc, text) in AGENT_DOCS {
+            for kind in crate::tools::catalogue::target_kinds_named(text) {
+                assert!(
+                    known.contains(&kind.as_str()),
+                    "{doc} names {kind}:<…>, which is no target kind"
+                );
+            }
+        }
+    }
 
     /// The docs that must mention every tool in the catalogue.
     const COMPLETE_DOCS: [&str; 2] = ["contrib/openclaw/SKILL.md", "contrib/claude-code/CLAUDE.md"];

@@ -9,7 +9,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
-use crate::server::jsonrpc::RpcError;
+use crate::jsonrpc::RpcError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {

@@ -32,7 +32,7 @@ pub struct Config {
     /// Longest request line accepted; a longer one gets an error and the connection stays.
     pub max_request_bytes: usize,
     /// `error`, `warn`, `info`, `debug` or `trace`; `LOOKOUT_LOG` overrides it.
-    pub log_level: crate::daemon::logging::LogLevel,
+    pub log_level: LogLevel,
     pub connections: ConnectionsConfig,
     pub storage: StorageConfig,
     pub stuck: StuckConfig,
@@ -253,6 +253,20 @@ impl Default for WaylandConfig {
             session_bus: None,
         }
     }
+}
+
+/// How much the daemon logs (`log_level` in the config; `LOOKOUT_LOG` overrides it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    Error,
+    #[serde(alias = "warning")]
+    Warn,
+    #[default]
+    Info,
+    Debug,
+    Trace,
+    Off,
 }
 
 /// `[wayland] session`: which desktop pixel waits read.
@@ -576,7 +590,7 @@ impl Default for Config {
             data_dir: None,
             socket_path: None,
             max_request_bytes: 1024 * 1024,
-            log_level: crate::daemon::logging::LogLevel::Info,
+            log_level: LogLevel::Info,
             connections: ConnectionsConfig::default(),
             storage: StorageConfig::default(),
             stuck: StuckConfig::default(),

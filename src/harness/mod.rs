@@ -28,7 +28,7 @@ use storage::{StorageFaults, Store, Timestamp};
 
 use crate::config::{Config, ConfigSource};
 use crate::daemon::{Daemon, DaemonOptions};
-use crate::server::jsonrpc::RpcError;
+use crate::jsonrpc::RpcError;
 use crate::tools::spine::Method;
 
 pub use invariants::Violations;

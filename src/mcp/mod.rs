@@ -26,7 +26,7 @@ use serde_json::Value;
 use tokio::sync::{Notify, mpsc};
 
 use crate::client::Client;
-use crate::server::jsonrpc::RpcError;
+use crate::jsonrpc::RpcError;
 use crate::tools::catalogue;
 use crate::tools::export::error_payload;
 use crate::tools::spine::Method;

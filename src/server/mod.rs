@@ -14,7 +14,6 @@
 mod bind;
 mod budget;
 mod framing;
-pub mod jsonrpc;
 mod replies;
 
 use std::collections::HashMap;
@@ -34,9 +33,9 @@ pub use budget::{
 };
 pub use framing::{Frame, LineReader};
 
+use crate::jsonrpc::{self, RpcError, codes};
 use crate::tools::methods::Methods;
 use budget::{Budget, FREE_LINE_BYTES, Held};
-use jsonrpc::{RpcError, codes};
 use replies::{Reply, to_line};
 
 /// How long shutdown waits for connections to finish the request in hand.

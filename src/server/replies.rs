@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 
 use super::Session;
 use super::budget::{Budget, Held, MAX_BATCH_REPLY_BYTES, MAX_REPLY_BYTES, SMALL_REPLY_BYTES};
-use crate::server::jsonrpc::{self, Incoming, Request, RpcError, codes};
+use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
 use crate::tools::methods::Methods;
 use crate::tools::spine::Method;
 

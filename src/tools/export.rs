@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::server::jsonrpc::RpcError;
+use crate::jsonrpc::RpcError;
 use crate::tools::catalogue::{self, Tool};
 use crate::tools::strict_schema::strict_parameters;
 
@@ -160,7 +160,7 @@ impl FunctionCallError {
             ),
         };
         let error = RpcError::new(
-            crate::server::jsonrpc::codes::INVALID_PARAMS,
+            crate::jsonrpc::codes::INVALID_PARAMS,
             format!("the arguments of {name} are not a JSON object ({reason})"),
             hint,
         );

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use actors::Tree;
 use serde_json::Value;
 
-use crate::server::jsonrpc::{RpcError, codes};
+use crate::jsonrpc::{RpcError, codes};
 use crate::tools::catalogue;
 use crate::tools::params::{
     MemoryRecallParams, RecallForgetParams, RecallPauseParams, SmartWaitParams, TaskGetParams,

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use lookout::client::Client;
-use lookout::server::jsonrpc::codes;
+use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 
 use crate::gateway::{Behaviour, StandIn};

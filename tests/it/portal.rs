@@ -13,7 +13,7 @@ use actors::testkit::test_display::{TestWindows, Xvfb};
 use actors::testkit::weston::HeadlessWeston;
 use lookout::client::Client;
 use lookout::config::{PORTAL_TOKEN_FILE, VisionBackend};
-use lookout::server::jsonrpc::codes;
+use lookout::jsonrpc::codes;
 use serde_json::json;
 use storage::EventKind;
 

@@ -1,7 +1,7 @@
 //! The JSON-RPC envelope over the real socket: errors, batches, notifications, limits, bad
 //! input and many clients.
 
-use lookout::server::jsonrpc::codes;
+use lookout::jsonrpc::codes;
 use lookout::tools::spine::Method;
 use serde_json::{Value, json};
 

@@ -10,7 +10,7 @@ use actors::{Clock, ManualClock, SystemClock};
 use lookout::client::Client;
 use lookout::config::{Config, ConfigSource};
 use lookout::daemon::{Daemon, DaemonOptions};
-use lookout::server::jsonrpc::RpcError;
+use lookout::jsonrpc::RpcError;
 use serde_json::Value;
 use storage::Timestamp;
 
@@ -22,7 +22,7 @@ pub fn config_in(dir: &Path) -> Config {
     Config {
         data_dir: Some(dir.join("data")),
         socket_path: Some(dir.join("lookout.sock")),
-        log_level: lookout::daemon::logging::LogLevel::Warn,
+        log_level: lookout::config::LogLevel::Warn,
         ..Config::default()
     }
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use lookout::server::jsonrpc::codes;
+use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 
 use crate::support::{TestDaemon, wait_until};

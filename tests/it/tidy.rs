@@ -403,6 +403,61 @@ fn no_document_points_outside_the_repository() {
     );
 }
 
+/// The folders of `src/` import one another in one direction: a cycle between two rooms
+/// (as `spine → catalogue → params → spine` once was) means one holds what belongs to the
+/// other.
+#[test]
+fn the_rooms_of_src_import_without_cycles() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut imports: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in files(&root().join("src"), &[".rs"]) {
+        let inside = path.strip_prefix(root().join("src")).unwrap();
+        let room = inside
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for used in text.split("crate::").skip(1) {
+            let other: String = used
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                .collect();
+            if !other.is_empty() && other != room {
+                imports.entry(room.clone()).or_default().insert(other);
+            }
+        }
+    }
+    let reaches = |from: &str, to: &str| {
+        let mut seen = BTreeSet::new();
+        let mut pending = vec![from.to_owned()];
+        while let Some(room) = pending.pop() {
+            for next in imports.get(&room).into_iter().flatten() {
+                if next == to {
+                    return true;
+                }
+                if seen.insert(next.clone()) {
+                    pending.push(next.clone());
+                }
+            }
+        }
+        false
+    };
+    let cycles: Vec<String> = imports
+        .iter()
+        .flat_map(|(room, others)| others.iter().map(move |other| (room, other)))
+        .filter(|(room, other)| reaches(other, room))
+        .map(|(room, other)| format!("{room} -> {other} -> … -> {room}"))
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "import cycles between the rooms of src/: {cycles:#?}"
+    );
+}
+
 /// Comments and documents cite only what is in the repository: the founding documents'
 /// passages the code relies on are restated in docs/contract.md, and every `docs/…` a
 /// comment names exists.

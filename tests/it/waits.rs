@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use lookout::client::Client;
-use lookout::server::jsonrpc::codes;
+use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 
 use crate::support::{DaemonProcess, TestDaemon, Tmux, append, deploy_task, err, ok, wait_until};

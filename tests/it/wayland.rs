@@ -12,7 +12,7 @@ use std::time::Duration;
 use actors::testkit::sway::HeadlessSway;
 use lookout::client::Client;
 use lookout::config::VisionBackend;
-use lookout::server::jsonrpc::codes;
+use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 use storage::EventKind;
 

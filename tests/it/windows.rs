@@ -9,7 +9,7 @@ pub use actors::testkit::test_display;
 use std::time::Duration;
 
 use lookout::config::VisionBackend;
-use lookout::server::jsonrpc::codes;
+use lookout::jsonrpc::codes;
 use serde_json::{Value, json};
 use storage::EventKind;
 

@@ -203,25 +203,27 @@ pub fn entry(method: Method) -> Option<&'static Tool> {
     })
 }
 
+/// The target kinds a text writes as `kind:<…>`, for the tests that tie texts to
+/// `actors::sight::target::KINDS`.
+#[cfg(test)]
+pub(crate) fn target_kinds_named(text: &str) -> Vec<String> {
+    let pieces: Vec<&str> = text.split(":<").collect();
+    pieces[..pieces.len() - 1]
+        .iter()
+        .map(|before| {
+            let kind: String = before
+                .chars()
+                .rev()
+                .take_while(char::is_ascii_lowercase)
+                .collect();
+            kind.chars().rev().collect()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The kinds a text writes as `kind:<…>`.
-    fn kinds_named(text: &str) -> Vec<String> {
-        let pieces: Vec<&str> = text.split(":<").collect();
-        pieces[..pieces.len() - 1]
-            .iter()
-            .map(|before| {
-                let kind: String = before
-                    .chars()
-                    .rev()
-                    .take_while(char::is_ascii_lowercase)
-                    .collect();
-                kind.chars().rev().collect()
-            })
-            .collect()
-    }
 
     #[test]
     fn target_texts_name_every_kind_and_no_other() {
@@ -231,19 +233,19 @@ mod tests {
         for (kind, _) in KINDS {
             assert!(target.contains(kind), "smart_wait's target names no {kind}");
         }
-        let mut texts: Vec<String> = tools()
-            .map(|tool| format!("{} {}", tool.description, (tool.input_schema)()))
-            .collect();
-        texts.push(crate::mcp::INSTRUCTIONS.to_owned());
-        for text in texts {
-            for kind in kinds_named(&text) {
+        for tool in tools() {
+            let text = format!("{} {}", tool.description, (tool.input_schema)());
+            for kind in target_kinds_named(&text) {
                 assert!(
                     known.contains(&kind.as_str()),
                     "{kind}: is no target kind: {text}"
                 );
             }
         }
-        assert_eq!(kinds_named("on pty:<id> or file:<p>"), ["pty", "file"]);
+        assert_eq!(
+            target_kinds_named("on pty:<id> or file:<p>"),
+            ["pty", "file"]
+        );
     }
 
     #[test]

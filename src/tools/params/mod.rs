@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use storage::{Status, TaskId};
 
-use crate::server::jsonrpc::RpcError;
+use crate::jsonrpc::RpcError;
 use crate::tools::catalogue;
 use crate::tools::limits::*;
 use crate::tools::spine::Method;

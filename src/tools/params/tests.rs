@@ -6,7 +6,7 @@ use serde_json::json;
 use storage::{ListCursor, Status, StatusFilter};
 
 use super::*;
-use crate::server::jsonrpc::codes;
+use crate::jsonrpc::codes;
 
 #[test]
 fn serde_errors_quote_the_signature() {
