@@ -1,5 +1,9 @@
 //! The config's parsing, defaults, validation and resolution against the environment.
 
+use actors::sight::capture::portal::PortalSettings;
+use actors::sight::capture::wayland::ScreenAccess;
+
+use super::display::configured_else_environment;
 use super::*;
 
 #[test]
