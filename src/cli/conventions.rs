@@ -61,16 +61,32 @@ pub fn completions(shell: clap_complete::Shell) -> std::io::Result<()> {
 pub fn man(out: Option<&Path>) -> std::io::Result<()> {
     let command = super::Cli::command();
     match out {
-        None => {
-            let mut page = Vec::new();
-            clap_mangen::Man::new(command).render(&mut page)?;
-            to_stdout(&page)
-        }
+        None => to_stdout(&top_page(command)?),
         Some(folder) => {
             std::fs::create_dir_all(folder)?;
-            clap_mangen::generate_to(command, folder)
+            clap_mangen::generate_to(command.clone(), folder)?;
+            // The top page again, with the sections clap_mangen does not write.
+            std::fs::write(folder.join("lookout.1"), top_page(command)?)
         }
     }
+}
+
+/// lookout(1): clap_mangen's sections, then EXIT STATUS, ENVIRONMENT and EXAMPLES (instead
+/// of its EXTRA section, which holds the same text as `--help` prints it).
+fn top_page(command: clap::Command) -> std::io::Result<Vec<u8>> {
+    let man = clap_mangen::Man::new(command);
+    let mut page = Vec::new();
+    man.render_title(&mut page)?;
+    man.render_name_section(&mut page)?;
+    man.render_synopsis_section(&mut page)?;
+    man.render_description_section(&mut page)?;
+    man.render_options_section(&mut page)?;
+    man.render_subcommands_section(&mut page)?;
+    let mut sections = clap_mangen::roff::Roff::default();
+    super::help::man_sections(&mut sections);
+    sections.to_writer(&mut page)?;
+    man.render_version_section(&mut page)?;
+    Ok(page)
 }
 
 /// Writes `bytes` to stdout; a reader that went away is not an error.

@@ -6,6 +6,7 @@ mod allocator;
 mod conventions;
 mod doctor;
 mod follow;
+mod help;
 pub mod hooks;
 mod render;
 mod service;
@@ -43,7 +44,8 @@ pub(crate) const EXIT_NO_DAEMON: u8 = 3;
     name = "lookout",
     version,
     about = "A daemon that gives LLM agents a memory for long tasks and a lookout that waits for them",
-    after_help = "Start the daemon with `lookout serve`; the other commands talk to it over its socket."
+    after_help = "Start the daemon with `lookout serve`; the other commands talk to it over its socket.",
+    after_long_help = help::after_long_help()
 )]
 struct Cli {
     /// The daemon's socket [default: $XDG_RUNTIME_DIR/lookout/lookout.sock, else
@@ -74,6 +76,7 @@ enum Command {
     /// history by keywords; `recall pause|resume|forget` control the screen history
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Recall {
+        /// What to look for, in a few words: "docker push", "the migration I ran last week"
         #[arg(required = true)]
         query: Option<String>,
         /// Results to show (1-20, default 3)
@@ -88,6 +91,7 @@ enum Command {
     /// Call any method with JSON params, e.g. `lookout call task_list '{"status":"all"}'`,
     /// or run a model's tool call with --function-call
     Call {
+        /// A method name: a tool (`task_list`) or the daemon's own (`daemon.status`)
         #[arg(required_unless_present = "function_call")]
         method: Option<String>,
         /// Params as a JSON object (default: {})
@@ -116,6 +120,7 @@ enum Command {
     /// Block until a wait ends and print its wake text. Exit code: 0 resolved, 4 changed (not
     /// judged), 5 timed out, 6 error, 7 cancelled, 8 still watching at --timeout
     Wait {
+        /// The wait's id, as smart_wait returned it (`w-4hx8q2`)
         wait_id: String,
         /// Give up after this many seconds (the wait goes on)
         #[arg(long, value_name = "SECONDS")]
@@ -123,6 +128,7 @@ enum Command {
     },
     /// Print the tool catalogue as another API's tool definitions
     Tools {
+        /// Whose tool definitions to print
         #[arg(long, value_enum)]
         format: ToolFormat,
         /// OpenAI strict function calling: every parameter required, optional ones nullable
@@ -151,11 +157,13 @@ enum Command {
     Hook(HookCommand),
     /// Print the shell completion script: `lookout completions bash > /etc/bash_completion.d/lookout`
     Completions {
+        /// The shell to complete for
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
     /// Print the man page lookout(1), or write it and one page per command into --out
     Man {
+        /// Write lookout.1 and one page per command into this folder
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
@@ -165,6 +173,7 @@ enum Command {
 enum RecallCommand {
     /// Stop recording the screen, for a while (`--for 30m`, `2h`, `1d`) or until `resume`
     Pause {
+        /// How long: `30m`, `2h`, `1d` (default: until `lookout recall resume`)
         #[arg(long = "for", value_name = "DURATION")]
         duration: Option<String>,
     },
@@ -200,6 +209,7 @@ enum ServiceCommand {
     },
     /// Remove the unit files (with --now, disable and stop the service first)
     Uninstall {
+        /// Also disable and stop the service first
         #[arg(long)]
         now: bool,
     },
@@ -223,6 +233,7 @@ enum HookCommand {
 enum TaskCommand {
     /// Register a task with its plan: `lookout task register "Deploy" --step Build --step Push`
     Register {
+        /// The task's short name, e.g. "Deploy coursefolio"
         name: String,
         /// A plan step, in order; repeat for each step
         #[arg(long = "step", required = true, value_name = "TEXT")]
@@ -236,6 +247,7 @@ enum TaskCommand {
     },
     /// Report progress, change status or plan, or ask a question
     Update {
+        /// The task's id (`t-7k2m9q`)
         task_id: String,
         /// Progress note, e.g. "Step 2 done — pushed v1.2.3"
         #[arg(short, long)]
@@ -260,12 +272,16 @@ enum TaskCommand {
         reason: Option<String>,
     },
     /// Show a task whole: its plan as a checklist, metadata, plan revisions and waits
-    Show { task_id: String },
+    Show {
+        /// The task's id (`t-7k2m9q`)
+        task_id: String,
+    },
     /// List tasks, most recently updated first
     List {
         /// active (default), paused, completed, failed, cancelled or all
         #[arg(long)]
         status: Option<String>,
+        /// Tasks per page (1-1000, default 10)
         #[arg(long)]
         limit: Option<u32>,
         /// Start after the previous page (its next_cursor)
@@ -274,7 +290,9 @@ enum TaskCommand {
     },
     /// Print a task's message thread
     Thread {
+        /// The task's id (`t-7k2m9q`)
         task_id: String,
+        /// Messages per page (1-1000, default 50)
         #[arg(long)]
         limit: Option<u32>,
         /// Only messages with a seq below this
@@ -863,6 +881,28 @@ mod tests {
         ),
         ("the MCP server's instructions", mcp::INSTRUCTIONS),
     ];
+
+    #[test]
+    fn every_argument_of_every_command_says_what_it_is() {
+        fn walk(command: &clap::Command, path: &str, bare: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let builtin = ["help", "version"].contains(&arg.get_id().as_str());
+                if arg.get_help().is_none() && !builtin && !arg.is_hide_set() {
+                    bare.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in command.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), bare);
+            }
+        }
+        let mut bare = Vec::new();
+        walk(
+            &<Cli as clap::CommandFactory>::command(),
+            "lookout",
+            &mut bare,
+        );
+        assert!(bare.is_empty(), "arguments without help: {bare:?}");
+    }
 
     #[test]
     fn agent_docs_name_only_target_kinds_that_exist() {
