@@ -7,6 +7,7 @@ mod conventions;
 mod doctor;
 mod follow;
 mod help;
+mod hints;
 pub mod hooks;
 mod render;
 mod service;
@@ -707,13 +708,19 @@ async fn call(socket: &Path, method: &str, params: Value, renderer: Option<Rende
     match outcome {
         Ok(Ok(result)) => {
             match renderer {
-                Some(render) => println!("{}", render(&result)),
+                Some(render) => println!("{}", hints::as_commands(&render(&result))),
                 None => println!("{}", pretty(&result)),
             }
             ExitCode::SUCCESS
         }
         Ok(Err(error)) => {
-            eprintln!("error: {}\nhint: {}", error.message, error.hint);
+            // The human commands name commands in their hints; `lookout call` keeps the
+            // tools' call syntax, as it speaks the tools' language.
+            let hint = match renderer {
+                Some(_) => hints::as_commands(&error.hint),
+                None => error.hint,
+            };
+            eprintln!("error: {}\nhint: {hint}", error.message);
             ExitCode::from(EXIT_CALL_FAILED)
         }
         Err(error @ ClientError::NoDaemon { .. }) => fail(&error.to_string(), EXIT_NO_DAEMON),
