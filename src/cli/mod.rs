@@ -245,6 +245,10 @@ enum TaskCommand {
         /// Agent session to wake about this task
         #[arg(long, value_name = "KEY")]
         session_key: Option<String>,
+        /// Print only the new task's id, for a script: `task=$(lookout task register … --print-id)`
+        /// (`--json` prints the whole result instead)
+        #[arg(long)]
+        print_id: bool,
     },
     /// Report progress, change status or plan, or ask a question
     Update {
@@ -605,6 +609,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             steps,
             metadata,
             session_key,
+            print_id,
         }) => {
             let mut params = json!({"name": name, "plan": steps});
             if let Some(text) = metadata {
@@ -614,11 +619,12 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
             if let Some(key) = session_key {
                 params["session_key"] = json!(key);
             }
-            (
-                Method::TaskRegister.name().into(),
-                params,
-                render::task_registered,
-            )
+            let renderer: Renderer = if print_id {
+                |result| result["task_id"].as_str().unwrap_or("").to_owned()
+            } else {
+                render::task_registered
+            };
+            (Method::TaskRegister.name().into(), params, renderer)
         }
         Command::Task(TaskCommand::Update {
             task_id,

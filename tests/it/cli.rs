@@ -57,6 +57,15 @@ async fn task_commands_round_trip_through_the_daemon() {
     assert_eq!(paused["tasks"][0]["task_id"], Value::from(id));
     let (_, out, _) = run(&["status"]);
     assert!(out.contains("serving") && out.contains("paused 1"), "{out}");
+
+    // A script takes the id alone, and it names the task it registered.
+    let (code, out, err) = run(&["task", "register", "Script", "--step", "One", "--print-id"]);
+    assert_eq!(code, 0, "{err}");
+    let printed = out.trim_end();
+    assert!(printed.starts_with("t-") && !printed.contains(' '), "{out}");
+    let (code, out, _) = run(&["task", "show", printed]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("Script  ("), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
