@@ -150,6 +150,7 @@ pub fn man_sections(roff: &mut Roff) {
 
 #[cfg(test)]
 mod tests {
+    use actors::terminals::session::shell_words;
     use clap::Parser;
 
     use super::*;
@@ -179,25 +180,5 @@ mod tests {
             }
         }
         assert!(help.starts_with("Exit status:"), "{help}");
-    }
-
-    /// Splits a command as a shell would, for the examples (double quotes only).
-    fn shell_words(command: &str) -> Vec<String> {
-        let mut words = Vec::new();
-        let mut word = String::new();
-        let mut quoted = false;
-        for c in command.chars() {
-            match c {
-                '"' => quoted = !quoted,
-                ' ' if !quoted => {
-                    if !word.is_empty() {
-                        words.push(std::mem::take(&mut word));
-                    }
-                }
-                _ => word.push(c),
-            }
-        }
-        words.push(word);
-        words
     }
 }

@@ -3,6 +3,7 @@
 //! the command a person types instead (`lookout task list --status all`). A call whose
 //! arguments cannot be read exactly (a placeholder like `…`) is left as it is.
 
+use actors::terminals::types::quote;
 use serde_json::{Map, Value};
 
 use crate::tools::spine::Method;
@@ -98,10 +99,7 @@ fn command_for(name: &str, args: &str) -> Option<String> {
         "memory_recall" => format!("lookout recall {}", word(&args.remove("query")?)),
         _ => {
             let params = Value::Object(args).to_string();
-            return Some(format!(
-                "lookout call {name} '{}'",
-                params.replace('\'', "'\\''")
-            ));
+            return Some(format!("lookout call {name} {}", quote(&params)));
         }
     };
     for (key, value) in args {
@@ -121,20 +119,11 @@ fn command_for(name: &str, args: &str) -> Option<String> {
     Some(command)
 }
 
-/// A value as one shell word: bare when it is safe, else in single quotes.
+/// A value as one shell word.
 fn word(value: &Value) -> String {
-    let text = match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    let safe = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=".contains(c));
-    if safe {
-        text
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
+    match value {
+        Value::String(text) => quote(text),
+        other => quote(&other.to_string()),
     }
 }
 

@@ -591,7 +591,7 @@ fn is_assignment(word: &str) -> bool {
 
 /// The words of a command line, with single and double quotes taken off (enough to find a
 /// program's name; no expansions).
-fn shell_words(line: &str) -> Vec<String> {
+pub fn shell_words(line: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut quote: Option<char> = None;

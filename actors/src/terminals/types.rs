@@ -165,7 +165,9 @@ fn check_command_text<'a>(parts: impl IntoIterator<Item = &'a str>) -> Result<()
     Ok(())
 }
 
-fn quote(arg: &str) -> String {
+/// `arg` as one shell word: bare when it needs no quoting, else in single quotes. How a
+/// command line is shown for pasting (here, and in the CLI's hints).
+pub fn quote(arg: &str) -> String {
     let plain = !arg.is_empty()
         && arg
             .chars()
