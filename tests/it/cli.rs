@@ -223,7 +223,7 @@ fn log_colour_follows_the_color_flag() {
             );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        crate::support::signal(child.id(), "TERM");
+        crate::support::terminate(child.id());
         crate::support::wait_with_timeout(&mut child, std::time::Duration::from_secs(20));
         crate::support::stderr_of(&mut child)
     };

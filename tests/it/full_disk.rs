@@ -66,6 +66,10 @@ async fn status(client: &mut Client) -> Value {
 /// full disk is a clean shutdown (the reserve gives its last commit room), and a start on a
 /// disk filled again is read-only and says so; freeing space lets the next write through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs root (it mounts a tmpfs over the data folder)"
+)]
 async fn a_full_disk_refuses_writes_and_keeps_reads_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
@@ -190,6 +194,10 @@ async fn a_full_disk_refuses_writes_and_keeps_reads_across_a_restart() {
 /// again on that disk: the reserve gives redb's repair and the journal's replay their room,
 /// and nothing acknowledged is lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs root (it mounts a tmpfs over the data folder)"
+)]
 async fn a_daemon_killed_on_a_full_disk_starts_again_and_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");

@@ -89,6 +89,10 @@ fn lookout_without_runtime_dir(home: &Path, tmp: &Path) -> Command {
 /// word out of the user's clients: the daemon refuses the folder it does not own, and the
 /// CLI and the hook check who listens before they send anything.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs root and setpriv (it acts as a second user)"
+)]
 async fn another_user_cannot_stand_in_for_the_daemon() {
     let own_uid = lookout::config::paths::current_uid();
     assert_eq!(
@@ -229,6 +233,10 @@ const UNDER_UMASK_022: [&str; 3] = ["sh", "-c", "umask 022; exec \"$0\" \"$@\""]
 /// cannot read a note out of the file; a folder and file loosened later are tightened at the
 /// next start, and the log says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs root and setpriv (it acts as a second user)"
+)]
 async fn the_data_is_private_to_its_user() {
     let dir = tempfile::tempdir().unwrap();
     chmod(dir.path(), 0o755);
@@ -343,6 +351,10 @@ fn libfaketime() -> std::path::PathBuf {
 /// comes), a task registered seconds before is not called stuck, and the log tells of the
 /// jump.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs libfaketime"
+)]
 async fn a_wall_clock_that_jumps_moves_no_deadline() {
     let dir = tempfile::tempdir().unwrap();
     let fake_time = dir.path().join("fake-time");
@@ -399,6 +411,10 @@ async fn a_wall_clock_that_jumps_moves_no_deadline() {
 /// real binary under libfaketime, killed, started two days ahead, killed, started a day
 /// behind: the one-hour wait is still watching with under an hour left, and resolves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs libfaketime"
+)]
 async fn a_wall_clock_corrected_while_the_daemon_was_down_moves_no_deadline() {
     let dir = tempfile::tempdir().unwrap();
     let fake_time = dir.path().join("fake-time");

@@ -8,6 +8,7 @@
 mod budgets;
 mod channel;
 mod cli;
+mod console;
 mod full_disk;
 mod function_tools;
 mod gateway;

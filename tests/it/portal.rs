@@ -60,6 +60,10 @@ async fn ended_in_error(daemon: &TestDaemon, index: usize, wait_id: &str, why: &
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs the portal stack (dbus, PipeWire, WirePlumber, xdg-desktop-portal, GStreamer, Xvfb)"
+)]
 async fn the_portal_screen_is_judged_once_while_still_its_change_resolves_and_the_user_is_asked_once()
  {
     let xvfb = Xvfb::start_with(640, 480, 24);
@@ -168,6 +172,10 @@ async fn the_portal_screen_is_judged_once_while_still_its_change_resolves_and_th
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs the portal stack (dbus, PipeWire, WirePlumber, xdg-desktop-portal, GStreamer, Xvfb)"
+)]
 async fn a_cancelled_screen_sharing_dialog_ends_the_wait_in_error_and_windows_are_refused() {
     let xvfb = Xvfb::start_with(320, 240, 24);
     let desktop = PortalDesktop::start(xvfb.display(), 320, 240).await;
@@ -197,6 +205,10 @@ async fn a_cancelled_screen_sharing_dialog_ends_the_wait_in_error_and_windows_ar
 /// On a compositor without wlr-screencopy (Weston here, GNOME and KDE on users' desktops),
 /// the default `auto` reads the screen through the portal and refuses windows, saying why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs the portal stack (dbus, PipeWire, WirePlumber, xdg-desktop-portal, GStreamer, Xvfb)"
+)]
 async fn without_screencopy_the_default_reads_the_screen_through_the_portal() {
     let weston = HeadlessWeston::start(640, 480);
     let xvfb = Xvfb::start_with(320, 240, 24);
@@ -256,6 +268,10 @@ async fn without_screencopy_the_default_reads_the_screen_through_the_portal() {
 /// wait when it starts again: a new portal session from the kept restore token, without
 /// asking the user again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs the portal stack (dbus, PipeWire, WirePlumber, xdg-desktop-portal, GStreamer, Xvfb)"
+)]
 async fn a_portal_screen_wait_resumes_after_a_sigkill_without_asking_again() {
     let xvfb = Xvfb::start_with(320, 240, 24);
     let desktop = PortalDesktop::start(xvfb.display(), 320, 240).await;

@@ -582,7 +582,8 @@ fn exits_after(command: &str) -> Option<Duration> {
 struct Setup {
     socket: PathBuf,
     dir: PathBuf,
-    tmux: Arc<Tmux>,
+    /// The tmux server of the tmux scenarios (None where they are not run).
+    tmux: Option<Arc<Tmux>>,
     wakes: Wakes,
 }
 
@@ -606,7 +607,11 @@ async fn run(setup: Arc<Setup>, index: usize, mode: &'static str) -> Ran {
         Kind::File => format!("file:{}", log.display()),
         Kind::Tmux => {
             let command = format!("tail -n +1 -F {}", log.display());
-            setup.tmux.new_session(&name, &command);
+            let tmux = setup
+                .tmux
+                .as_ref()
+                .expect("tmux scenarios run with a tmux server");
+            tmux.new_session(&name, &command);
             format!("tmux:{name}")
         }
         Kind::Pty | Kind::PtyCommand(_) | Kind::PtyShell => {
@@ -701,6 +706,8 @@ async fn shows(client: &mut Client, setup: &Setup, target: &str, text: &str) {
         } else if let Some(pane) = target.strip_prefix("tmux:") {
             let output = setup
                 .tmux
+                .as_ref()
+                .expect("tmux scenarios run with a tmux server")
                 .command()
                 .args(["capture-pane", "-p", "-t", pane])
                 .output()
@@ -734,10 +741,31 @@ fn verdict(ran: &Ran) -> Result<(), String> {
     }
 }
 
+/// The `file:` and `pty:` scenarios: nothing but the daemon and a shell.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_scenario_wakes_as_it_should_with_and_without_a_model() {
+async fn every_file_and_pty_scenario_wakes_as_it_should_with_and_without_a_model() {
     assert!(SCENARIOS.len() >= 30, "{} scenarios", SCENARIOS.len());
+    run_scenarios("file and pty", None).await;
+}
+
+/// The `tmux:` scenarios, on a private tmux server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs tmux"
+)]
+async fn every_tmux_scenario_wakes_as_it_should_with_and_without_a_model() {
     let tmux = Arc::new(Tmux::start("keepalive", "sleep 600"));
+    run_scenarios("tmux", Some(tmux)).await;
+}
+
+/// Runs every scenario of `which` (the tmux ones exactly when `tmux` is given) in both modes
+/// and fails naming each that woke otherwise than it should.
+async fn run_scenarios(which: &str, tmux: Option<Arc<Tmux>>) {
+    let chosen: Vec<usize> = (0..SCENARIOS.len())
+        .filter(|&index| matches!(SCENARIOS[index].kind, Kind::Tmux) == tmux.is_some())
+        .collect();
+    assert!(!chosen.is_empty(), "no {which} scenarios");
     let model_url = ruled_model().await;
     let mut setups = Vec::new();
     let mut daemons = Vec::new();
@@ -751,8 +779,12 @@ async fn every_scenario_wakes_as_it_should_with_and_without_a_model() {
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let daemon =
-            DaemonProcess::start_with(dir.path(), &extra, &[("TMUX_TMPDIR", &tmux.tmpdir())]);
+        let tmux_tmpdir = tmux.as_ref().map(|tmux| tmux.tmpdir());
+        let environment: Vec<(&str, &str)> = tmux_tmpdir
+            .iter()
+            .map(|tmpdir| ("TMUX_TMPDIR", tmpdir.as_str()))
+            .collect();
+        let daemon = DaemonProcess::start_with(dir.path(), &extra, &environment);
         let wakes = subscribe(&daemon.socket).await;
         setups.push((
             mode,
@@ -767,7 +799,7 @@ async fn every_scenario_wakes_as_it_should_with_and_without_a_model() {
     }
     let mut runs = Vec::new();
     for (mode, setup) in &setups {
-        for index in 0..SCENARIOS.len() {
+        for &index in &chosen {
             runs.push(tokio::spawn(run(setup.clone(), index, mode)));
         }
     }
@@ -788,10 +820,10 @@ async fn every_scenario_wakes_as_it_should_with_and_without_a_model() {
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
     println!(
-        "scenarios: {} runs ({} scenarios x 2 modes): {} as expected, {} false resolved, {} missed; \
+        "{which} scenarios: {} runs ({} scenarios x 2 modes): {} as expected, {} false resolved, {} missed; \
          wake after the deciding line at a {POLL} s poll: p50 {:?}, p90 {:?}, max {:?} ({} resolved wakes)",
         results.len(),
-        SCENARIOS.len(),
+        chosen.len(),
         results.len() - failures.len(),
         false_resolved,
         missed,

@@ -113,6 +113,10 @@ async fn let_it_look(daemon: &TestDaemon, ticks: u64) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb, xterm, xmessage and tesseract"
+)]
 async fn a_session_recorded_for_a_task_is_found_with_its_steps_and_keyframes() {
     let xvfb = Xvfb::start_with(1280, 720, 24);
     let display = xvfb.display().to_owned();
@@ -247,6 +251,10 @@ async fn a_session_recorded_for_a_task_is_found_with_its_steps_and_keyframes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb, xterm, xmessage and tesseract"
+)]
 async fn excluded_windows_a_pause_a_locked_screen_and_secrets_leave_nothing_on_disk() {
     let xvfb = Xvfb::start_with(1280, 720, 24);
     let display = xvfb.display().to_owned();
@@ -331,6 +339,10 @@ async fn excluded_windows_a_pause_a_locked_screen_and_secrets_leave_nothing_on_d
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb, xterm, xmessage and tesseract"
+)]
 async fn screen_history_read_before_a_kill_is_found_after_it() {
     let xvfb = Xvfb::start_with(1280, 720, 24);
     let display = xvfb.display().to_owned();

@@ -236,7 +236,7 @@ impl DaemonProcess {
 
     /// Sends SIGTERM and waits for the exit status.
     pub fn terminate(mut self) -> std::process::ExitStatus {
-        signal(self.child.id(), "TERM");
+        terminate(self.child.id());
         wait_with_timeout(&mut self.child, Duration::from_secs(20))
     }
 }
@@ -260,13 +260,11 @@ pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
     file
 }
 
-pub fn signal(pid: u32, name: &str) {
-    let status = Command::new("kill")
-        .arg(format!("-{name}"))
-        .arg(pid.to_string())
-        .status()
-        .unwrap();
-    assert!(status.success());
+/// Sends SIGTERM to `pid` (no `kill` program needed: procps is not on every machine).
+pub fn terminate(pid: u32) {
+    let pid = rustix::process::Pid::from_raw(pid as i32).expect("a child's pid is positive");
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM)
+        .unwrap_or_else(|error| panic!("cannot send SIGTERM to {pid:?}: {error}"));
 }
 
 pub fn wait_with_timeout(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{BINARY, TestDaemon, signal, stderr_of, wait_with_timeout, write_config};
+use crate::support::{BINARY, TestDaemon, stderr_of, terminate, wait_with_timeout, write_config};
 
 /// The next notification, or `None` after `within`.
 fn next_notification(socket: &UnixDatagram, within: Duration) -> Option<String> {
@@ -141,7 +141,7 @@ fn the_real_binary_says_ready_pets_the_watchdog_and_says_stopping() {
         "three pets took {elapsed:?}"
     );
 
-    signal(child.id(), "TERM");
+    terminate(child.id());
     wait_for_assignment(&manager, "STOPPING=1", &mut seen);
     let status = wait_with_timeout(&mut child, Duration::from_secs(20));
     assert!(status.success(), "{status}");
@@ -176,7 +176,7 @@ fn without_notify_socket_the_daemon_runs_as_in_a_terminal() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    signal(child.id(), "TERM");
+    terminate(child.id());
     assert!(wait_with_timeout(&mut child, Duration::from_secs(20)).success());
     let stderr = stderr_of(&mut child);
     assert!(!stderr.contains("WARN"), "{stderr}");
@@ -289,6 +289,10 @@ fn service_install_now_runs_systemctl_when_it_is_there() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs systemd-analyze"
+)]
 fn the_installed_units_pass_systemd_analyze_verify() {
     // .ci/run installs it; a machine without it fails here rather than passing unchecked.
     let analyze = find_program("systemd-analyze")
@@ -323,6 +327,10 @@ fn the_installed_units_pass_systemd_analyze_verify() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs systemd-socket-activate"
+)]
 fn socket_activation_serves_on_the_socket_systemd_passed() {
     // .ci/run installs it; a machine without it fails here rather than passing unchecked.
     let activate = find_program("systemd-socket-activate")
@@ -370,7 +378,7 @@ fn socket_activation_serves_on_the_socket_systemd_passed() {
         "the configured socket is not bound when one was passed"
     );
     // The activator execs the daemon in its own process.
-    signal(activator.id(), "TERM");
+    terminate(activator.id());
     let exit = wait_with_timeout(&mut activator, Duration::from_secs(20));
     assert!(exit.success(), "{exit}: {}", stderr_of(&mut activator));
     assert!(

@@ -380,22 +380,157 @@ fn tasks_and_waits_do_not_import_each_other() {
     assert!(back.is_empty(), "tasks imports waits in {back:?}");
 }
 
-/// The documentation stands on its own: no link or path points outside the repository.
+/// The documentation stands on its own, and every link in it leads somewhere: a relative link
+/// names a file of the repository (never one outside it) and, after `#`, a heading of that
+/// file; no backticked path climbs out of the repository either.
 #[test]
-fn no_document_points_outside_the_repository() {
-    let mut outside = Vec::new();
-    for path in files(&root(), &["md"]) {
+fn every_link_between_the_documents_leads_somewhere() {
+    let mut broken = Vec::new();
+    for path in files(&root(), &[".md"]) {
         let text = std::fs::read_to_string(&path).unwrap();
         for (number, line) in text.lines().enumerate() {
-            if line.contains("](../") || line.contains("`../") || line.contains("(../") {
-                outside.push(format!("{}:{}: {line}", relative(&path), number + 1));
+            if line.contains("`../") {
+                broken.push(format!(
+                    "{}:{}: a path outside the repository",
+                    relative(&path),
+                    number + 1
+                ));
+            }
+        }
+        for (number, link) in markdown_links(&text) {
+            let at = format!("{}:{number}: ({link})", relative(&path));
+            if link.contains("://") || link.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = match link.split_once('#') {
+                Some((file, anchor)) => (file, Some(anchor)),
+                None => (link.as_str(), None),
+            };
+            let document = if file.is_empty() {
+                path.clone()
+            } else {
+                lexically_normal(&path.parent().unwrap().join(file))
+            };
+            if !document.starts_with(root()) {
+                broken.push(format!("{at} points outside the repository"));
+            } else if !document.exists() {
+                broken.push(format!("{at}: no such file"));
+            } else if let Some(anchor) = anchor {
+                let target = std::fs::read_to_string(&document).unwrap_or_default();
+                if !heading_anchors(&target).iter().any(|known| known == anchor) {
+                    broken.push(format!("{at}: no such heading in {}", relative(&document)));
+                }
             }
         }
     }
     assert!(
-        outside.is_empty(),
-        "links out of the repository:\n{}",
-        outside.join("\n")
+        broken.is_empty(),
+        "links that lead nowhere:\n{}",
+        broken.join("\n")
+    );
+}
+
+/// The targets of the inline links `[text](target)` of a Markdown text, with their line
+/// numbers, outside code blocks and code spans.
+fn markdown_links(text: &str) -> Vec<(usize, String)> {
+    let mut links = Vec::new();
+    let mut fenced = false;
+    for (index, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Code spans hold examples, not links: drop them before looking.
+        let prose: String = line
+            .split('`')
+            .enumerate()
+            .filter(|(part, _)| part % 2 == 0)
+            .map(|(_, text)| text)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut rest = prose.as_str();
+        while let Some(start) = rest.find("](") {
+            let after = &rest[start + 2..];
+            let Some(end) = after.find(')') else { break };
+            links.push((index + 1, after[..end].to_owned()));
+            rest = &after[end..];
+        }
+    }
+    links
+}
+
+/// `a/b/../c` as `a/c`, without asking the file system (the file may not exist).
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    normal
+}
+
+/// The anchors GitHub gives a document's headings: lower case, punctuation dropped, spaces
+/// as hyphens, a repeated one numbered.
+fn heading_anchors(text: &str) -> Vec<String> {
+    let mut anchors = Vec::new();
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        if fenced || !line.starts_with('#') {
+            continue;
+        }
+        let title = line.trim_start_matches('#').trim();
+        let slug: String = title
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let repeats = seen.entry(slug.clone()).or_default();
+        *repeats += 1;
+        let repeats = *repeats - 1;
+        anchors.push(if repeats == 0 {
+            slug
+        } else {
+            format!("{slug}-{repeats}")
+        });
+    }
+    anchors
+}
+
+#[test]
+fn the_link_reader_sees_what_it_should() {
+    let text = "See [a](docs/a.md#the-b) and `[no](x.md)`.\n```\n[no](y.md)\n```\n[c](#run-it-as-a-service-systemd)";
+    let links: Vec<String> = markdown_links(text)
+        .into_iter()
+        .map(|(_, link)| link)
+        .collect();
+    assert_eq!(links, ["docs/a.md#the-b", "#run-it-as-a-service-systemd"]);
+    assert_eq!(
+        heading_anchors(
+            "## Run it as a service (systemd)\n### How `wake_when` is read\n## Notes\n## Notes"
+        ),
+        [
+            "run-it-as-a-service-systemd",
+            "how-wake_when-is-read",
+            "notes",
+            "notes-1"
+        ]
+    );
+    assert_eq!(
+        lexically_normal(Path::new("/r/docs/../contrib/x.md")),
+        Path::new("/r/contrib/x.md")
     );
 }
 
@@ -527,5 +662,18 @@ fn every_supervisor_handles_its_children_s_events() {
         unheard.is_empty(),
         "these spawn linked children but no actor beside them overrides \
          handle_supervisor_evt: {unheard:?}"
+    );
+}
+
+/// The README is what a newcomer reads first, in one sitting: what lookout is, the two
+/// commands, install, a quick start, connecting a runtime, the tools. Engineering detail
+/// lives in `docs/`, BENCHMARKS.md and CONTRIBUTING.md.
+#[test]
+fn the_readme_reads_in_one_sitting() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 400,
+        "README.md has {lines} lines; move detail to docs/ and link it (at most 400)"
     );
 }

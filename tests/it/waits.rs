@@ -354,6 +354,10 @@ async fn a_wait_survives_a_sigkill_of_the_daemon() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs tmux"
+)]
 async fn a_tmux_pane_is_watched_and_a_missing_pane_ends_in_error_with_tmux_s_words() {
     let tmux = Tmux::start(
         "build",
@@ -488,19 +492,19 @@ async fn a_terminal_session_is_watched_for_a_phrase_and_for_its_exit() {
     .await;
 }
 
-/// The README's table of readings ("A dozen readings") is what the reader says: each row's
+/// The table of readings in docs/waits.md ("A dozen readings") is what the reader says: each row's
 /// condition, read for its target with no model, gives the row's "Read as:" sentence.
 #[test]
-fn the_readme_table_of_readings_is_what_the_reader_says() {
+fn the_documented_table_of_readings_is_what_the_reader_says() {
     use actors::condition::{Judges, Reach, Reading};
     use actors::waits::texts::reading_sentence;
 
-    let readme = include_str!("../../README.md");
-    let table = readme
+    let document = include_str!("../../docs/waits.md");
+    let table = document
         .split_once("A dozen readings")
         .and_then(|(_, rest)| rest.split_once("**Checked**"))
         .map(|(table, _)| table)
-        .expect("the README's table of readings");
+        .expect("the table of readings in docs/waits.md");
     let mut rows = 0;
     let mut wrong = Vec::new();
     for row in table
@@ -525,7 +529,7 @@ fn the_readme_table_of_readings_is_what_the_reader_says() {
         let said = reading_sentence(&Reading::parse(condition), judges);
         if said != read_as {
             wrong.push(format!(
-                "{condition:?} on {target}:\n  README {read_as}\n  reader {said}"
+                "{condition:?} on {target}:\n  docs/waits.md {read_as}\n  reader {said}"
             ));
         }
         rows += 1;

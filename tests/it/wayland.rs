@@ -59,6 +59,10 @@ fn append(log: &Path, text: &str) {
 const GREEN_SCREEN: &str = "\x1b[48;2;0;200;0m\x1b[2J\x1b[H";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs sway and foot"
+)]
 async fn a_still_wayland_window_is_judged_once_and_its_change_resolves_the_wait() {
     let mut sway = HeadlessSway::start();
     let log = sway.shared_folder().join("installer.log");
@@ -142,6 +146,10 @@ async fn a_still_wayland_window_is_judged_once_and_its_change_resolves_the_wait(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs sway and foot"
+)]
 async fn without_a_model_the_wayland_screen_wakes_as_changed_and_says_nothing_was_judged() {
     let mut sway = HeadlessSway::start();
     let daemon = daemon_on(&sway, |_| {}).await;
@@ -196,6 +204,10 @@ async fn without_a_model_the_wayland_screen_wakes_as_changed_and_says_nothing_wa
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs sway and foot"
+)]
 async fn a_wayland_window_that_closes_ends_its_wait_in_error_and_missing_ones_are_named() {
     let mut sway = HeadlessSway::start();
     let log = sway.shared_folder().join("copy.log");
@@ -280,6 +292,10 @@ async fn a_wayland_window_that_closes_ends_its_wait_in_error_and_missing_ones_ar
 /// restarted daemon resumes the wait on the same window, and the window's change wakes the
 /// agent through a command sink.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs sway and foot"
+)]
 async fn a_wayland_window_wait_survives_a_sigkill_of_the_daemon() {
     let mut sway = HeadlessSway::start();
     let log = sway.shared_folder().join("deploy.log");
@@ -340,6 +356,10 @@ async fn a_wayland_window_wait_survives_a_sigkill_of_the_daemon() {
 /// Hyprland, river, labwc, Wayfire), a window is read only while it covers its output, and
 /// the wait says so meanwhile; `screen` is watched as anywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs sway and foot"
+)]
 async fn without_sway_s_ipc_a_window_is_read_while_it_covers_its_output_and_the_screen_is_watched()
 {
     let mut sway = HeadlessSway::start();

@@ -55,6 +55,10 @@ async fn judged_by_model(display: String, url: &str) -> TestDaemon {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn without_a_model_a_window_wait_skips_still_frames_and_wakes_as_changed_at_the_first_settled_change()
  {
     let xvfb = Xvfb::start();
@@ -108,6 +112,10 @@ async fn without_a_model_a_window_wait_skips_still_frames_and_wakes_as_changed_a
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn a_configured_model_judges_the_window_s_frame() {
     let xvfb = Xvfb::start();
     let windows = TestWindows::connect(xvfb.display());
@@ -180,6 +188,10 @@ async fn a_display_that_cannot_be_opened_is_refused_at_once_with_a_hint() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn a_window_that_closes_and_stays_closed_ends_the_wait_in_error() {
     let xvfb = Xvfb::start();
     let windows = TestWindows::connect(xvfb.display());
@@ -237,6 +249,10 @@ async fn a_window_that_closes_and_stays_closed_ends_the_wait_in_error() {
 /// A window that does not exist yet is accepted: the reply says so and names the closest
 /// open titles; no model is asked while it is missing; once it opens, its frames are judged.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing_before() {
     let xvfb = Xvfb::start();
     let windows = TestWindows::connect(xvfb.display());
@@ -292,6 +308,10 @@ async fn a_window_that_opens_after_the_wait_started_is_watched_and_costs_nothing
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn twenty_identical_waits_on_a_still_window_share_one_capture_per_poll_and_one_judge_call() {
     let xvfb = Xvfb::start();
     let windows = TestWindows::connect(xvfb.display());
@@ -437,6 +457,10 @@ impl Xterm {
 /// digit is never forgiven — 'Tests: 0 failed' does not resolve on "Tests: 3 failed, 97
 /// passed", and does on "Tests: 0 failed" (whose slashed zero tesseract reads as @ or ©).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb, xterm, tesseract and the DejaVu and Liberation fonts"
+)]
 async fn the_ocr_backend_reads_digits_exactly_on_real_xterm_windows() {
     let xvfb = Xvfb::start_with(1280, 720, 24);
     let display = xvfb.display().to_owned();

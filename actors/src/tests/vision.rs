@@ -667,6 +667,10 @@ async fn without_a_model_the_first_change_meets_and_says_how_to_configure_one() 
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs tesseract"
+)]
 async fn ocr_reads_text_rendered_into_a_frame_with_real_tesseract() {
     let fixture = boot(
         BackendSpec::Ocr {

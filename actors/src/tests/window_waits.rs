@@ -125,6 +125,10 @@ impl WindowWait {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn a_window_that_turns_green_resolves_with_the_model_s_observation() {
     for wire in [Wire::OpenAi, Wire::Anthropic] {
         let watched = start(wire, KEY, RED, |_| {}).await;
@@ -166,6 +170,10 @@ async fn a_window_that_turns_green_resolves_with_the_model_s_observation() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn a_429_with_retry_after_is_waited_out_and_the_wait_still_resolves() {
     for wire in [Wire::OpenAi, Wire::Anthropic] {
         let watched = start(wire, KEY, GREEN, |_| {}).await;
@@ -227,6 +235,10 @@ async fn a_429_with_retry_after_is_waited_out_and_the_wait_still_resolves() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn a_401_ends_the_wait_in_error_naming_the_key_variable_and_never_the_key() {
     const WRONG: &str = "sk-test-wrong-key-4242";
     for wire in [Wire::OpenAi, Wire::Anthropic] {
@@ -260,6 +272,10 @@ async fn a_401_ends_the_wait_in_error_naming_the_key_variable_and_never_the_key(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn a_window_that_never_turns_green_times_out_with_the_last_observation() {
     for wire in [Wire::OpenAi, Wire::Anthropic] {
         let watched = start(wire, KEY, RED, |_| {}).await;

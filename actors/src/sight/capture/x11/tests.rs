@@ -36,6 +36,10 @@ fn capture_of(xvfb: &Xvfb, target: &str, options: CaptureOptions) -> X11Capture 
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn the_screen_shows_the_windows_on_it() {
     let xvfb = Xvfb::start();
     let app = TestWindows::connect(xvfb.display());
@@ -60,6 +64,10 @@ fn the_screen_shows_the_windows_on_it() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn a_window_by_title_yields_its_pixels_and_follows_its_title() {
     let xvfb = Xvfb::start();
     let app = TestWindows::connect(xvfb.display());
@@ -88,6 +96,10 @@ fn a_window_by_title_yields_its_pixels_and_follows_its_title() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn a_window_managers_client_list_is_searched_before_the_tree() {
     let xvfb = Xvfb::start();
     let app = TestWindows::connect(xvfb.display());
@@ -107,6 +119,10 @@ fn a_window_managers_client_list_is_searched_before_the_tree() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn a_window_by_id_yields_its_pixels_at_its_current_size() {
     let xvfb = Xvfb::start();
     let app = TestWindows::connect(xvfb.display());
@@ -126,6 +142,10 @@ fn a_window_by_id_yields_its_pixels_at_its_current_size() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn an_obscured_window_yields_its_own_pixels() {
     let xvfb = Xvfb::start();
     let app = TestWindows::connect(xvfb.display());
@@ -149,6 +169,10 @@ fn an_obscured_window_yields_its_own_pixels() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn a_window_that_closes_is_absent_and_a_new_one_with_its_title_is_followed() {
     let xvfb = Xvfb::start();
     let app = TestWindows::connect(xvfb.display());
@@ -178,6 +202,10 @@ fn a_window_that_closes_is_absent_and_a_new_one_with_its_title_is_followed() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn a_missing_or_hidden_window_is_absent_saying_which() {
     let xvfb = Xvfb::start();
     let app = TestWindows::connect(xvfb.display());
@@ -202,6 +230,10 @@ fn a_missing_or_hidden_window_is_absent_saying_which() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn get_image_reads_the_same_pixels_as_shared_memory() {
     let xvfb = Xvfb::start();
     let app = TestWindows::connect(xvfb.display());
@@ -224,6 +256,10 @@ fn get_image_reads_the_same_pixels_as_shared_memory() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn a_sixteen_bit_screen_is_handed_out_as_bgra() {
     let xvfb = Xvfb::start_with(640, 480, 16);
     let app = TestWindows::connect(xvfb.display());
@@ -238,6 +274,10 @@ fn a_sixteen_bit_screen_is_handed_out_as_bgra() {
 }
 
 #[test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 fn no_display_or_a_dead_one_says_how_to_give_the_daemon_one() {
     let error = X11Capture::connect(None, Watched::Screen, CaptureOptions::default()).unwrap_err();
     assert!(error.permanent);
@@ -261,6 +301,10 @@ fn no_display_or_a_dead_one_says_how_to_give_the_daemon_one() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
 async fn the_source_captures_on_blocking_threads_and_drops_a_broken_connection() {
     let xvfb = Xvfb::start();
     let app = TestWindows::connect(xvfb.display());
