@@ -544,6 +544,18 @@ impl Tree {
         self.directory.events().subscribe()
     }
 
+    /// Up to `limit` events with a seq above `after`, oldest first.
+    pub async fn events_after(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<EventRecord>, CallError> {
+        registry::read(&self.directory.registry()?, move |store: &Store| {
+            store.events_after(after, limit)
+        })
+        .await
+    }
+
     /// The newest `limit` events of the outbox, with their delivery state, oldest first.
     pub async fn recent_events(&self, limit: usize) -> Result<Vec<EventRecord>, CallError> {
         registry::read(&self.directory.registry()?, move |store: &Store| {

@@ -9,6 +9,7 @@ mod follow;
 mod help;
 mod hints;
 pub mod hooks;
+mod monitor;
 mod render;
 mod service;
 
@@ -36,7 +37,7 @@ use crate::tools::spine::Method;
 /// Exit code when the daemon answered with an error.
 pub(crate) const EXIT_CALL_FAILED: u8 = 1;
 /// Exit code for a usage error.
-const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 /// Exit code when no daemon could be reached.
 pub(crate) const EXIT_NO_DAEMON: u8 = 3;
 
@@ -118,6 +119,15 @@ enum Command {
         #[arg(long = "session", value_name = "KEY")]
         session_key: Option<String>,
     },
+    /// Print this agent session's wakes, one line each and nothing else on stdout; never ends
+    /// on its own (waits for the daemon, reconnects, catches up). Made for Claude Code's
+    /// plugin monitors, which start a turn for every line
+    Monitor {
+        /// Also follow wakes of tasks and waits registered with this session key (Claude
+        /// Code's own session is followed without it)
+        #[arg(long = "session", value_name = "KEY")]
+        session_keys: Vec<String>,
+    },
     /// Block until a wait ends and print its wake text. Exit code: 0 resolved, 4 changed (not
     /// judged), 5 timed out, 6 error, 7 cancelled, 8 still watching at --timeout
     Wait {
@@ -143,6 +153,10 @@ enum Command {
         /// Also push the wakes of tasks and waits registered with this session key
         #[arg(long = "session", value_name = "KEY")]
         session_key: Option<String>,
+        /// How this session's wakes reach it: pushed by this bridge as channel messages, or
+        /// printed by `lookout monitor` beside it (the Claude Code plugin)
+        #[arg(long, value_enum, default_value_t = mcp::WakePath::Channel)]
+        wakes: mcp::WakePath,
     },
     /// Check the database file (stop the daemon first) and copy out what can still be read
     Doctor {
@@ -311,7 +325,14 @@ enum TaskCommand {
 /// `CLAUDE_PROJECT_DIR`).
 fn mcp_identity(session_key: Option<String>) -> mcp::channel::Identity {
     let session_id = environment::non_empty("CLAUDE_CODE_SESSION_ID");
-    let session_keys = session_key.into_iter().chain(session_id.clone()).collect();
+    let stamped = session_id
+        .as_ref()
+        .map(|id| format!("{}{id}", actors::wake::event::CLAUDE_CODE_SESSION));
+    let session_keys = session_key
+        .into_iter()
+        .chain(session_id.clone())
+        .chain(stamped)
+        .collect();
     let cwd = environment::var_os("CLAUDE_PROJECT_DIR")
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::current_dir().ok());
@@ -433,8 +454,8 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
                 Err(error) => fail(&error, EXIT_USAGE),
             };
         }
-        Command::Mcp { session_key } => {
-            return match mcp::serve_stdio(socket, mcp_identity(session_key)).await {
+        Command::Mcp { session_key, wakes } => {
+            return match mcp::serve_stdio(socket, mcp_identity(session_key), wakes).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
             };
@@ -470,6 +491,13 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
                 wait_id: None,
             };
             return follow::events(&socket, filter, cli.json).await;
+        }
+        Command::Monitor { session_keys } => {
+            let session = monitor::MonitoredSession::new(
+                session_keys,
+                environment::non_empty("CLAUDE_CODE_SESSION_ID"),
+            );
+            return monitor::monitor(&socket, session).await;
         }
         Command::Wait { wait_id, timeout } => {
             return follow::wait(
@@ -530,6 +558,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
         | Command::Service(_)
         | Command::Hook(_)
         | Command::Events { .. }
+        | Command::Monitor { .. }
         | Command::Wait { .. }
         | Command::Call {
             function_call: Some(_),

@@ -2,6 +2,7 @@
 
 pub mod subscription;
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -43,6 +44,9 @@ pub struct Client {
     reader: BufReader<OwnedReadHalf>,
     writer: OwnedWriteHalf,
     next_id: u64,
+    /// Notifications that arrived while a call waited for its answer (an event pushed
+    /// between `events.subscribe` and its answer), handed out by `read_json` first.
+    held: VecDeque<Value>,
 }
 
 /// The error object of a response, if it is one.
@@ -82,10 +86,12 @@ impl Client {
             reader: BufReader::new(read_half),
             writer: write_half,
             next_id: 1,
+            held: VecDeque::new(),
         })
     }
 
-    /// Calls `method` and waits for its response, skipping notifications that arrive first.
+    /// Calls `method` and waits for its response; notifications that arrive first are kept
+    /// for `read_json`, other answers skipped.
     pub async fn call(
         &mut self,
         method: &str,
@@ -97,18 +103,21 @@ impl Client {
         if let Err(error) = self.send_line(request.to_string().as_bytes()).await {
             // The daemon may have answered and closed before reading (it refuses peers of
             // another user that way): what it said explains the failure better.
-            return match self.read_json().await.ok().as_ref().and_then(error_of) {
+            return match self.read_line_json().await.ok().as_ref().and_then(error_of) {
                 Some(refusal) => Ok(Err(refusal)),
                 None => Err(error),
             };
         }
         loop {
-            let response = self.read_json().await?;
-            // Skip notifications and other answers; an error with a null id (the daemon
+            let response = self.read_line_json().await?;
+            // Keep notifications, skip other answers; an error with a null id (the daemon
             // could not read the request, or refused the connection) is ours too.
             let ours = response.get("id") == Some(&json!(id))
                 || (response.get("id") == Some(&Value::Null) && response.get("error").is_some());
             if !ours {
+                if response.get("method").is_some() && response.get("id").is_none() {
+                    self.held.push_back(response);
+                }
                 continue;
             }
             if let Some(result) = response.get("result") {
@@ -128,8 +137,16 @@ impl Client {
         Ok(())
     }
 
-    /// Reads one line and parses it as JSON.
+    /// The next message: a notification held back by `call`, else one line read and parsed
+    /// as JSON.
     pub async fn read_json(&mut self) -> Result<Value, ClientError> {
+        match self.held.pop_front() {
+            Some(held) => Ok(held),
+            None => self.read_line_json().await,
+        }
+    }
+
+    async fn read_line_json(&mut self) -> Result<Value, ClientError> {
         let mut line = String::new();
         if self.reader.read_line(&mut line).await? == 0 {
             return Err(ClientError::Closed);

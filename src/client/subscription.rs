@@ -1,11 +1,12 @@
 //! A wake-event subscription that outlives daemon restarts: `events.subscribe` on a
 //! connection of its own, read in a task of its own (a line read is never cut short), and
-//! taken again whenever the daemon comes back. `lookout wait`, `lookout events --follow` and
+//! taken again whenever the daemon comes back, from the last event it heard. `lookout wait`, `lookout events --follow` and
 //! the MCP bridge's channel read wake events through it.
 
 use std::path::Path;
 use std::time::Duration;
 
+use actors::wake::event::event_seq;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -37,11 +38,24 @@ pub enum Patience {
 }
 
 /// Subscribes, and subscribes again after the daemon went away, forwarding every
-/// notification.
+/// notification. Each time it subscribes again it names the last event it heard (or the
+/// newest there was when it first subscribed), and the events the daemon stored meanwhile
+/// are forwarded first, so a restart loses none and repeats none.
 pub fn listen(socket: &Path, patience: Patience) -> mpsc::UnboundedReceiver<Heard> {
+    listen_since(socket, patience, None)
+}
+
+/// [`listen`], and the first subscription also hands over the events made since `since`
+/// (an RFC 3339 time): what a listener started before the daemon must not miss.
+pub fn listen_since(
+    socket: &Path,
+    patience: Patience,
+    since: Option<String>,
+) -> mpsc::UnboundedReceiver<Heard> {
     let (heard, receiver) = mpsc::unbounded_channel();
     let socket = socket.to_path_buf();
     tokio::spawn(async move {
+        let mut last_heard: Option<String> = None;
         loop {
             let mut client = match reconnect(&socket, patience, || !heard.is_closed()).await {
                 Ok(client) => client,
@@ -50,18 +64,35 @@ pub fn listen(socket: &Path, patience: Patience) -> mpsc::UnboundedReceiver<Hear
                     return;
                 }
             };
-            match client.call(Method::EventsSubscribe.name(), json!({})).await {
-                Ok(Ok(_)) => {}
+            let params = match (&last_heard, &since) {
+                (Some(after), _) => json!({"after": after}),
+                (None, Some(since)) => json!({"since": since}),
+                (None, None) => json!({}),
+            };
+            let answer = match client.call(Method::EventsSubscribe.name(), params).await {
+                Ok(Ok(answer)) => answer,
                 Ok(Err(error)) => {
                     let _ = heard.send(Heard::Gone(format!("{} ({})", error.message, error.hint)));
                     return;
                 }
                 Err(_) => continue,
+            };
+            if last_heard.is_none() {
+                last_heard = answer["last_event_id"].as_str().map(str::to_owned);
+            }
+            let missed = answer["missed"].as_array().cloned().unwrap_or_default();
+            for event in missed {
+                let notification = json!({"jsonrpc": "2.0", "method": "event", "params": event});
+                note_heard(&mut last_heard, &notification);
+                if heard.send(Heard::Event(notification)).is_err() {
+                    return;
+                }
             }
             if heard.send(Heard::Subscribed).is_err() {
                 return;
             }
             while let Ok(notification) = client.read_json().await {
+                note_heard(&mut last_heard, &notification);
                 if heard.send(Heard::Event(notification)).is_err() {
                     return;
                 }
@@ -70,6 +101,23 @@ pub fn listen(socket: &Path, patience: Patience) -> mpsc::UnboundedReceiver<Hear
         }
     });
     receiver
+}
+
+/// Remembers the id of an `event` notification as the last one heard.
+fn note_heard(last_heard: &mut Option<String>, notification: &Value) {
+    if notification["method"] != "event" {
+        return;
+    }
+    let Some(id) = notification["params"]["id"].as_str() else {
+        return;
+    };
+    let newer = match last_heard.as_deref().and_then(event_seq) {
+        Some(last) => event_seq(id).is_some_and(|seq| seq > last),
+        None => true,
+    };
+    if newer {
+        *last_heard = Some(id.to_owned());
+    }
 }
 
 /// A wait's `wait_status` once it no longer watches: its state and what it last saw. What

@@ -32,22 +32,50 @@ use crate::tools::export::error_payload;
 use crate::tools::spine::Method;
 use channel::{Identity, Ownership};
 
-/// What the MCP client is told about this server when it connects.
+/// What the MCP client is told about this server when it connects, before how wakes come.
 pub(crate) const INSTRUCTIONS: &str = "lookout keeps a durable memory of your long tasks and waits \
     for you. Register multi-step work with task_register, report each step with task_update as you \
     finish it, set the status when you are done, and after a context compaction call task_update \
     with a query such as \"where am I?\" to get your place back. Never sleep or poll to wait: \
     smart_wait watches a target (pty:<session_id>, tmux:<pane>, file:<absolute path>) until the \
     text quoted in wake_when appears and wakes you; wait_update revives or extends a wait after \
-    a wake. Run long commands with term_start, then smart_wait on pty:<session_id>. A wake \
-    arrives as a <channel source=\"lookout\"> message when your client shows this server's \
-    channel; otherwise run `lookout wait <wait_id>` as a background command and read its \
-    output when it ends.";
+    a wake. Run long commands with term_start, then smart_wait on pty:<session_id>.";
+
+/// How the session's wakes reach it, which the bridge is told by its launcher.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum WakePath {
+    /// Pushed by this bridge as `notifications/claude/channel`, for clients that show them;
+    /// others run `lookout wait` in the background.
+    #[default]
+    Channel,
+    /// Printed by `lookout monitor`, which the client runs beside the bridge (the Claude Code
+    /// plugin): the bridge pushes nothing, so no wake arrives twice.
+    Monitor,
+}
+
+impl WakePath {
+    /// The instructions' last sentence: how a wake arrives and what to do meanwhile.
+    fn instructions(self) -> String {
+        let arrival = match self {
+            WakePath::Channel => {
+                "A wake arrives as a <channel source=\"lookout\"> message when your client \
+                 shows this server's channel; otherwise run `lookout wait <wait_id>` as a \
+                 background command and read its output when it ends."
+            }
+            WakePath::Monitor => {
+                "Wakes arrive on their own as events of lookout's monitor, each with the wake \
+                 text: after smart_wait, end your turn; never run `lookout wait` or poll."
+            }
+        };
+        format!("{INSTRUCTIONS} {arrival}")
+    }
+}
 
 /// The MCP server: the catalogue's tools, forwarded to the daemon on `socket`, and the
 /// session's wakes pushed back.
 pub struct McpBridge {
     socket: PathBuf,
+    wakes: WakePath,
     ownership: Arc<Mutex<Ownership>>,
     /// Events to push to the client as channel messages.
     pushes: mpsc::UnboundedSender<Value>,
@@ -56,11 +84,13 @@ pub struct McpBridge {
 impl McpBridge {
     pub fn new(
         socket: PathBuf,
+        wakes: WakePath,
         ownership: Arc<Mutex<Ownership>>,
         pushes: mpsc::UnboundedSender<Value>,
     ) -> Self {
         Self {
             socket,
+            wakes,
             ownership,
             pushes,
         }
@@ -70,11 +100,20 @@ impl McpBridge {
     /// the daemon's JSON result, or a tool error carrying its message and hint.
     pub async fn forward(&self, tool: Method, mut arguments: Value) -> CallToolResult {
         let name = tool.name();
+        let identity = lock(&self.ownership).identity().clone();
         if tool == Method::TaskRegister
             && arguments.get("origin").is_none()
-            && let Some(origin) = lock(&self.ownership).identity().origin()
+            && let Some(origin) = identity.origin()
         {
             arguments["origin"] = origin;
+        }
+        // What this session makes carries its key, so the session's monitor knows its wakes
+        // (a task's waits inherit it).
+        if matches!(tool, Method::TaskRegister | Method::SmartWait)
+            && arguments.get("session_key").is_none_or(Value::is_null)
+            && let Some(key) = identity.stamped_key()
+        {
+            arguments["session_key"] = Value::String(key);
         }
         let outcome = async {
             let mut client = Client::connect(&self.socket).await?;
@@ -127,17 +166,19 @@ pub fn tools() -> Vec<Tool> {
 
 impl ServerHandler for McpBridge {
     fn get_info(&self) -> ServerConfig {
-        let channel = ExperimentalCapabilities::from([(
-            channel::CAPABILITY.to_owned(),
-            serde_json::Map::new(),
-        )]);
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_experimental_with(channel)
-            .build();
+        let capabilities = match self.wakes {
+            WakePath::Channel => ServerCapabilities::builder()
+                .enable_tools()
+                .enable_experimental_with(ExperimentalCapabilities::from([(
+                    channel::CAPABILITY.to_owned(),
+                    serde_json::Map::new(),
+                )]))
+                .build(),
+            WakePath::Monitor => ServerCapabilities::builder().enable_tools().build(),
+        };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("lookout", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.wakes.instructions())
     }
 
     async fn list_tools(
@@ -172,27 +213,36 @@ impl ServerHandler for McpBridge {
 /// How long the bridge waits for its wake subscription before serving anyway.
 const FIRST_SUBSCRIPTION_WAIT: Duration = Duration::from_secs(2);
 
-/// Serves MCP on stdin/stdout until the client closes stdin, pushing the session's wakes.
-pub async fn serve_stdio(socket: PathBuf, identity: Identity) -> anyhow::Result<()> {
-    tracing::info!(socket = %socket.display(), ?identity, "lookout MCP server on stdio");
+/// Serves MCP on stdin/stdout until the client closes stdin, pushing the session's wakes
+/// when they come this way.
+pub async fn serve_stdio(
+    socket: PathBuf,
+    identity: Identity,
+    wakes: WakePath,
+) -> anyhow::Result<()> {
+    tracing::info!(socket = %socket.display(), ?identity, ?wakes, "lookout MCP server on stdio");
     let ownership = Arc::new(Mutex::new(Ownership::new(identity)));
     let (pushes, to_push) = mpsc::unbounded_channel();
-    // Listen before serving, so a wait made by the first call cannot end unheard; a daemon
-    // that is not up yet is picked up whenever it starts.
-    let subscribed = Arc::new(Notify::new());
-    let first_subscription = subscribed.notified();
-    tokio::spawn(channel::follow(
-        socket.clone(),
-        ownership.clone(),
-        pushes.clone(),
-        subscribed.clone(),
-    ));
-    let _ = tokio::time::timeout(FIRST_SUBSCRIPTION_WAIT, first_subscription).await;
-    let running = McpBridge::new(socket, ownership, pushes)
+    if wakes == WakePath::Channel {
+        // Listen before serving, so a wait made by the first call cannot end unheard; a
+        // daemon that is not up yet is picked up whenever it starts.
+        let subscribed = Arc::new(Notify::new());
+        let first_subscription = subscribed.notified();
+        tokio::spawn(channel::follow(
+            socket.clone(),
+            ownership.clone(),
+            pushes.clone(),
+            subscribed.clone(),
+        ));
+        let _ = tokio::time::timeout(FIRST_SUBSCRIPTION_WAIT, first_subscription).await;
+    }
+    let running = McpBridge::new(socket, wakes, ownership, pushes)
         .serve(rmcp::transport::stdio())
         .await
         .context("the MCP client did not complete the initialize handshake")?;
-    tokio::spawn(channel::push(running.peer().clone(), to_push));
+    if wakes == WakePath::Channel {
+        tokio::spawn(channel::push(running.peer().clone(), to_push));
+    }
     let reason = running
         .waiting()
         .await

@@ -21,6 +21,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actors::wake::event::{WakeEvent, event_id};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
@@ -34,7 +35,9 @@ pub use budget::{
 pub use framing::{Frame, LineReader};
 
 use crate::jsonrpc::{self, RpcError, codes};
+use crate::tools::limits::MAX_MISSED_EVENTS;
 use crate::tools::methods::Methods;
+use crate::tools::params::Missed;
 use budget::{Budget, FREE_LINE_BYTES, Held};
 use replies::{Reply, to_line};
 
@@ -301,20 +304,66 @@ impl Session {
     }
 
     /// `events.subscribe`: from now on every new wake event is pushed to this connection as
-    /// an `event` notification. Subscribing twice changes nothing.
-    fn subscribe(&mut self, methods: &Methods) -> Value {
-        if self.subscription.is_none() {
-            let mut events = methods.tree().subscribe();
+    /// an `event` notification. With `after` (the seq of the last event the caller saw) or
+    /// `since` (a time), the stored events it missed come back in the answer's `missed`,
+    /// oldest first, and the stream starts after the last of them, so nothing is heard twice
+    /// or lost in between.
+    /// Subscribing twice keeps the first stream (its `missed` may repeat what it pushed).
+    /// `last_event_id` is the newest event stored when the stream started.
+    async fn subscribe(
+        &mut self,
+        methods: &Methods,
+        missed_from: Missed,
+    ) -> Result<Value, RpcError> {
+        // Listen first, then read what was stored: an event committed in between is in both,
+        // and the stream skips it.
+        let events = self
+            .subscription
+            .is_none()
+            .then(|| methods.tree().subscribe());
+        let tree = methods.tree();
+        let (missed, left_out) = match missed_from {
+            Missed::Nothing => (Vec::new(), false),
+            Missed::After(after) => {
+                let mut found = tree
+                    .events_after(after, MAX_MISSED_EVENTS + 1)
+                    .await
+                    .map_err(RpcError::from)?;
+                let left_out = found.len() > MAX_MISSED_EVENTS;
+                found.truncate(MAX_MISSED_EVENTS);
+                (found, left_out)
+            }
+            Missed::Since(since) => {
+                // The newest first: what a subscriber that started a moment ago missed.
+                let mut found = tree
+                    .recent_events(MAX_MISSED_EVENTS + 1)
+                    .await
+                    .map_err(RpcError::from)?;
+                found.retain(|event| event.created_at >= since);
+                let left_out = found.len() > MAX_MISSED_EVENTS;
+                if left_out {
+                    found.remove(0);
+                }
+                (found, left_out)
+            }
+        };
+        let after = match missed_from {
+            Missed::After(after) => Some(after),
+            _ => None,
+        };
+        let heard_up_to = missed.last().map(|event| event.seq).or(after).unwrap_or(0);
+        if let Some(mut events) = events {
             let outbox = self.outbox.clone();
             self.subscription = Some(tokio::spawn(async move {
                 loop {
                     let notification = match events.recv().await {
+                        Ok(event) if event.seq <= heard_up_to => continue,
                         Ok(event) => jsonrpc::notification("event", event.to_json()),
                         Err(broadcast::error::RecvError::Lagged(missed)) => jsonrpc::notification(
                             "events.lagged",
                             json!({
                                 "missed": missed,
-                                "message": format!("This connection fell behind and missed {missed} events; read them with lookout status or the task threads."),
+                                "message": format!("This connection fell behind and missed {missed} events; subscribe again with after: the id of the last event you saw to read them."),
                             }),
                         ),
                         Err(broadcast::error::RecvError::Closed) => return,
@@ -329,12 +378,46 @@ impl Session {
                 }
             }));
         }
-        json!({
-            "subscribed": true,
-            "message": "Subscribed. Wake events arrive on this connection as JSON-RPC notifications \
-                        {\"method\":\"event\",\"params\":{id, kind, text, task_id, wait_id, session_key, created_at}} \
-                        until it closes.",
-        })
+        let stream = "Wake events arrive on this connection as JSON-RPC notifications \
+                      {\"method\":\"event\",\"params\":{id, kind, text, task_id, wait_id, session_key, created_at}} \
+                      until it closes.";
+        // Where the stream starts: what a subscriber that loses the connection names as
+        // `after` when it subscribes again.
+        let newest = methods
+            .tree()
+            .recent_events(1)
+            .await
+            .map_err(RpcError::from)?;
+        let last_event_id = newest
+            .last()
+            .map(|event| event.seq)
+            .max(Some(heard_up_to).filter(|seq| *seq > 0))
+            .map(event_id);
+        let mut answer = json!({"subscribed": true, "last_event_id": last_event_id});
+        let message = match missed_from {
+            Missed::Nothing => format!("Subscribed. {stream}"),
+            Missed::After(_) | Missed::Since(_) => {
+                let last = missed.last().map(|event| event_id(event.seq));
+                answer["missed"] = missed
+                    .iter()
+                    .map(|event| WakeEvent::from_record(event).to_json())
+                    .collect();
+                answer["missed_left_out"] = json!(left_out);
+                match (missed.len(), left_out) {
+                    (0, _) => format!("Subscribed; no event was missed. {stream}"),
+                    (count, false) => format!(
+                        "Subscribed; {count} missed events in missed, oldest first. {stream}"
+                    ),
+                    (count, true) => format!(
+                        "Subscribed; the first {count} missed events in missed, oldest first; \
+                         more followed: read them with after: \"{}\" on another connection. {stream}",
+                        last.unwrap_or_default()
+                    ),
+                }
+            }
+        };
+        answer["message"] = json!(message);
+        Ok(answer)
     }
 }
 

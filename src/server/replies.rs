@@ -15,6 +15,7 @@ use super::Session;
 use super::budget::{Budget, Held, MAX_BATCH_REPLY_BYTES, MAX_REPLY_BYTES, SMALL_REPLY_BYTES};
 use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
 use crate::tools::methods::Methods;
+use crate::tools::params::EventsSubscribeParams;
 use crate::tools::spine::Method;
 
 /// Entries of a batch that are not requests answered one by one; the rest share one error.
@@ -138,8 +139,15 @@ async fn handle_request(
 ) -> Option<Answer> {
     // The one method that belongs to the connection rather than to the tree.
     let outcome = if request.method == Method::EventsSubscribe.name() {
-        crate::tools::methods::no_params(Method::EventsSubscribe, &request.params)
-            .map(|()| session.subscribe(methods))
+        match crate::tools::params::decode::<EventsSubscribeParams>(
+            Method::EventsSubscribe,
+            request.params,
+        )
+        .and_then(EventsSubscribeParams::validate)
+        {
+            Ok(missed) => session.subscribe(methods, missed).await,
+            Err(error) => Err(error),
+        }
     } else {
         methods.call(&request.method, request.params).await
     };

@@ -56,6 +56,11 @@ pub const DEFAULT_RECENCY_BIAS: f64 = 0.5;
 /// The longest `recall.pause` with an end (a pause without one lasts until resumed).
 pub const MAX_PAUSE: Duration = Duration::from_secs(30 * 86_400);
 
+// ---- the event stream (events.subscribe) ----
+
+/// The most missed events one `events.subscribe {after}` hands back; the rest are counted.
+pub const MAX_MISSED_EVENTS: usize = 200;
+
 // ---- waits (wait_create, wait_update) ----
 
 /// Seconds a wait watches unless asked.

@@ -355,4 +355,25 @@ async fn the_daemon_finds_the_gateway_in_the_openclaw_config_and_wakes_it_once()
     .await;
     assert_eq!(gateway.texts().len(), 1, "delivered once");
     assert_eq!(gateway.connections.load(Ordering::SeqCst), 1);
+
+    // A Claude Code session's wake is its monitor's, not OpenClaw's: waking the gateway's
+    // main session with it would wake the wrong agent. It is not left pending either.
+    let mut claude_task = deploy_task();
+    claude_task["session_key"] = json!("claude-code:0b6f1c");
+    ok(&mut client, "task_register", claude_task).await;
+    wait_until(
+        "the Claude Code task's stuck alert is made and settled",
+        Duration::from_secs(20),
+        async || {
+            let wake = &ok(&mut client, "daemon.status", json!({})).await["wake"];
+            wake["events"] == 2 && wake["pending"] == 0
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        gateway.texts().len(),
+        1,
+        "the gateway heard only its own wake"
+    );
 }

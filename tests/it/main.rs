@@ -20,6 +20,7 @@ mod hints;
 mod hooks;
 mod limits;
 mod mcp;
+mod monitor;
 mod own_commands;
 mod portal;
 mod process;

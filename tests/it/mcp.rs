@@ -15,7 +15,7 @@ use crate::support::{BINARY, TestDaemon, deploy_task, stderr_of, wait_until, wai
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A running `lookout mcp` and the JSON lines it writes to stdout.
-struct McpSession {
+pub struct McpSession {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -24,11 +24,19 @@ struct McpSession {
 
 impl McpSession {
     fn start(socket: &Path) -> McpSession {
+        Self::start_with(socket, &[], &[])
+    }
+
+    /// `lookout mcp` with more arguments and environment (as Claude Code gives it
+    /// `CLAUDE_CODE_SESSION_ID`).
+    pub fn start_with(socket: &Path, args: &[&str], env: &[(&str, &str)]) -> McpSession {
         let mut child = Command::new(BINARY)
             .arg("mcp")
             .arg("--socket")
             .arg(socket)
+            .args(args)
             .env("LOOKOUT_LOG", "info")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -77,7 +85,7 @@ impl McpSession {
         }
     }
 
-    fn initialize(&mut self) -> Value {
+    pub fn initialize(&mut self) -> Value {
         let reply = self.request(
             "initialize",
             &json!({"protocolVersion": "2025-06-18", "capabilities": {},
@@ -87,13 +95,13 @@ impl McpSession {
         reply
     }
 
-    fn call_tool(&mut self, name: &str, arguments: &Value) -> Value {
+    pub fn call_tool(&mut self, name: &str, arguments: &Value) -> Value {
         let reply = self.request("tools/call", &json!({"name": name, "arguments": arguments}));
         reply["result"].clone()
     }
 
     /// Closes stdin, as a client does when it is done, and returns the exit status.
-    fn close(mut self) -> (std::process::ExitStatus, String) {
+    pub fn close(mut self) -> (std::process::ExitStatus, String) {
         drop(self.stdin.take());
         let status = wait_with_timeout(&mut self.child, ANSWER_TIMEOUT);
         (status, stderr_of(&mut self.child))

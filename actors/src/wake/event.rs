@@ -11,6 +11,20 @@ pub fn event_id(seq: u64) -> String {
     format!("e-{seq:06}")
 }
 
+/// The seq of an event id (`e-000123` → 123), as [`event_id`] writes it.
+pub fn event_seq(id: &str) -> Option<u64> {
+    let digits = id.strip_prefix("e-")?;
+    if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The prefix of the session keys lookout gives Claude Code sessions (`claude-code:<session
+/// id>`): their wakes go to that session's monitor and bridge, never to another runtime's
+/// sink.
+pub const CLAUDE_CODE_SESSION: &str = "claude-code:";
+
 /// How a wake text ends: ` [lookout e-000123]`, so a receiver that is handed the same event
 /// twice (a retry after a lost acknowledgement) can tell. The stuck packet carries the id as
 /// its `event_id` key instead, so its JSON stays the last thing in the text.
@@ -60,5 +74,19 @@ impl WakeEvent {
             "session_key": self.session_key,
             "created_at": self.created_at.to_rfc3339(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_id_reads_back_as_its_seq() {
+        assert_eq!(event_seq(&event_id(123)), Some(123));
+        assert_eq!(event_seq(&event_id(12_345_678)), Some(12_345_678));
+        for not_an_id in ["e-", "e-12a", "w-000123", "123", "e--1"] {
+            assert_eq!(event_seq(not_an_id), None, "{not_an_id}");
+        }
     }
 }

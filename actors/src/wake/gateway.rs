@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::clock::BoxFuture;
 use crate::openclaw::client::GatewayClient;
-use crate::wake::event::WakeEvent;
+use crate::wake::event::{CLAUDE_CODE_SESSION, WakeEvent};
 use crate::wake::sinks::{Delivery, Sink};
 
 /// The `openclaw` sink: a name and the gateway client it wakes through.
@@ -51,6 +51,12 @@ impl Sink for Arc<GatewaySink> {
 
     fn state(&self) -> Option<String> {
         Some(self.client.state())
+    }
+
+    /// A Claude Code session's wake is not for OpenClaw: waking the gateway's main session
+    /// with it would wake the wrong agent.
+    fn owes(&self, session_key: Option<&str>) -> bool {
+        !session_key.is_some_and(|key| key.starts_with(CLAUDE_CODE_SESSION))
     }
 
     fn deliver(&self, event: WakeEvent) -> BoxFuture<Delivery> {

@@ -282,7 +282,9 @@ async fn admit(state: &mut WakeState, events: Vec<EventRecord>) {
     let mut settle_now = WriteBatch::new();
     for mut event in events {
         for sink in &state.settings.sinks {
-            if !event.deliveries.iter().any(|d| d.sink == sink.name()) {
+            if sink.owes(event.session_key.as_deref())
+                && !event.deliveries.iter().any(|d| d.sink == sink.name())
+            {
                 event.deliveries.push(SinkDelivery {
                     sink: sink.name().to_owned(),
                     attempts: 0,
@@ -303,15 +305,20 @@ async fn admit(state: &mut WakeState, events: Vec<EventRecord>) {
     }
 }
 
-/// Every configured sink has delivered, refused or given up (true with no sinks at all:
-/// such events are for live subscribers only).
+/// Every configured sink the event is for has delivered, refused or given up (true with no
+/// such sink: those events are for live subscribers only).
 fn is_settled(settings: &WakeSettings, event: &EventRecord) -> bool {
-    settings.sinks.iter().all(|sink| {
-        event
-            .deliveries
-            .iter()
-            .any(|d| d.sink == sink.name() && d.outcome.is_settled())
-    })
+    let key = event.session_key.as_deref();
+    settings
+        .sinks
+        .iter()
+        .filter(|sink| sink.owes(key))
+        .all(|sink| {
+            event
+                .deliveries
+                .iter()
+                .any(|d| d.sink == sink.name() && d.outcome.is_settled())
+        })
 }
 
 /// Starts every due attempt whose event heads its (sink, task) queue; arms the retry timer

@@ -44,6 +44,12 @@ pub trait Sink: fmt::Debug + Send + Sync + 'static {
     /// Unique among the configured sinks; delivery state is recorded under it.
     fn name(&self) -> &str;
     fn deliver(&self, event: WakeEvent) -> BoxFuture<Delivery>;
+    /// Whether events for this session key are this sink's to deliver (every event is,
+    /// unless the sink reaches one runtime and the key names another's session).
+    fn owes(&self, session_key: Option<&str>) -> bool {
+        let _ = session_key;
+        true
+    }
     /// What the sink last learned about its destination ("connected to …", or why not and
     /// how to fix it), for `daemon.status`; `None` when it keeps no connection.
     fn state(&self) -> Option<String> {

@@ -135,11 +135,13 @@ fn limit(value: Option<u32>, default: usize) -> Result<usize, CallError> {
     }
 }
 
+mod events;
 mod memory;
 mod tasks;
 mod terminals;
 mod waits;
 
+pub use events::*;
 pub use memory::*;
 pub use tasks::*;
 pub use terminals::*;
