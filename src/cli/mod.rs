@@ -12,6 +12,7 @@ pub mod hooks;
 mod monitor;
 mod render;
 mod service;
+mod setup;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -157,6 +158,16 @@ enum Command {
         /// printed by `lookout monitor` beside it (the Claude Code plugin)
         #[arg(long, value_enum, default_value_t = mcp::WakePath::Channel)]
         wakes: mcp::WakePath,
+    },
+    /// Connect an agent runtime to lookout in one step (its MCP server, instructions and wake
+    /// path) and say what changed; run again, it changes nothing
+    Setup {
+        /// The runtime: claude-code (the plugin), openclaw, or codex
+        #[arg(value_enum)]
+        runtime: setup::Runtime,
+        /// Take the setup back out instead
+        #[arg(long)]
+        undo: bool,
     },
     /// Check the database file (stop the daemon first) and copy out what can still be read
     Doctor {
@@ -431,6 +442,15 @@ async fn run(cli: Cli, inherited_listener: Option<std::os::unix::net::UnixListen
         };
     }
     logging::init(crate::config::LogLevel::Warn, colour);
+    if let Command::Setup { runtime, undo } = cli.command {
+        return match loaded {
+            Ok((config, _)) => {
+                let socket = cli.socket.unwrap_or_else(|| paths::socket_path(&config));
+                setup::run(runtime, undo, &paths::data_folder(&config), &socket).await
+            }
+            Err(error) => fail(&format!("{error:#}"), EXIT_CALL_FAILED),
+        };
+    }
     if let Command::Doctor { out } = cli.command {
         return match loaded {
             Ok((config, _)) => doctor::run(&paths::data_file(&config), out, cli.json),
@@ -551,6 +571,7 @@ fn request_for(command: Command) -> Result<(String, Value, Renderer), String> {
     Ok(match command {
         Command::Serve
         | Command::Doctor { .. }
+        | Command::Setup { .. }
         | Command::Tools { .. }
         | Command::Completions { .. }
         | Command::Man { .. }

@@ -29,6 +29,7 @@ mod recall;
 mod scenarios;
 mod screen;
 mod sdks;
+mod setup;
 mod support;
 mod systemd;
 mod tasks;
