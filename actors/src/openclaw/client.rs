@@ -45,6 +45,9 @@ pub struct GatewayError {
     /// `FORBIDDEN`); `None` when it could not be reached, did not answer, or refused the
     /// connection itself.
     pub code: Option<String>,
+    /// No connection could be opened (the gateway is down or not answering its handshake):
+    /// the gateway is not there, and nothing about the request is wrong.
+    pub unreachable: bool,
 }
 
 impl fmt::Display for GatewayError {
@@ -122,6 +125,7 @@ impl GatewayClient {
                 ),
                 refused: false,
                 code: None,
+                unreachable: true,
             }),
         };
         match outcome {
@@ -146,6 +150,7 @@ impl GatewayClient {
             ),
             refused: false,
             code: None,
+            unreachable: true,
         };
         let (mut socket, _) = tokio_tungstenite::connect_async(self.spec.url.as_str())
             .await
@@ -235,6 +240,7 @@ impl GatewayClient {
             ),
             refused: false,
             code: None,
+            unreachable: false,
         }
     }
 
@@ -256,6 +262,7 @@ impl GatewayClient {
             ),
             refused: false,
             code: None,
+            unreachable: false,
         };
         if link.outgoing.send(frame.to_string()).is_err() {
             return Err(lost());
@@ -273,6 +280,7 @@ impl GatewayClient {
                     ),
                     refused: false,
                     code: None,
+                    unreachable: false,
                 })
             }
         }
@@ -354,6 +362,7 @@ fn answer_of(frame: &Value) -> Reply {
         // gateway busy, shutting down, unavailable) may pass later.
         refused: code == "INVALID_REQUEST",
         code: Some(code.to_owned()),
+        unreachable: false,
     })
 }
 

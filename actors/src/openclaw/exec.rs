@@ -193,6 +193,7 @@ impl ExecLedger {
             ),
             refused: error.refused,
             code: error.code,
+            unreachable: error.unreachable,
         }
     }
 }

@@ -82,6 +82,7 @@ impl Sink for Arc<GatewaySink> {
             match outcome {
                 Ok(_) => Delivery::Delivered,
                 Err(error) if error.refused => Delivery::Reject(error.message),
+                Err(error) if error.unreachable => Delivery::Unreachable(error.message),
                 Err(error) => Delivery::Retry(error.message),
             }
         })

@@ -47,6 +47,10 @@ pub const PUMP_TIMEOUT: Duration = Duration::from_secs(660);
 /// The retry timer's name in the timer registry.
 const RETRY_TIMER: &str = "wake-retry";
 
+/// How often a destination that is not there (a gateway that is down) is looked for while
+/// events wait for it.
+pub const DESTINATION_RECHECK: Duration = Duration::from_secs(1);
+
 /// How long to wait before the next attempt, after `failed_attempts` failures.
 pub fn retry_delay(failed_attempts: u32) -> Duration {
     let doublings = failed_attempts.saturating_sub(1).min(20);
@@ -482,6 +486,18 @@ async fn record_attempt(state: &mut WakeState, seq: u64, index: usize, delivery:
                 counter: Counter::DeadDeliveries,
                 by: 1,
             });
+        }
+        Delivery::Unreachable(error) => {
+            // The destination's absence is not the event's fault: no attempt counted, and a
+            // short fixed wait, so the event goes out within a recheck of its return.
+            record.attempts -= 1;
+            tracing::debug!(event = %id, sink = %sink_name, %error, "the destination is not there; looking again shortly");
+            record.next_attempt_at =
+                now.saturating_add_millis(DESTINATION_RECHECK.as_millis() as u64);
+            record.outcome = DeliveryOutcome::Pending {
+                last_error: Some(error),
+            };
+            state.stats.failed_attempts += 1;
         }
         Delivery::Retry(error) => {
             let delay = retry_delay(record.attempts);

@@ -37,6 +37,10 @@ pub enum Delivery {
     Retry(String),
     /// Refused for good (e.g. HTTP 400); retrying cannot help.
     Reject(String),
+    /// The destination is not there (the gateway is down): looked for again every
+    /// [`crate::wake::DESTINATION_RECHECK`] while the event waits, so it goes out as soon as
+    /// the destination is back; not the event's fault, so no attempt is counted against it.
+    Unreachable(String),
 }
 
 /// A destination for wake events.
