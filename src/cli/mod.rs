@@ -337,8 +337,8 @@ enum TaskCommand {
 fn mcp_identity(session_key: Option<String>) -> mcp::channel::Identity {
     let session_id = environment::non_empty("CLAUDE_CODE_SESSION_ID");
     let stamped = session_id
-        .as_ref()
-        .map(|id| format!("{}{id}", actors::wake::event::CLAUDE_CODE_SESSION));
+        .as_deref()
+        .map(actors::wake::event::claude_code_session_key);
     let session_keys = session_key
         .into_iter()
         .chain(session_id.clone())

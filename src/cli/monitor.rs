@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use actors::wake::event::{CLAUDE_CODE_SESSION, event_seq};
+use actors::wake::event::{claude_code_session_key, event_seq};
 use actors::{Clock, SystemClock};
 use serde_json::{Value, json};
 
@@ -39,7 +39,7 @@ impl MonitoredSession {
     pub fn new(keys: Vec<String>, claude_session_id: Option<String>) -> Self {
         let mut keys = keys;
         if let Some(id) = &claude_session_id {
-            keys.push(format!("{CLAUDE_CODE_SESSION}{id}"));
+            keys.push(claude_code_session_key(id));
         }
         Self {
             keys,

@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use actors::process::{ProcessSpawner, RunRequest, Spawner};
+use actors::terminals::types::shell_line;
 use serde_json::{Value, json};
 
 use crate::cli::{EXIT_CALL_FAILED, fail};
@@ -140,20 +141,13 @@ async fn claude_code_undo(folder: &Path) -> Result<(), String> {
              && claude plugin marketplace remove lookout"
         );
     }
-    match std::fs::remove_dir_all(folder) {
-        Ok(()) => println!("Removed {}.", folder.display()),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-        Err(error) => return Err(format!("cannot remove {}: {error}", folder.display())),
-    }
-    Ok(())
+    remove_folder(folder)
 }
 
-/// The folder OpenClaw keeps its state in: `OPENCLAW_STATE_DIR`, else `~/.openclaw`.
+/// The folder OpenClaw keeps its state (and skills) in, found as the gateway's config is.
 fn openclaw_home() -> Result<PathBuf, String> {
-    environment::var_os("OPENCLAW_STATE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| environment::var_os("HOME").map(|home| PathBuf::from(home).join(".openclaw")))
-        .ok_or_else(|| "neither OPENCLAW_STATE_DIR nor HOME is set".to_owned())
+    crate::config::openclaw::state_folder(&environment::non_empty)
+        .ok_or_else(|| "neither OPENCLAW_STATE_DIR, OPENCLAW_HOME nor HOME is set".to_owned())
 }
 
 async fn openclaw(socket: &Path) -> Result<(), String> {
@@ -190,7 +184,10 @@ async fn openclaw(socket: &Path) -> Result<(), String> {
                  port and token from {} (or OPENCLAW_CONFIG_PATH, OPENCLAW_GATEWAY_URL and \
                  OPENCLAW_GATEWAY_TOKEN) when it starts: restart it once the gateway is set up \
                  (systemctl --user restart lookout).",
-                openclaw_home()?.join("openclaw.json").display()
+                // Found, as the skill's folder was above.
+                crate::config::openclaw::config_path(&environment::non_empty)
+                    .unwrap_or_default()
+                    .display()
             ),
         },
         None => println!("Wakes: checked once the daemon runs (lookout status)."),
@@ -212,11 +209,15 @@ async fn openclaw_undo() -> Result<(), String> {
             shell_line(&args)
         ),
     }
-    let skill_folder = openclaw_home()?.join("skills/lookout");
-    match std::fs::remove_dir_all(&skill_folder) {
-        Ok(()) => println!("Removed {}.", skill_folder.display()),
+    remove_folder(&openclaw_home()?.join("skills/lookout"))
+}
+
+/// Removes `folder` and says so; one that is not there is as good as removed.
+fn remove_folder(folder: &Path) -> Result<(), String> {
+    match std::fs::remove_dir_all(folder) {
+        Ok(()) => println!("Removed {}.", folder.display()),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-        Err(error) => return Err(format!("cannot remove {}: {error}", skill_folder.display())),
+        Err(error) => return Err(format!("cannot remove {}: {error}", folder.display())),
     }
     Ok(())
 }
@@ -343,14 +344,6 @@ async fn run_program(program: &Path, args: &[&str]) -> Result<String, String> {
             last(&format!("{stdout}\n{}", outcome.stderr_tail))
         ))
     }
-}
-
-/// Arguments as a shell line a user can paste.
-fn shell_line(args: &[&str]) -> String {
-    args.iter()
-        .map(|arg| actors::terminals::types::quote(arg))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 async fn say_whether_the_daemon_answers(socket: &Path) {

@@ -32,16 +32,25 @@ impl std::fmt::Debug for Gateway {
     }
 }
 
+/// OpenClaw's state folder, as the `openclaw` CLI finds it: `$OPENCLAW_STATE_DIR`, else
+/// `.openclaw` in `$OPENCLAW_HOME`, else in `$HOME`.
+pub fn state_folder(env: &impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if let Some(state) = env("OPENCLAW_STATE_DIR") {
+        return Some(PathBuf::from(state));
+    }
+    let home = env("OPENCLAW_HOME").or_else(|| env("HOME"))?;
+    Some(Path::new(&home).join(".openclaw"))
+}
+
 /// The config file the `openclaw` CLI would read.
 pub fn config_path(env: &impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
     if let Some(path) = env("OPENCLAW_CONFIG_PATH") {
         return Some(PathBuf::from(path));
     }
-    if let Some(state) = env("OPENCLAW_STATE_DIR") {
-        return Some(Path::new(&state).join("openclaw.json"));
+    let folder = state_folder(env)?;
+    if env("OPENCLAW_STATE_DIR").is_some() {
+        return Some(folder.join("openclaw.json"));
     }
-    let home = env("OPENCLAW_HOME").or_else(|| env("HOME"))?;
-    let folder = Path::new(&home).join(".openclaw");
     let current = folder.join("openclaw.json");
     let legacy = folder.join("clawdbot.json");
     Some(if !current.exists() && legacy.exists() {

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use actors::locks::lock;
-use actors::wake::event::CLAUDE_CODE_SESSION;
+use actors::wake::event::claude_code_session_key;
 use rmcp::RoleServer;
 use rmcp::model::{CustomNotification, ServerNotification};
 use rmcp::service::Peer;
@@ -47,8 +47,7 @@ pub struct Identity {
 impl Identity {
     /// The session key this bridge stamps on what it makes: `claude-code:<session id>`.
     pub fn stamped_key(&self) -> Option<String> {
-        let id = self.session_id.as_ref()?;
-        Some(format!("{CLAUDE_CODE_SESSION}{id}"))
+        self.session_id.as_deref().map(claude_code_session_key)
     }
 
     /// `{"session_id", "cwd"}` for `task_register`, when the bridge knows either.

@@ -347,11 +347,11 @@ impl Session {
                 (found, left_out)
             }
         };
-        let after = match missed_from {
-            Missed::After(after) => Some(after),
-            _ => None,
+        let heard_up_to = match (missed.last(), missed_from) {
+            (Some(last), _) => last.seq,
+            (None, Missed::After(after)) => after,
+            (None, _) => 0,
         };
-        let heard_up_to = missed.last().map(|event| event.seq).or(after).unwrap_or(0);
         if let Some(mut events) = events {
             let outbox = self.outbox.clone();
             self.subscription = Some(tokio::spawn(async move {
@@ -383,11 +383,7 @@ impl Session {
                       until it closes.";
         // Where the stream starts: what a subscriber that loses the connection names as
         // `after` when it subscribes again.
-        let newest = methods
-            .tree()
-            .recent_events(1)
-            .await
-            .map_err(RpcError::from)?;
+        let newest = tree.recent_events(1).await.map_err(RpcError::from)?;
         let last_event_id = newest
             .last()
             .map(|event| event.seq)
@@ -403,15 +399,21 @@ impl Session {
                     .map(|event| WakeEvent::from_record(event).to_json())
                     .collect();
                 answer["missed_left_out"] = json!(left_out);
-                match (missed.len(), left_out) {
-                    (0, _) => format!("Subscribed; no event was missed. {stream}"),
-                    (count, false) => format!(
+                match (missed.len(), left_out, missed_from) {
+                    (0, _, _) => format!("Subscribed; no event was missed. {stream}"),
+                    (count, false, _) => format!(
                         "Subscribed; {count} missed events in missed, oldest first. {stream}"
                     ),
-                    (count, true) => format!(
+                    // Left out after `after`: the newer ones, which the stream will not carry.
+                    (count, true, Missed::After(_)) => format!(
                         "Subscribed; the first {count} missed events in missed, oldest first; \
                          more followed: read them with after: \"{}\" on another connection. {stream}",
                         last.unwrap_or_default()
+                    ),
+                    // Left out since `since`: the older ones, before the newest kept.
+                    (count, true, _) => format!(
+                        "Subscribed; the newest {count} events since then in missed, oldest \
+                         first; older ones were left out. {stream}"
                     ),
                 }
             }

@@ -1,7 +1,7 @@
 //! `lookout mcp` as an MCP client launches it: the real binary on stdin/stdout, against an
 //! in-process daemon.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{BINARY, TestDaemon, deploy_task, stderr_of, wait_until, wait_with_timeout};
+use crate::support::{
+    BINARY, TestDaemon, deploy_task, lines_of, stderr_of, wait_until, wait_with_timeout,
+};
 
 /// How long one MCP answer may take.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(20);
@@ -42,16 +44,7 @@ impl McpSession {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if sender.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let lines = lines_of(child.stdout.take().unwrap());
         let stdin = child.stdin.take();
         McpSession {
             child,

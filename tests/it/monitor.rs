@@ -4,17 +4,15 @@
 //! a restart. And the stream under it: `events.subscribe` with `after` hands back what a
 //! subscriber missed, once.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use lookout::client::Client;
 use serde_json::{Value, json};
 
 use crate::mcp::McpSession;
-use crate::support::{BINARY, DaemonProcess, TestDaemon, cli, stderr_of};
+use crate::support::{BINARY, DaemonProcess, TestDaemon, cli, lines_of, ok, stderr_of};
 
 /// How long a wake may take to reach a monitor's stdout (polls at 0.2 s, a restart between).
 const WAKE_WITHIN: Duration = Duration::from_secs(20);
@@ -36,16 +34,7 @@ impl Monitor {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if sender.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let lines = lines_of(child.stdout.take().unwrap());
         Monitor { child, lines }
     }
 
@@ -207,28 +196,19 @@ fn a_monitor_with_no_session_to_follow_says_how_to_name_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_subscriber_that_names_the_last_event_it_heard_gets_what_it_missed_once() {
     let daemon = TestDaemon::start().await;
-    let mut calls = daemon.client().await;
     let mut first = daemon.client().await;
-    let answer = first
-        .call("events.subscribe", json!({}))
-        .await
-        .unwrap()
-        .unwrap();
+    let answer = ok(&mut first, "events.subscribe", json!({})).await;
     assert_eq!(answer["last_event_id"], Value::Null, "{answer}");
-    let heard = end_a_wait(&daemon, &mut calls).await;
+    let heard = end_a_wait(&daemon).await;
     let live = first.read_json().await.unwrap();
     assert_eq!(live["params"]["id"], json!(heard), "{live}");
     drop(first);
 
     // Two events while nobody listens.
-    let missed_one = end_a_wait(&daemon, &mut calls).await;
-    let missed_two = end_a_wait(&daemon, &mut calls).await;
+    let missed_one = end_a_wait(&daemon).await;
+    let missed_two = end_a_wait(&daemon).await;
     let mut again = daemon.client().await;
-    let answer = again
-        .call("events.subscribe", json!({"after": heard}))
-        .await
-        .unwrap()
-        .unwrap();
+    let answer = ok(&mut again, "events.subscribe", json!({"after": heard})).await;
     let ids: Vec<&str> = answer["missed"]
         .as_array()
         .unwrap()
@@ -246,17 +226,18 @@ async fn a_subscriber_that_names_the_last_event_it_heard_gets_what_it_missed_onc
         "{answer}"
     );
     // The stream goes on after them, with nothing repeated.
-    let next = end_a_wait(&daemon, &mut calls).await;
+    let next = end_a_wait(&daemon).await;
     let live = again.read_json().await.unwrap();
     assert_eq!(live["params"]["id"], json!(next), "{live}");
 
     // A listener that started before it could connect names the time it started instead.
     let mut late = daemon.client().await;
-    let answer = late
-        .call("events.subscribe", json!({"since": "2000-01-01T00:00:00Z"}))
-        .await
-        .unwrap()
-        .unwrap();
+    let answer = ok(
+        &mut late,
+        "events.subscribe",
+        json!({"since": "2000-01-01T00:00:00Z"}),
+    )
+    .await;
     assert_eq!(answer["missed"].as_array().unwrap().len(), 4, "{answer}");
     let answer = daemon
         .ok("events.subscribe", json!({"since": "2999-01-01T00:00:00Z"}))
@@ -281,17 +262,15 @@ async fn a_subscriber_that_names_the_last_event_it_heard_gets_what_it_missed_onc
 }
 
 /// Makes a wait that times out at once and returns the id of its wake event.
-async fn end_a_wait(daemon: &TestDaemon, calls: &mut Client) -> String {
+async fn end_a_wait(daemon: &TestDaemon) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let made = calls
-        .call(
+    let made = daemon
+        .ok(
             "smart_wait",
             json!({"target": format!("file:{}", dir.path().join("quiet.log").display()),
                    "wake_when": "'NEVER'", "timeout": 1, "poll_interval": 0.2}),
         )
-        .await
-        .unwrap()
-        .unwrap();
+        .await;
     let wait_id = made["wait_id"].as_str().unwrap().to_owned();
     let deadline = Instant::now() + WAKE_WITHIN;
     loop {

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use crate::support::cli;
+use crate::support::{build_aside, cli};
 
 const REQUIREMENTS: &str = include_str!("../python/requirements.txt");
 
@@ -30,39 +30,34 @@ pub fn python() -> PathBuf {
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("python-sdks-{stamp:08x}"));
     let python = folder.join("bin/python");
     if !python.exists() {
-        // Made aside and moved into place, so a run that stops half-way leaves nothing used.
-        let building = folder.with_extension(format!("building-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&building);
-        let venv = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&building)
-            .output()
-            .unwrap_or_else(|error| {
-                panic!(
-                    "cannot run python3 ({error}); install it: apt-get install python3 python3-venv"
-                )
-            });
-        assert!(
-            venv.status.success(),
-            "python3 -m venv failed; install python3-venv: {}",
-            String::from_utf8_lossy(&venv.stderr)
-        );
-        let requirements = building.join("requirements.txt");
-        std::fs::write(&requirements, REQUIREMENTS).unwrap();
-        let pip = Command::new(building.join("bin/pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
-            .arg(&requirements)
-            .output()
-            .unwrap();
-        assert!(
-            pip.status.success(),
-            "pip could not install the SDKs from the Python package registry: {}",
-            String::from_utf8_lossy(&pip.stderr)
-        );
-        if std::fs::rename(&building, &folder).is_err() {
-            // Another test process made it first.
-            let _ = std::fs::remove_dir_all(&building);
-        }
+        build_aside(&folder, |building| {
+            let venv = Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(building)
+                .output()
+                .unwrap_or_else(|error| {
+                    panic!(
+                        "cannot run python3 ({error}); install it: apt-get install python3 python3-venv"
+                    )
+                });
+            assert!(
+                venv.status.success(),
+                "python3 -m venv failed; install python3-venv: {}",
+                String::from_utf8_lossy(&venv.stderr)
+            );
+            let requirements = building.join("requirements.txt");
+            std::fs::write(&requirements, REQUIREMENTS).unwrap();
+            let pip = Command::new(building.join("bin/pip"))
+                .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+                .arg(&requirements)
+                .output()
+                .unwrap();
+            assert!(
+                pip.status.success(),
+                "pip could not install the SDKs from the Python package registry: {}",
+                String::from_utf8_lossy(&pip.stderr)
+            );
+        });
     }
     *made = Some(python.clone());
     python

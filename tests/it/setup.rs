@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use crate::support::BINARY;
+use crate::support::{BINARY, build_aside};
 
 /// The Claude Code release the full tier checks the plugin with.
 const CLAUDE_CODE: &str = "@anthropic-ai/claude-code@2.1.197";
@@ -214,25 +214,22 @@ fn real_claude() -> PathBuf {
     ));
     let bin = folder.join("node_modules/.bin");
     if !bin.join("claude").exists() {
-        let building = folder.with_extension(format!("building-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&building);
-        std::fs::create_dir_all(&building).unwrap();
-        let npm = Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&building)
-            .arg(CLAUDE_CODE)
-            .output()
-            .unwrap_or_else(|error| {
-                panic!("cannot run npm ({error}); install it: apt-get install npm")
-            });
-        assert!(
-            npm.status.success(),
-            "npm could not install {CLAUDE_CODE}: {}",
-            String::from_utf8_lossy(&npm.stderr)
-        );
-        if std::fs::rename(&building, &folder).is_err() {
-            let _ = std::fs::remove_dir_all(&building);
-        }
+        build_aside(&folder, |building| {
+            std::fs::create_dir_all(building).unwrap();
+            let npm = Command::new("npm")
+                .args(["install", "--no-audit", "--no-fund", "--prefix"])
+                .arg(building)
+                .arg(CLAUDE_CODE)
+                .output()
+                .unwrap_or_else(|error| {
+                    panic!("cannot run npm ({error}); install it: apt-get install npm")
+                });
+            assert!(
+                npm.status.success(),
+                "npm could not install {CLAUDE_CODE}: {}",
+                String::from_utf8_lossy(&npm.stderr)
+            );
+        });
     }
     *made = Some(bin.clone());
     bin

@@ -290,6 +290,33 @@ pub fn stderr_of(child: &mut Child) -> String {
     text
 }
 
+/// The lines a child writes to `stdout`, read on a thread of their own as they come.
+pub fn lines_of(stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    lines
+}
+
+/// Makes `folder` with `make`, which fills the folder it is given: built aside and moved into
+/// place, so a run that stops half-way leaves nothing used, and another test process that
+/// made it first wins.
+pub fn build_aside(folder: &Path, make: impl FnOnce(&Path)) {
+    let building = folder.with_extension(format!("building-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&building);
+    make(&building);
+    if std::fs::rename(&building, folder).is_err() {
+        let _ = std::fs::remove_dir_all(&building);
+    }
+}
+
 /// Runs the CLI with `args` and returns (exit code, stdout, stderr).
 pub fn cli(args: &[&str]) -> (i32, String, String) {
     let output = Command::new(BINARY)

@@ -133,11 +133,7 @@ impl CommandLine {
     pub fn display(&self) -> String {
         let full = match self {
             CommandLine::Shell(line) => line.clone(),
-            CommandLine::Argv(argv) => argv
-                .iter()
-                .map(|arg| quote(arg))
-                .collect::<Vec<_>>()
-                .join(" "),
+            CommandLine::Argv(argv) => shell_line(argv),
         };
         shorten(&full, 200)
     }
@@ -163,6 +159,14 @@ fn check_command_text<'a>(parts: impl IntoIterator<Item = &'a str>) -> Result<()
         ));
     }
     Ok(())
+}
+
+/// `args` as a shell line a user can paste: each one a word, quoted where it needs it.
+pub fn shell_line(args: &[impl AsRef<str>]) -> String {
+    args.iter()
+        .map(|arg| quote(arg.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `arg` as one shell word: bare when it needs no quoting, else in single quotes. How a

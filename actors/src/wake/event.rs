@@ -25,6 +25,11 @@ pub fn event_seq(id: &str) -> Option<u64> {
 /// sink.
 pub const CLAUDE_CODE_SESSION: &str = "claude-code:";
 
+/// The session key of the Claude Code session `id` (`CLAUDE_CODE_SESSION_ID`).
+pub fn claude_code_session_key(id: &str) -> String {
+    format!("{CLAUDE_CODE_SESSION}{id}")
+}
+
 /// How a wake text ends: ` [lookout e-000123]`, so a receiver that is handed the same event
 /// twice (a retry after a lost acknowledgement) can tell. The stuck packet carries the id as
 /// its `event_id` key instead, so its JSON stays the last thing in the text.
