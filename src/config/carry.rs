@@ -10,7 +10,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actors::openclaw::exec::ExecLedger;
 use actors::recall::recorder::RecorderSettings;
 use actors::tasks::stuck::StuckPolicy;
 use actors::{Clock, TreeArgs};
@@ -41,7 +40,7 @@ pub fn tree_args(
     args.waits.pixel_floor = config.wait.floor();
     args.waits.window_gone_grace = config.wait.window_gone_grace();
     args.waits.settle_probe = config.wait.settle_probe();
-    args.waits.openclaw = sinks.exec_gateway.map(ExecLedger::new);
+    args.waits.openclaw = sinks.exec_sessions;
     args.vision = vision.spec;
     args.recall.retention = config.recall.retention();
     args.recall.recorder = RecorderSettings {

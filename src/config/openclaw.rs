@@ -60,6 +60,28 @@ pub fn config_path(env: &impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
     })
 }
 
+/// Where [`find`] looked when it found no gateway, for an agent that names an OpenClaw exec
+/// session: the config file it read for, and the variables that would have pointed elsewhere.
+pub fn where_looked(env: &impl Fn(&str) -> Option<String>) -> String {
+    let file = match config_path(env) {
+        Some(path) => format!("for {} (not there)", path.display()),
+        None => "for no config file ($HOME is not set)".to_owned(),
+    };
+    let unset: Vec<&str> = [
+        "OPENCLAW_GATEWAY_URL",
+        "OPENCLAW_CONFIG_PATH",
+        "OPENCLAW_STATE_DIR",
+        "OPENCLAW_HOME",
+    ]
+    .into_iter()
+    .filter(|variable| env(variable).is_none())
+    .collect();
+    match unset.as_slice() {
+        [] => file,
+        unset => format!("{file}; ${} not set", unset.join(", $")),
+    }
+}
+
 /// The gateway, when there is one to wake: `Ok(None)` when OpenClaw is not set up here;
 /// an error when its config cannot be read (it says which file and why).
 pub fn find(env: impl Fn(&str) -> Option<String>) -> Result<Option<Gateway>, String> {
@@ -200,6 +222,32 @@ mod tests {
         .unwrap();
         assert_eq!(found.url, "ws://gw.tail:18789");
         assert_eq!(found.token.as_deref(), Some("s3"));
+    }
+
+    #[test]
+    fn where_looked_names_the_file_and_the_variables_left_unset() {
+        let home = tempfile::tempdir().unwrap();
+        let looked = where_looked(&env_of(&[("HOME", home.path().to_str().unwrap())]));
+        let expected_file = home.path().join(".openclaw/openclaw.json");
+        assert_eq!(
+            looked,
+            format!(
+                "for {} (not there); $OPENCLAW_GATEWAY_URL, $OPENCLAW_CONFIG_PATH, \
+                 $OPENCLAW_STATE_DIR, $OPENCLAW_HOME not set",
+                expected_file.display()
+            )
+        );
+        let pointed = where_looked(&env_of(&[("OPENCLAW_STATE_DIR", "/srv/claw")]));
+        assert!(
+            pointed.starts_with("for /srv/claw/openclaw.json (not there); $OPENCLAW_GATEWAY_URL, "),
+            "{pointed}"
+        );
+        assert!(!pointed.contains("$OPENCLAW_STATE_DIR"), "{pointed}");
+        assert_eq!(
+            where_looked(&env_of(&[])),
+            "for no config file ($HOME is not set); $OPENCLAW_GATEWAY_URL, \
+             $OPENCLAW_CONFIG_PATH, $OPENCLAW_STATE_DIR, $OPENCLAW_HOME not set"
+        );
     }
 
     #[test]

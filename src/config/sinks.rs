@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actors::openclaw::client::{GatewayClient, GatewaySpec};
+use actors::openclaw::exec::{ExecLedger, ExecSessions};
 use actors::wake::gateway::GatewaySink;
 use actors::wake::sinks::{Secret, SinkSpec};
 use anyhow::bail;
@@ -26,10 +27,17 @@ pub struct ResolvedSinks {
     /// The gateway sinks among them, to connect at start-up so the log says whether the
     /// gateway takes wakes (and what to run when it does not).
     pub gateways: Vec<Arc<GatewaySink>>,
-    /// The OpenClaw gateway whose task ledger `pty:` waits on the agent's own exec sessions
-    /// read: the first gateway sink's, else the gateway found on this machine (none when
-    /// only in-process sinks are attached).
-    pub exec_gateway: Option<Arc<GatewayClient>>,
+    /// Where `pty:` waits on the agent's own exec sessions read them: the task ledger of the
+    /// first gateway sink's gateway, else of the gateway found on this machine, else where
+    /// lookout looked (nowhere when only in-process sinks are attached).
+    pub exec_sessions: ExecSessions,
+}
+
+/// The sinks alone, before the exec sessions are resolved.
+struct Sinks {
+    specs: Vec<SinkSpec>,
+    summary: String,
+    gateways: Vec<Arc<GatewaySink>>,
 }
 
 /// Resolves the configured sinks. `env` reads an environment variable; `which` finds a
@@ -41,19 +49,39 @@ pub fn resolve(
     env: impl Fn(&str) -> Option<String>,
     which: impl Fn(&str) -> Option<PathBuf>,
 ) -> anyhow::Result<ResolvedSinks> {
-    let mut resolved = resolve_sinks(config, others_attached, &env, which)?;
+    let Sinks {
+        specs,
+        summary,
+        gateways,
+    } = resolve_sinks(config, others_attached, &env, which)?;
     // In-process sinks stand for the runtime (tests, the harness): the machine's own
     // OpenClaw is left alone there too.
     let attached_only = others_attached && config.sinks.is_empty();
-    resolved.exec_gateway = match resolved.gateways.first() {
-        Some(sink) => Some(sink.client().clone()),
-        None if attached_only => None,
-        None => openclaw::find(&env)
-            .ok()
-            .flatten()
-            .map(|gateway| gateway_client(gateway.url, gateway.token, GATEWAY_TIMEOUT)),
+    let exec_sessions = match gateways.first() {
+        Some(sink) => ExecSessions::Gateway(ExecLedger::new(sink.client().clone())),
+        None if attached_only => ExecSessions::NoGateway {
+            looked: "nowhere: wake sinks are attached in-process".to_owned(),
+        },
+        None => match openclaw::find(&env) {
+            Ok(Some(gateway)) => ExecSessions::Gateway(ExecLedger::new(gateway_client(
+                gateway.url,
+                gateway.token,
+                GATEWAY_TIMEOUT,
+            ))),
+            Ok(None) => ExecSessions::NoGateway {
+                looked: openclaw::where_looked(&env),
+            },
+            Err(unusable) => ExecSessions::NoGateway {
+                looked: format!("in its config, which is not usable: {unusable}"),
+            },
+        },
     };
-    Ok(resolved)
+    Ok(ResolvedSinks {
+        specs,
+        summary,
+        gateways,
+        exec_sessions,
+    })
 }
 
 fn resolve_sinks(
@@ -61,13 +89,12 @@ fn resolve_sinks(
     others_attached: bool,
     env: &impl Fn(&str) -> Option<String>,
     which: impl Fn(&str) -> Option<PathBuf>,
-) -> anyhow::Result<ResolvedSinks> {
+) -> anyhow::Result<Sinks> {
     if config.sinks.is_empty() && others_attached {
-        return Ok(ResolvedSinks {
+        return Ok(Sinks {
             specs: Vec::new(),
             summary: "wake sinks: attached in-process".into(),
             gateways: Vec::new(),
-            exec_gateway: None,
         });
     }
     if config.sinks.is_empty() {
@@ -79,14 +106,13 @@ fn resolve_sinks(
                 gateway.token.clone(),
                 GATEWAY_TIMEOUT,
             );
-            return Ok(ResolvedSinks {
+            return Ok(Sinks {
                 summary: format!(
                     "wake sinks: openclaw (the OpenClaw gateway at {}, from {}; no [[wake.sinks]] configured)",
                     gateway.url, gateway.source
                 ),
                 specs: vec![SinkSpec::Custom(Arc::new(sink.clone()))],
                 gateways: vec![sink],
-                exec_gateway: None,
             });
         }
         let unreadable = match &found {
@@ -94,7 +120,7 @@ fn resolve_sinks(
             _ => String::new(),
         };
         return Ok(match which("openclaw") {
-            Some(program) => ResolvedSinks {
+            Some(program) => Sinks {
                 summary: format!(
                     "wake sinks: openclaw-cli ({} found on PATH; no gateway config found{unreadable}; \
                      no [[wake.sinks]] configured)",
@@ -106,16 +132,14 @@ fn resolve_sinks(
                     timeout: Duration::from_secs(OPENCLAW_CLI_TIMEOUT_S),
                 }],
                 gateways: Vec::new(),
-                exec_gateway: None,
             },
-            None => ResolvedSinks {
+            None => Sinks {
                 summary: format!(
                     "wake sinks: none configured and no OpenClaw found{unreadable}; wake events go \
                      to live listeners only (lookout events --follow, lookout wait)"
                 ),
                 specs: Vec::new(),
                 gateways: Vec::new(),
-                exec_gateway: None,
             },
         });
     }
@@ -194,11 +218,10 @@ fn resolve_sinks(
         });
         names.push(name);
     }
-    Ok(ResolvedSinks {
+    Ok(Sinks {
         summary: format!("wake sinks: {}", names.join(", ")),
         specs,
         gateways,
-        exec_gateway: None,
     })
 }
 

@@ -9,6 +9,7 @@
 
 pub mod channel;
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,7 +19,7 @@ use anyhow::Context;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     ExperimentalCapabilities, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -165,6 +166,16 @@ pub fn tools() -> Vec<Tool> {
 }
 
 impl ServerHandler for McpBridge {
+    /// The revisions with an `initialize` handshake only. From 2026-07-28 on a session has no
+    /// path for unsolicited notifications, and Claude Code drops channel messages on it. Claude
+    /// Code opens with `server/discover` naming 2026-07-28; refused with these revisions
+    /// (`-32022`), it falls back to `initialize` with 2025-11-25.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(
+            &ProtocolVersion::LATEST_WITH_INITIALIZE,
+        ))
+    }
+
     fn get_info(&self) -> ServerConfig {
         let capabilities = match self.wakes {
             WakePath::Channel => ServerCapabilities::builder()

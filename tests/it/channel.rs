@@ -1,6 +1,7 @@
 //! `lookout mcp` as a Claude Code channel, received by the official Rust MCP SDK's client
 //! (rmcp): each bridge pushes the wakes of its own session as `notifications/claude/channel`
-//! and never another session's, and tells a wait that ended across a daemon restart once.
+//! and never another session's, and tells a wait that ended across a daemon restart once;
+//! and as Claude Code itself opens the connection, with `server/discover`.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -12,6 +13,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::mcp::McpSession;
 use crate::support::{BINARY, DaemonProcess, TestDaemon, append, deploy_task};
 
 /// How long a channel message may take to arrive.
@@ -239,4 +241,59 @@ async fn a_wait_that_ends_across_a_daemon_restart_is_told_once() {
     assert_eq!(meta["kind"], "wait_timeout", "{content}");
     assert!(content.contains("timeout"), "{content}");
     bridge.hears_nothing().await;
+}
+
+/// Claude Code's first message to an MCP server, as 2.1.332 sends it.
+const CLAUDE_CODE_DISCOVER: &str = r#"{"jsonrpc":"2.0","id":"server-discover-probe-1","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"claude-code","title":"Claude Code","version":"2.1.332","description":"Anthropic's agentic coding tool","websiteUrl":"https://claude.com/claude-code"},"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true},"elicitation":{"form":{},"url":{}}}}}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_opening_with_server_discover_falls_back_to_a_revision_with_the_channel() {
+    let daemon = TestDaemon::start().await;
+    let mut session = McpSession::start_with(
+        &daemon.socket(),
+        &[],
+        &[("CLAUDE_CODE_SESSION_ID", "session-carol")],
+    );
+
+    // Offered 2026-07-28, Claude Code would take it and drop every channel message: the
+    // bridge refuses the revision and names the ones it has, the newest with a handshake last.
+    let discovered = session.exchange(&serde_json::from_str(CLAUDE_CODE_DISCOVER).unwrap());
+    assert_eq!(discovered["error"]["code"], -32022, "{discovered}");
+    let supported = discovered["error"]["data"]["supported"].as_array().unwrap();
+    assert_eq!(supported.last().unwrap(), "2025-11-25", "{discovered}");
+
+    // Claude Code's fallback: initialize with the newest revision that has it.
+    let hello = session.initialize_with("2025-11-25");
+    assert_eq!(hello["result"]["protocolVersion"], "2025-11-25", "{hello}");
+    assert_eq!(
+        hello["result"]["capabilities"]["experimental"]["claude/channel"],
+        json!({}),
+        "{hello}"
+    );
+    // A request that names 2026-07-28 inline is refused with the revisions there are.
+    let modern = session.exchange(&json!({
+        "jsonrpc": "2.0", "id": "inline-1", "method": "tools/list",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                             "io.modelcontextprotocol/clientCapabilities": {}}}}));
+    assert!(
+        modern["error"].to_string().contains("2025-11-25"),
+        "the refusal names the supported revisions: {modern}"
+    );
+
+    let log = daemon.dir.path().join("migrate.log");
+    append(&log, "migrating");
+    let made = session.call_tool("smart_wait", &file_wait(&log, "MIGRATED"));
+    assert_eq!(made["isError"], false, "{made}");
+    let wait_id = made["structuredContent"]["wait_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    append(&log, "MIGRATED 42 tables");
+    let pushed = session.next_notification();
+    assert_eq!(pushed["method"], "notifications/claude/channel", "{pushed}");
+    let content = pushed["params"]["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("smart_wait resolved") && content.contains(&wait_id),
+        "{content}"
+    );
 }

@@ -60,28 +60,55 @@ impl McpSession {
         stdin.flush().unwrap();
     }
 
-    /// Sends a request and returns its response; every stdout line must be JSON-RPC.
-    fn request(&mut self, method: &str, params: &Value) -> Value {
+    /// Sends a request and returns its response.
+    pub fn request(&mut self, method: &str, params: &Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.exchange(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+    }
+
+    /// Sends `request` as it is and returns the response with its id; every stdout line
+    /// must be JSON-RPC.
+    pub fn exchange(&mut self, request: &Value) -> Value {
+        self.send(request);
         loop {
-            let line = self.lines.recv_timeout(ANSWER_TIMEOUT).unwrap_or_else(|_| {
-                panic!("no answer to {method}: {}", stderr_of(&mut self.child))
-            });
-            let message: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|_| panic!("stdout carries only JSON-RPC, got {line:?}"));
-            assert_eq!(message["jsonrpc"], "2.0", "{message}");
-            if message["id"] == json!(id) {
+            let message = self.next_message(&request["method"]);
+            if message["id"] == request["id"] {
                 return message;
             }
         }
     }
 
+    /// The next notification the server sends, skipping nothing but answers.
+    pub fn next_notification(&mut self) -> Value {
+        loop {
+            let message = self.next_message(&json!("a notification"));
+            if message.get("id").is_none() {
+                return message;
+            }
+        }
+    }
+
+    fn next_message(&mut self, awaited: &Value) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(ANSWER_TIMEOUT)
+            .unwrap_or_else(|_| panic!("no {awaited} in time: {}", stderr_of(&mut self.child)));
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|_| panic!("stdout carries only JSON-RPC, got {line:?}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{message}");
+        message
+    }
+
     pub fn initialize(&mut self) -> Value {
+        self.initialize_with("2025-06-18")
+    }
+
+    /// The `initialize` handshake, asking for `protocol_version`.
+    pub fn initialize_with(&mut self, protocol_version: &str) -> Value {
         let reply = self.request(
             "initialize",
-            &json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            &json!({"protocolVersion": protocol_version, "capabilities": {},
                    "clientInfo": {"name": "lookout-tests", "version": "1"}}),
         );
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));

@@ -215,37 +215,61 @@ async fn an_openclaw_exec_session_is_watched_in_the_gateway_ledger_until_it_ends
     );
 }
 
-/// Without an OpenClaw gateway, a `pty:` id that is not this daemon's says so and lists
-/// the daemon's own sessions.
+/// Without an OpenClaw gateway, a `pty:` id that is not this daemon's is taken for an
+/// exec session: the refusal says where lookout looked for the gateway and how to point it
+/// there, and lists the daemon's own sessions.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_a_gateway_an_unknown_pty_id_lists_the_daemons_sessions() {
-    let daemon = TestDaemon::start().await;
-    let session = daemon
-        .ok("term_start", json!({"command": "sleep 30"}))
-        .await["session_id"]
+async fn without_a_gateway_an_unknown_pty_id_says_where_the_gateway_was_looked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    // The daemon as a user starts it, with no sink configured and no OpenClaw set up.
+    let daemon = DaemonProcess::start(dir.path());
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let session = ok(&mut client, "term_start", json!({"command": "sleep 30"})).await["session_id"]
         .as_str()
         .unwrap()
         .to_owned();
-    let unknown = daemon
-        .err(
-            "smart_wait",
-            json!({"target": "pty:crisp-ridge", "wake_when": "the command finishes"}),
-        )
-        .await;
+    let unknown = err(
+        &mut client,
+        "smart_wait",
+        json!({"target": "pty:crisp-ridge", "wake_when": "the command finishes"}),
+    )
+    .await;
     assert_eq!(unknown.code, codes::NOT_FOUND);
+    let config = dir.path().join("no-openclaw/openclaw.json");
     assert!(
-        unknown.hint.contains(&format!(
-            "running terminal sessions of this daemon: {session} (`sleep 30`)"
-        )),
+        unknown
+            .message
+            .contains("probably an OpenClaw exec session")
+            && unknown.message.contains(&format!(
+                "lookout looked for {} (not there); $OPENCLAW_GATEWAY_URL",
+                config.display()
+            )),
+        "{}",
+        unknown.message
+    );
+    assert!(
+        unknown.hint.contains("OPENCLAW_GATEWAY_URL")
+            && unknown.hint.contains("lookout setup openclaw")
+            && unknown.hint.contains(&format!(
+                "running terminal sessions of this daemon: {session} (`sleep 30`)"
+            )),
         "{}",
         unknown.hint
     );
-    daemon
-        .ok(
-            "term_stop",
-            json!({"session_id": session, "signal": "KILL"}),
-        )
-        .await;
+    // An id of lookout's own shape is not taken for an exec session.
+    let gone = err(
+        &mut client,
+        "smart_wait",
+        json!({"target": "pty:s-zzzzzz", "wake_when": "the command finishes"}),
+    )
+    .await;
+    assert!(!gone.message.contains("OpenClaw"), "{}", gone.message);
+    ok(
+        &mut client,
+        "term_stop",
+        json!({"session_id": session, "signal": "KILL"}),
+    )
+    .await;
 }
 
 /// A command backgrounded by Claude Code writes its output file from its first byte; a

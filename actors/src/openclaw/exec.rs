@@ -128,6 +128,27 @@ fn non_empty(text: &str, otherwise: &str) -> String {
     }
 }
 
+/// Where the daemon reads the agent's OpenClaw exec sessions: the `pty:` ids it does not
+/// run itself.
+#[derive(Clone, Debug)]
+pub enum ExecSessions {
+    /// The task ledger of the user's gateway.
+    Gateway(ExecLedger),
+    /// No gateway was found; `looked` says where the daemon looked, for the agent that
+    /// names an exec session anyway.
+    NoGateway { looked: String },
+}
+
+impl ExecSessions {
+    /// The gateway's ledger, when there is one.
+    pub fn ledger(&self) -> Option<&ExecLedger> {
+        match self {
+            ExecSessions::Gateway(ledger) => Some(ledger),
+            ExecSessions::NoGateway { .. } => None,
+        }
+    }
+}
+
 /// The exec sessions of one gateway.
 #[derive(Clone, Debug)]
 pub struct ExecLedger {

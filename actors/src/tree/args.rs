@@ -9,7 +9,7 @@ use storage::Store;
 use crate::clock::Clock;
 use crate::condition::judge::Judge;
 use crate::faults::Faults;
-use crate::openclaw::exec::ExecLedger;
+use crate::openclaw::exec::ExecSessions;
 use crate::policy::RestartPolicy;
 use crate::process::{ProcessSpawner, Spawner};
 use crate::recall::recorder::RecorderSettings;
@@ -100,8 +100,8 @@ pub struct WaitArgs {
     /// (`Duration::ZERO`: not before the next poll).
     pub settle_probe: Duration,
     /// The task ledger of the user's OpenClaw gateway, for `pty:` waits on the agent's own
-    /// exec sessions (`None`: no gateway set up; `pty:` means this daemon's sessions only).
-    pub openclaw: Option<ExecLedger>,
+    /// exec sessions; without a gateway `pty:` means this daemon's sessions only.
+    pub openclaw: ExecSessions,
 }
 
 /// The Wake subsystem's arguments.
@@ -155,7 +155,9 @@ impl TreeArgs {
                 pixel_floor: DEFAULT_PIXEL_FLOOR,
                 window_gone_grace: DEFAULT_WINDOW_GONE_GRACE,
                 settle_probe: DEFAULT_SETTLE_PROBE,
-                openclaw: None,
+                openclaw: ExecSessions::NoGateway {
+                    looked: "nowhere: wake sinks are attached in-process".to_owned(),
+                },
             },
             wake: WakeArgs {
                 sinks: Vec::new(),

@@ -19,7 +19,7 @@ use futures::future::BoxFuture;
 use crate::directory::Directory;
 use crate::error::CallError;
 use crate::lanes::Lane;
-use crate::openclaw::exec::{ExecLedger, ExecSession, ExecState};
+use crate::openclaw::exec::{ExecSession, ExecSessions, ExecState};
 use crate::process::{RunRequest, Spawner};
 use crate::sight::capture::file::{FileTail, not_a_regular_file};
 use crate::sight::capture::openclaw::ExecSource;
@@ -108,8 +108,8 @@ pub struct ProductionSources {
     /// The pixel gate's floor: a still window is judged again after this long.
     pub pixel_floor: Duration,
     /// The task ledger of the user's OpenClaw gateway, for `pty:` ids of the agent's own
-    /// exec sessions; `None` when no gateway is set up on this machine.
-    pub openclaw: Option<ExecLedger>,
+    /// exec sessions, or where the daemon looked for one.
+    pub openclaw: ExecSessions,
     /// The daemon's terminal sessions, to tell a shell from a command.
     pub terminals: SessionTable,
 }
@@ -122,7 +122,7 @@ impl SourceFactory for ProductionSources {
                 directory.lanes().targets.clone(),
             ))),
             Target::Tmux(pane) => Ok(Box::new(TmuxPane::new(pane.clone(), self.spawner.clone()))),
-            Target::Pty(session) => match &self.openclaw {
+            Target::Pty(session) => match self.openclaw.ledger() {
                 Some(ledger) if self.is_exec_session(session) => {
                     Ok(Box::new(ExecSource::new(ledger.clone(), session)))
                 }
@@ -322,7 +322,7 @@ impl ProductionSources {
     /// (`crisp-ridge`), watched in the gateway's ledger: a gateway is set up and the id is not
     /// shaped like this daemon's (`s-4k9x2m`, which every session it runs has).
     fn is_exec_session(&self, session: &str) -> bool {
-        self.openclaw.is_some() && !session.trim().starts_with(SessionId::PREFIX)
+        self.openclaw.ledger().is_some() && !session.trim().starts_with(SessionId::PREFIX)
     }
 }
 
@@ -331,17 +331,35 @@ impl ProductionSources {
 fn check_pty(
     session: String,
     table: SessionTable,
-    ledger: Option<ExecLedger>,
+    exec: ExecSessions,
 ) -> BoxFuture<'static, Result<Vec<String>, CallError>> {
     Box::pin(async move {
         let id = SessionId::parse(&session)?;
-        let ours = table.get(&id);
-        let ledger = match (ours, ledger) {
-            (Ok(_), _) => return Ok(Vec::new()),
-            // A lookout id that is gone: its own reason, with what is running now.
-            (Err(_), Some(ledger)) if !session.starts_with(SessionId::PREFIX) => ledger,
-            (Err(error), _) => {
-                return Err(with_live_sessions(error, &table.running_described(), None));
+        let ours = match table.get(&id) {
+            Ok(_) => return Ok(Vec::new()),
+            Err(error) => error,
+        };
+        let running = table.running_described();
+        // A lookout id that is gone: its own reason, with what is running now.
+        if session.starts_with(SessionId::PREFIX) {
+            return Err(with_live_sessions(ours, &running, None));
+        }
+        let ledger = match exec {
+            ExecSessions::Gateway(ledger) => ledger,
+            ExecSessions::NoGateway { looked } => {
+                let error = CallError::not_found(
+                    format!(
+                        "pty:{session} is not a terminal session of this daemon (its ids look \
+                         like s-4k9x2m); it is probably an OpenClaw exec session, but no \
+                         OpenClaw gateway was found to ask about it: lookout looked {looked}"
+                    ),
+                    "for an OpenClaw exec session, point lookout at the gateway \
+                     (OPENCLAW_GATEWAY_URL and OPENCLAW_GATEWAY_TOKEN in the daemon's \
+                     environment, or a [[wake.sinks]] entry of kind \"openclaw\", \
+                     see `lookout setup openclaw`) and restart the daemon; for a command of \
+                     your own, run it with term_start and wait on the session_id it returns",
+                );
+                return Err(with_live_sessions(error, &running, None));
             }
         };
         let sessions = ledger.sessions().await.map_err(|error| {
@@ -371,11 +389,7 @@ fn check_pty(
                     "use the session_id term_start returned, or the sessionId your exec tool \
                      returned when it backgrounded the command",
                 );
-                Err(with_live_sessions(
-                    error,
-                    &table.running_described(),
-                    Some(&live),
-                ))
+                Err(with_live_sessions(error, &running, Some(&live)))
             }
         }
     })
