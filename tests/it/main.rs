@@ -7,6 +7,7 @@
 
 mod budgets;
 mod channel;
+mod claude_code;
 mod cli;
 mod console;
 mod full_disk;
