@@ -153,15 +153,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
-    // splitmix64 of the time, so neighbouring seeds start far apart.
-    let mut mixed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    let mut phases = Xorshift((mixed ^ (mixed >> 31)) | 1);
+    let mut phases = Xorshift::from_time();
     println!(
         "wake latency from a window change to the wake event, {trials} trials per row, random phase\n"
     );

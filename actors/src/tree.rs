@@ -41,6 +41,7 @@ use crate::vision::ledger::{VisionLedger, VisionUsage};
 use crate::vision::{
     VISION_STATUS_TIMEOUT, VisionJudge, VisionMsg, VisionSetup, VisionSpec, VisionStatus,
 };
+use crate::waits::feed::Feeds;
 use crate::waits::sources::ProductionSources;
 use crate::waits::{
     NewWait, WAIT_CALL_TIMEOUT, WaitSettings, WaitUpdate, WaitView, WaitsMsg, WaitsStats,
@@ -156,7 +157,7 @@ impl Tree {
         });
         let waits = Arc::new(WaitSettings {
             sources,
-            feeds: Arc::default(),
+            feeds: Arc::new(Feeds::new(args.waits.follow_changes)),
             text_model,
             pixel_model,
             max_consecutive_failures: args.waits.max_consecutive_failures.max(1),

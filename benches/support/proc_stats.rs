@@ -31,11 +31,13 @@ pub fn clock_ticks_per_second() -> f64 {
 }
 
 /// Resident memory now, in KiB.
+#[allow(dead_code)] // not every bench that includes this file reads memory
 pub fn rss_kib(pid: u32) -> u64 {
     status_field_kib(pid, "VmRSS:")
 }
 
 /// A KiB field of /proc/PID/status, e.g. `VmHWM:`.
+#[allow(dead_code)] // not every bench that includes this file reads memory
 pub fn status_field_kib(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status

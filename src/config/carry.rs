@@ -40,6 +40,7 @@ pub fn tree_args(
     args.waits.pixel_floor = config.wait.floor();
     args.waits.window_gone_grace = config.wait.window_gone_grace();
     args.waits.settle_probe = config.wait.settle_probe();
+    args.waits.follow_changes = config.wait.follow_changes;
     args.waits.openclaw = sinks.exec_sessions;
     args.vision = vision.spec;
     args.recall.retention = config.recall.retention();

@@ -117,6 +117,9 @@ pub struct WaitConfig {
     /// again to see the change settle (then after twice as long, up to three times in the
     /// first half of a poll); 0 waits for the next poll instead.
     pub settle_probe_ms: u64,
+    /// Look at a file or a terminal session as soon as it says it changed (inotify, the
+    /// session's output), not only at each poll; false polls only.
+    pub follow_changes: bool,
 }
 
 impl Default for WaitConfig {
@@ -128,6 +131,7 @@ impl Default for WaitConfig {
             floor_s: actors::tree::DEFAULT_PIXEL_FLOOR.as_secs(),
             window_gone_grace_s: actors::tree::DEFAULT_WINDOW_GONE_GRACE.as_secs(),
             settle_probe_ms: actors::tree::DEFAULT_SETTLE_PROBE.as_millis() as u64,
+            follow_changes: true,
         }
     }
 }

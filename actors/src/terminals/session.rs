@@ -75,6 +75,9 @@ pub struct Session {
     writer: tokio::sync::Mutex<Option<OwnedWritePty>>,
     control: Mutex<Option<OwnedFd>>,
     state: watch::Sender<RunState>,
+    /// Moves on at each read from the terminal and at the end: the waits on the session
+    /// look at once.
+    changed: watch::Sender<u64>,
     /// The newest lines typed with `term_send` (at most [`TYPED_LINES_KEPT`]): a wait does
     /// not take their echo for output.
     typed: Mutex<Arc<[String]>>,
@@ -103,6 +106,7 @@ impl Session {
             writer: tokio::sync::Mutex::new(Some(writer)),
             control: Mutex::new(Some(control)),
             state: watch::Sender::new(RunState::Running),
+            changed: watch::Sender::new(0),
             typed: Mutex::new(Arc::from(Vec::new())),
         }
     }
@@ -245,8 +249,15 @@ impl Session {
         }
     }
 
+    /// A count that moves on whenever the session printed or ended.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
     fn feed(&self, bytes: &[u8]) {
         lock(&self.screen).feed(bytes);
+        self.changed
+            .send_modify(|count| *count = count.wrapping_add(1));
     }
 
     /// Records the end (after all output is in the screen) and releases the terminal.
@@ -254,6 +265,8 @@ impl Session {
         self.writer.lock().await.take();
         lock(&self.control).take();
         self.state.send_replace(RunState::Ended(status));
+        self.changed
+            .send_modify(|count| *count = count.wrapping_add(1));
     }
 }
 

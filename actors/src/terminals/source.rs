@@ -10,6 +10,7 @@ use futures::future::BoxFuture;
 use crate::sight::capture::{CaptureError, Source};
 use crate::sight::content::Content;
 use crate::terminals::session::SessionTable;
+use crate::terminals::types::SessionId;
 
 pub struct TerminalSource {
     sessions: SessionTable,
@@ -34,5 +35,11 @@ impl Source for TerminalSource {
     fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
         let captured = self.sessions.capture(&self.session_id);
         Box::pin(async move { captured })
+    }
+
+    /// Told by the session itself: each read from its terminal, and its end.
+    fn changes(&mut self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        let id = SessionId::parse(&self.session_id).ok()?;
+        Some(self.sessions.get(&id).ok()?.changes())
     }
 }

@@ -2,6 +2,7 @@
 
 mod glyphs;
 mod stuck;
+mod told;
 mod tree;
 mod vision;
 mod waits;

@@ -10,6 +10,10 @@
 //! capture, so each wait's pixel gate keeps only what its own judge saw (a baseline of tile
 //! hashes and the frame judged), not a history of the target of its own.
 //!
+//! A source told of its target's changes (a file, a terminal session) has each Watcher
+//! capture as soon as its count moves on; a capture that began before the latest change is
+//! never handed on, so a line written just after another wait's capture is not missed.
+//!
 //! Settle probes share captures too but never move the timeline (their captures are not the
 //! polls' rhythm), and a poll never takes a probe's capture for its own.
 //!
@@ -23,6 +27,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use storage::Timestamp;
+use tokio::sync::watch;
 
 use crate::error::CallError;
 use crate::sight::capture::{CaptureError, Source};
@@ -69,14 +74,24 @@ pub struct Captured {
 #[derive(Debug)]
 pub struct Feeds {
     live: Mutex<HashMap<String, Weak<Feed>>>,
+    /// Whether a source's changes are followed ([`Source::changes`]), or the polls alone look.
+    follow_changes: bool,
     /// Turns for window and screen captures: [`PIXEL_CAPTURES_AT_ONCE`].
     pixel_captures: Arc<tokio::sync::Semaphore>,
 }
 
 impl Default for Feeds {
     fn default() -> Feeds {
+        Feeds::new(true)
+    }
+}
+
+impl Feeds {
+    /// Feeds that follow their sources' changes, or (`follow_changes` false) poll only.
+    pub fn new(follow_changes: bool) -> Feeds {
         Feeds {
             live: Mutex::default(),
+            follow_changes,
             pixel_captures: Arc::new(tokio::sync::Semaphore::new(PIXEL_CAPTURES_AT_ONCE)),
         }
     }
@@ -96,12 +111,14 @@ impl Feeds {
         if let Some(feed) = live.get(&key).and_then(Weak::upgrade) {
             return Ok(feed);
         }
+        let mut source = make()?;
         let feed = Arc::new(Feed {
             pixels: target.is_pixels(),
             turns: target.is_pixels().then(|| self.pixel_captures.clone()),
             captures: AtomicU64::new(0),
+            changes: self.follow_changes.then(|| source.changes()).flatten(),
             state: tokio::sync::Mutex::new(FeedState {
-                source: make()?,
+                source,
                 last: None,
                 last_poll: None,
                 timeline: None,
@@ -135,6 +152,8 @@ pub struct Feed {
     /// Turns to take before capturing (window and screen targets).
     turns: Option<Arc<tokio::sync::Semaphore>>,
     captures: AtomicU64,
+    /// The source's count of changes, when it is told of them ([`Source::changes`]).
+    changes: Option<watch::Receiver<u64>>,
     state: tokio::sync::Mutex<FeedState>,
 }
 
@@ -173,6 +192,9 @@ struct FeedState {
 struct Cached {
     captured: Captured,
     taken: usize,
+    /// The source's count of changes when the capture began: once it moved on, the capture
+    /// is not handed on (it may miss what changed).
+    changes_seen: u64,
 }
 
 impl Feed {
@@ -183,13 +205,17 @@ impl Feed {
     pub async fn capture(self: &Arc<Self>, look: Look, now: Timestamp, seen_seq: u64) -> Captured {
         let members = Arc::strong_count(self);
         let mut state = self.state.lock().await;
+        let changes_seen = self.changes.as_ref().map_or(0, |changes| *changes.borrow());
         let recent = match look {
             Look::Poll => state.last_poll.as_mut(),
             Look::SettleProbe => state.last.as_mut(),
         };
         if let Some(recent) = recent.filter(|cached| {
             let c = &cached.captured;
-            c.seq > seen_seq && c.at <= now && now.millis_since(c.at) <= COALESCE.as_millis() as u64
+            c.seq > seen_seq
+                && c.at <= now
+                && now.millis_since(c.at) <= COALESCE.as_millis() as u64
+                && cached.changes_seen == changes_seen
         }) {
             recent.taken += 1;
             let (captured, everyone) = (recent.captured.clone(), recent.taken >= members);
@@ -234,6 +260,7 @@ impl Feed {
             let cached = || Cached {
                 captured: captured.clone(),
                 taken: 1,
+                changes_seen,
             };
             if look == Look::Poll {
                 state.last_poll = Some(cached());
@@ -244,6 +271,12 @@ impl Feed {
             state.last_poll = None;
         }
         captured
+    }
+
+    /// The source's count of changes, for a Watcher to capture at once when it moves on;
+    /// `None` when the target is polled only.
+    pub fn changes(&self) -> Option<watch::Receiver<u64>> {
+        self.changes.clone()
     }
 
     /// Captures made so far (shared ones once).

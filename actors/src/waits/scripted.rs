@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
+use tokio::sync::watch;
 
 use crate::condition::judge::{Judge, JudgeFailure, JudgeRequest, Verdict};
 use crate::directory::Directory;
@@ -30,6 +31,9 @@ struct ScriptState {
     failures: VecDeque<CaptureError>,
     captures: u64,
     panic_next: bool,
+    /// Tells the waits when it changed (a target made with `told_target`), until
+    /// `stop_telling`.
+    changes: Option<watch::Sender<u64>>,
 }
 
 impl ScriptedTarget {
@@ -39,6 +43,7 @@ impl ScriptedTarget {
             failures: VecDeque::new(),
             captures: 0,
             panic_next: false,
+            changes: None,
         };
         Self {
             state: Arc::new(Mutex::new(state)),
@@ -51,7 +56,16 @@ impl ScriptedTarget {
 
     /// What the next captures see.
     pub fn show(&self, content: Content) {
-        self.lock().current = content;
+        let mut state = self.lock();
+        state.current = content;
+        if let Some(changes) = &state.changes {
+            changes.send_modify(|count| *count += 1);
+        }
+    }
+
+    /// From now on the target no longer says when it changed: only the polls see it.
+    pub fn stop_telling(&self) {
+        self.lock().changes = None;
     }
 
     /// The next capture fails with this error (queued after earlier ones).
@@ -77,6 +91,14 @@ struct ScriptedSource {
 impl Source for ScriptedSource {
     fn describe(&self) -> String {
         format!("scripted {}", self.name)
+    }
+
+    fn changes(&mut self) -> Option<watch::Receiver<u64>> {
+        self.target
+            .lock()
+            .changes
+            .as_ref()
+            .map(watch::Sender::subscribe)
     }
 
     fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
@@ -110,6 +132,14 @@ impl ScriptedSources {
             .unwrap_or_else(|_| target.to_owned());
         let handle = ScriptedTarget::new(initial);
         crate::locks::lock(&self.targets).insert(canonical, handle.clone());
+        handle
+    }
+
+    /// The same for a target that tells the waits when it changed, as a file or a terminal
+    /// session does.
+    pub fn told_target(&self, target: &str, initial: Content) -> ScriptedTarget {
+        let handle = self.target(target, initial);
+        handle.lock().changes = Some(watch::Sender::new(0));
         handle
     }
 }

@@ -7,6 +7,10 @@
 //! decides, after any judgment in flight). A panicking source kills the Watcher; its
 //! WaitActor counts the failure and starts a new one (which times a closed window afresh).
 //!
+//! **Told of changes.** When the target's source says when it changed (a file, a terminal
+//! session: [`Feed::changes`]), the Watcher also polls its wait at each change, so a line is
+//! decided on the read that brought it; the timer's polls go on as the safety net.
+//!
 //! **The settle probe.** A change the gate sees for the first time (`Changing`) is judged
 //! once it holds still, which the next regular capture would tell a whole poll later. For a
 //! window or the screen the Watcher instead captures again after a short probe delay (50 ms
@@ -20,6 +24,7 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use storage::Timestamp;
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::directory::Directory;
@@ -27,8 +32,12 @@ use crate::faults::ActorKind;
 use crate::sight::content::Content;
 use crate::sight::gate::pixel::Timeline;
 use crate::sight::gate::{Gate, GateDecision, Readiness};
-use crate::waits::actor::WaitMsg;
+use crate::waits::actor::{POLL_TIMEOUT, WaitMsg};
 use crate::waits::feed::{Feed, Look};
+
+/// The least time between two polls a source's changes set off: a program printing
+/// thousands of lines a second is looked at fifty times a second, not thousands.
+pub const CHANGE_POLL_SPACING: Duration = Duration::from_millis(20);
 
 /// How long the Watcher waits for its WaitActor to take an observation.
 const HANDOFF_TIMEOUT: Duration = Duration::from_secs(30);
@@ -127,6 +136,8 @@ pub struct WatcherState {
     round: u64,
     /// The feed's capture this Watcher looked at last.
     feed_seq: u64,
+    /// Polls the wait whenever its target's source says it changed (see [`follow_changes`]).
+    follower: Option<JoinHandle<()>>,
 }
 
 impl Actor for WatcherActor {
@@ -139,7 +150,12 @@ impl Actor for WatcherActor {
         _myself: ActorRef<WatcherMsg>,
         args: WatcherArgs,
     ) -> Result<WatcherState, ActorProcessingErr> {
+        let follower = args
+            .feed
+            .changes()
+            .map(|changes| follow_changes(args.wait.clone(), changes));
         Ok(WatcherState {
+            follower,
             wait: args.wait,
             feed: args.feed,
             gate: args.gate,
@@ -162,6 +178,9 @@ impl Actor for WatcherActor {
         state: &mut WatcherState,
     ) -> Result<(), ActorProcessingErr> {
         state.directory.timers().cancel(&probe_timer(&myself));
+        if let Some(follower) = state.follower.take() {
+            follower.abort();
+        }
         Ok(())
     }
 
@@ -370,4 +389,27 @@ async fn hand_over(
         _ => None,
     };
     (judging, decision)
+}
+
+/// Polls the wait as the timer does, each time the target's source says it changed: a line
+/// is decided on the read that brought it. Changes that come while a poll and its judgment
+/// run are taken together by the next one. Ends with the Watcher (aborted), the wait, or the
+/// source's count (dropped with the feed).
+fn follow_changes(wait: ActorRef<WaitMsg>, mut changes: watch::Receiver<u64>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        changes.mark_unchanged();
+        while changes.changed().await.is_ok() {
+            changes.mark_unchanged();
+            match wait.call(WaitMsg::Poll, Some(POLL_TIMEOUT)).await {
+                Ok(ractor::rpc::CallResult::Success(judging)) => {
+                    if let Some(judging) = judging {
+                        let _ = judging.await;
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => return,
+            }
+            tokio::time::sleep(CHANGE_POLL_SPACING).await;
+        }
+    })
 }

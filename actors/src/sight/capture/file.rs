@@ -91,6 +91,11 @@ impl Source for FileTail {
         format!("file {}", self.path.display())
     }
 
+    /// Told by inotify: a line is read as it is written, not at the next poll.
+    fn changes(&mut self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        super::inotify::file_changes(&self.path)
+    }
+
     /// One `stat` on the lane decides; only a changed file is read. If the last look has
     /// not come back, this capture waits for that one (the Watcher's capture timeout bounds
     /// the wait), so a hung file never holds more than one thread per wait.

@@ -1,5 +1,5 @@
 //! Capturing targets. The `Source` seam is one capture of a target; a Watcher calls it every
-//! poll interval. The production implementations are named for their mechanism: a file tail
+//! poll interval, and at once when a source that is told of changes says one came. The production implementations are named for their mechanism: a file tail
 //! ([`file`]), `tmux capture-pane` ([`tmux`]), a daemon-owned terminal
 //! (`terminals::source`), the agent's own OpenClaw exec session ([`openclaw`]), an X11 window
 //! or screen ([`x11`]), a Wayland window or screen on a wlroots compositor ([`wayland`]), the
@@ -8,6 +8,7 @@
 
 pub mod blocking;
 pub mod file;
+pub mod inotify;
 pub mod openclaw;
 pub mod portal;
 pub mod tmux;
@@ -15,6 +16,7 @@ pub mod wayland;
 pub mod x11;
 
 use futures::future::BoxFuture;
+use tokio::sync::watch;
 
 use crate::sight::content::Content;
 
@@ -50,4 +52,13 @@ pub trait Source: Send + 'static {
     fn describe(&self) -> String;
 
     fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>>;
+
+    /// A count that moves on whenever the target may have changed, for a source that is told
+    /// (a file's inotify events, a terminal session's output): each move is a capture at once
+    /// instead of at the next poll. `None`: the target is polled only. Either way the polls
+    /// go on, as the safety net of a source that stops telling. Asked once, when the feed of
+    /// the target is made.
+    fn changes(&mut self) -> Option<watch::Receiver<u64>> {
+        None
+    }
 }
