@@ -17,6 +17,8 @@
 
 #[path = "support/daemon_process.rs"]
 mod daemon_process;
+#[path = "support/load_average.rs"]
+mod load_average;
 
 #[path = "support/rpc.rs"]
 mod rpc;
@@ -114,6 +116,7 @@ async fn register(client: &mut Client, shape: &Shape) -> String {
 }
 
 fn main() {
+    load_average::print_load_average();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

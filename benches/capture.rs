@@ -14,6 +14,9 @@
 // it measures; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "support/load_average.rs"]
+mod load_average;
+
 use std::time::{Duration, Instant};
 
 use actors::sight::capture::wayland::WaylandCapture;
@@ -165,6 +168,7 @@ fn watch_like_a_wait(xvfb: &Xvfb, app: &TestWindows, window: u32) {
 }
 
 fn main() {
+    load_average::print_load_average();
     let xvfb = Xvfb::start_with(1920, 1080, 24);
     let app = TestWindows::connect(xvfb.display());
     let window = app.create("watched", 100, 100, 1280, 720, 0x3060a0);

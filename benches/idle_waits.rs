@@ -19,6 +19,8 @@
 
 #[path = "support/daemon_process.rs"]
 mod daemon_process;
+#[path = "support/load_average.rs"]
+mod load_average;
 #[path = "support/proc_stats.rs"]
 mod proc_stats;
 
@@ -63,6 +65,7 @@ const SCENARIOS: [Scenario; 3] = [
 ];
 
 fn main() {
+    load_average::print_load_average();
     let seconds: u64 = std::env::var("LOOKOUT_BENCH_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -35,6 +35,8 @@
 
 #[path = "support/daemon_process.rs"]
 mod daemon_process;
+#[path = "support/load_average.rs"]
+mod load_average;
 #[path = "support/proc_stats.rs"]
 mod proc_stats;
 
@@ -178,6 +180,7 @@ fn is_alive_cat(pid: u32) -> bool {
 }
 
 fn main() {
+    load_average::print_load_average();
     let seconds: u64 = env_or("LOOKOUT_LOAD_SECS", 600);
     let clients: usize = env_or("LOOKOUT_LOAD_CLIENTS", 64);
     let runtime = tokio::runtime::Builder::new_multi_thread()

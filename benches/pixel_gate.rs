@@ -18,6 +18,8 @@
 // it measures; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "support/load_average.rs"]
+mod load_average;
 #[path = "support/xorshift.rs"]
 mod xorshift;
 
@@ -467,14 +469,16 @@ fn print_side_by_side(frames: &Frames) {
             black_box(gate.consider(&captures[now as usize % 2], Timestamp(now)));
         });
         println!(
-            "  {name}: {:.3} ms = {:.2}x memcpy",
+            "  {name}: {:.3} ms = {:.2}x memcpy{}",
             cost.as_secs_f64() * 1e3,
-            cost.as_secs_f64() / memcpy.as_secs_f64()
+            cost.as_secs_f64() / memcpy.as_secs_f64(),
+            load_average::busy_note()
         );
     }
 }
 
 fn main() {
+    load_average::print_load_average();
     if std::env::var_os("LOOKOUT_BENCH_SCRIPT_ONLY").is_some() {
         print_scripted_watch();
         return;

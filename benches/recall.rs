@@ -12,6 +12,9 @@
 // daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "support/load_average.rs"]
+mod load_average;
+
 use std::time::Instant;
 
 use recall::{Document, RecallStore, Search, Source, Step};
@@ -118,6 +121,7 @@ fn percentile(sorted: &[f64], share: f64) -> f64 {
 }
 
 fn main() {
+    load_average::print_load_average();
     let now_ms = 1_771_000_000_000;
     println!("recall index on generated history (8 active h/day, a document per ~90 s)");
     println!(

@@ -15,6 +15,9 @@
 // it measures; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "support/load_average.rs"]
+mod load_average;
+
 use std::collections::HashSet;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -384,6 +387,7 @@ fn recorder_cpu(display: &str, windows: &TestWindows) {
 }
 
 fn main() {
+    load_average::print_load_average();
     let xvfb = Xvfb::start_with(1920, 1080, 24);
     let display = xvfb.display().to_owned();
     let windows = TestWindows::connect(&display);

@@ -20,6 +20,8 @@
 
 #[path = "support/daemon_process.rs"]
 mod daemon_process;
+#[path = "support/load_average.rs"]
+mod load_average;
 #[path = "support/proc_stats.rs"]
 #[allow(dead_code)]
 mod proc_stats;
@@ -53,6 +55,7 @@ fn count(variable: &str, default: usize) -> usize {
 }
 
 fn main() {
+    load_average::print_load_average();
     let tasks = count("LOOKOUT_SCALE_TASKS", 20_000);
     let waits = count("LOOKOUT_SCALE_WAITS", 10_000);
     let runtime = tokio::runtime::Builder::new_multi_thread()

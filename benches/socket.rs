@@ -19,6 +19,8 @@
 // it measures; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "support/load_average.rs"]
+mod load_average;
 #[path = "support/rpc.rs"]
 mod rpc;
 
@@ -39,6 +41,7 @@ const SEQUENTIAL_SAMPLES: usize = 5_000;
 const CLIENTS: usize = 16;
 
 fn main() {
+    load_average::print_load_average();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -57,9 +60,10 @@ fn main() {
         );
         let update = sequential(&daemon).await;
         println!(
-            "task_update p50 = {:.2}x the fsync floor; over fsync + echo: {:.3} ms",
+            "task_update p50 = {:.2}x the fsync floor; over fsync + echo: {:.3} ms{}",
             update.as_secs_f64() / fsync.as_secs_f64(),
-            ms(update.saturating_sub(fsync + echo))
+            ms(update.saturating_sub(fsync + echo)),
+            load_average::busy_note()
         );
         let grouped = concurrent(&daemon, Duration::from_secs(seconds)).await;
         let status = call(&mut Client::connect(daemon.socket_path()).await.unwrap(), "daemon.status", json!({})).await;
@@ -70,8 +74,9 @@ fn main() {
         daemon.shutdown().await;
 
         println!(
-            "{CLIENTS} clients, durable task_update/s: group commit on {grouped:.0}, off {single:.0} ({:.1}x)",
-            grouped / single
+            "{CLIENTS} clients, durable task_update/s: group commit on {grouped:.0}, off {single:.0} ({:.1}x){}",
+            grouped / single,
+            load_average::busy_note()
         );
         println!(
             "group commit: {} writes in {} commits (largest group {})",

@@ -9,6 +9,9 @@
 // it measures; the rules these lints enforce are for the daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "support/load_average.rs"]
+mod load_average;
+
 use std::time::{Duration, Instant};
 
 use actors::tasks::stuck::StuckPolicy;
@@ -61,6 +64,7 @@ fn ms(duration: Duration) -> f64 {
 }
 
 fn main() {
+    load_average::print_load_average();
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let store = Store::open(&dir.path().join("lookout.redb")).unwrap();
     let started = Instant::now();
@@ -124,8 +128,9 @@ fn main() {
     });
     assert_eq!(naive_due, due, "both ways find the same tasks");
     println!(
-        "without the index (read all {TASKS} records, apply the rule): p50 {:.1} ms, {:.0}x the indexed scan",
+        "without the index (read all {TASKS} records, apply the rule): p50 {:.1} ms, {:.0}x the indexed scan{}",
         ms(naive_p50),
-        naive_p50.as_secs_f64() / p50.as_secs_f64()
+        naive_p50.as_secs_f64() / p50.as_secs_f64(),
+        load_average::busy_note()
     );
 }

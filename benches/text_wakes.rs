@@ -17,8 +17,8 @@
 
 #[path = "support/daemon_process.rs"]
 mod daemon_process;
-#[path = "support/load.rs"]
-mod load;
+#[path = "support/load_average.rs"]
+mod load_average;
 #[path = "support/proc_stats.rs"]
 mod proc_stats;
 #[path = "support/rpc.rs"]
@@ -180,7 +180,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn main() {
-    load::print_load_average();
+    load_average::print_load_average();
     let trials: usize = std::env::var("LOOKOUT_BENCH_TRIALS")
         .ok()
         .and_then(|t| t.parse().ok())

@@ -16,6 +16,8 @@
 
 #[path = "support/daemon_process.rs"]
 mod daemon_process;
+#[path = "support/load_average.rs"]
+mod load_average;
 #[path = "support/loopback_http.rs"]
 mod loopback_http;
 
@@ -135,6 +137,7 @@ fn median(sorted: &[f64]) -> f64 {
 }
 
 fn main() {
+    load_average::print_load_average();
     let trials: usize = std::env::var("LOOKOUT_BENCH_TRIALS")
         .ok()
         .and_then(|t| t.parse().ok())

@@ -17,6 +17,8 @@
 
 #[path = "support/daemon_process.rs"]
 mod daemon_process;
+#[path = "support/load_average.rs"]
+mod load_average;
 #[path = "support/loopback_http.rs"]
 mod loopback_http;
 #[path = "support/proc_stats.rs"]
@@ -78,6 +80,7 @@ async fn waits_status(client: &mut Client) -> Value {
 }
 
 fn main() {
+    load_average::print_load_average();
     let xvfb = Xvfb::start();
     let windows = TestWindows::connect(xvfb.display());
     windows.create("Shared Installer", 0, 0, 640, 480, 0x404040);

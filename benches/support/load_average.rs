@@ -29,3 +29,18 @@ pub fn print_load_average() -> bool {
     );
     quiet
 }
+
+/// What to print after a ratio measured just now: nothing on a quiet machine, else the load
+/// it was measured under and that it is not comparable.
+#[allow(dead_code)] // not every bench that includes this file prints ratios
+pub fn busy_note() -> String {
+    let (load, cores) = load_per_core();
+    if load <= cores as f64 {
+        String::new()
+    } else {
+        format!(
+            " [measured at a load of {:.2} per core: BUSY, not comparable]",
+            load / cores as f64
+        )
+    }
+}
