@@ -12,7 +12,7 @@ mod window_waits;
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::{Store, Timestamp};
+use storage::{Store, Timestamp, WaitId, WaitState};
 
 use crate::tasks::types::{Metadata, Plan, RegisterTask, TaskName, UpdateTask};
 use crate::{ManualClock, RestartPolicy, Tree, TreeArgs};
@@ -101,6 +101,13 @@ fn query(text: &str) -> UpdateTask {
         query: Some(text.into()),
         ..UpdateTask::default()
     }
+}
+
+/// The state of wait `id` now.
+async fn wait_state(tree: &Tree, id: &WaitId) -> WaitState {
+    tree.wait_status(Some(id.clone())).await.unwrap()[0]
+        .record
+        .state
 }
 
 /// Polls `check` until it holds (the tree restarts actors asynchronously).

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use storage::{WaitId, WaitState};
+use storage::WaitState;
 
-use super::Fixture;
+use super::{Fixture, eventually, wait_state};
+use crate::TreeArgs;
 use crate::sight::target::Target;
 use crate::terminals::keys::Key;
 use crate::terminals::types::{CommandLine, StartSession, TermInput, TermSize};
 use crate::waits::NewWait;
-use crate::{Tree, TreeArgs};
 
 const POLL: Duration = Duration::from_secs(60);
 
@@ -25,23 +25,6 @@ fn wait_for(target: &str, condition: &str) -> NewWait {
         session_key: None,
         match_existing: false,
     }
-}
-
-async fn state(tree: &Tree, id: &WaitId) -> WaitState {
-    tree.wait_status(Some(id.clone())).await.unwrap()[0]
-        .record
-        .state
-}
-
-/// Waits in real time (the clock standing still) until wait `id` is in `wanted`.
-async fn reaches(tree: &Tree, id: &WaitId, wanted: WaitState) -> bool {
-    for _ in 0..1000 {
-        if state(tree, id).await == wanted {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    false
 }
 
 /// The tree with its real sources, following changes or (`follow` false) polling only.
@@ -68,19 +51,22 @@ async fn a_line_appended_to_a_file_is_decided_without_waiting_for_the_poll() {
         let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
         writeln!(file, "BUILD OK").unwrap();
         if follow {
-            assert!(reaches(&fixture.tree, &id, WaitState::Resolved).await);
+            eventually("resolved", async || {
+                wait_state(&fixture.tree, &id).await == WaitState::Resolved
+            })
+            .await;
         } else {
             tokio::time::sleep(Duration::from_millis(500)).await;
             assert_eq!(
-                state(&fixture.tree, &id).await,
+                wait_state(&fixture.tree, &id).await,
                 WaitState::Watching,
                 "polled only"
             );
             fixture.advance(POLL).await;
-            assert!(
-                reaches(&fixture.tree, &id, WaitState::Resolved).await,
-                "at the poll"
-            );
+            eventually("at the poll", async || {
+                wait_state(&fixture.tree, &id).await == WaitState::Resolved
+            })
+            .await;
         }
     }
 }
@@ -125,17 +111,17 @@ async fn a_terminal_sessions_output_and_exit_are_decided_as_they_come() {
         .id;
     fixture.advance(Duration::ZERO).await;
     std::fs::write(&go, "").unwrap();
-    assert!(
-        reaches(tree, &printed, WaitState::Resolved).await,
-        "the output"
-    );
-    assert_eq!(state(tree, &exited).await, WaitState::Watching);
+    eventually("the output", async || {
+        wait_state(tree, &printed).await == WaitState::Resolved
+    })
+    .await;
+    assert_eq!(wait_state(tree, &exited).await, WaitState::Watching);
     let enter = TermInput::new(Some("done".into()), vec![Key::Enter]).unwrap();
     tree.send_to_terminal(session.clone(), enter).await.unwrap();
-    assert!(
-        reaches(tree, &exited, WaitState::Resolved).await,
-        "the exit"
-    );
+    eventually("the exit", async || {
+        wait_state(tree, &exited).await == WaitState::Resolved
+    })
+    .await;
 }
 
 /// Runs `tmux` with `args` on the default server.
@@ -220,8 +206,8 @@ async fn a_tmux_panes_output_is_decided_as_it_is_written() {
         "lookout's control client attached to the session"
     );
     tmux.send("deployed");
-    assert!(
-        reaches(tree, &id, WaitState::Resolved).await,
-        "the pane's output"
-    );
+    eventually("the pane's output", async || {
+        wait_state(tree, &id).await == WaitState::Resolved
+    })
+    .await;
 }

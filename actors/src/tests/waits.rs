@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use storage::{EventKind, MsgType, Status, Store, TaskId, Timestamp, WaitId, WaitState};
 
-use super::{Fixture, START, deploy_request, note, query};
+use super::{Fixture, START, deploy_request, eventually, note, query, wait_state};
 use crate::condition::judge::{Judge, JudgeFailure, Usage, Verdict};
 use crate::sight::capture::CaptureError;
 use crate::sight::content::{Content, Frame, ProcessExit, WINDOW_CLOSED};
@@ -1209,60 +1209,31 @@ async fn live_waits_are_capped_with_a_refusal_that_says_what_to_do() {
     );
 }
 
-/// Waits (in real time, the clock standing still) until wait `id` is in `state`.
-async fn reaches(waits: &Waits, id: &WaitId, state: WaitState) -> bool {
-    for _ in 0..1000 {
-        if waits.state(id).await == state {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    false
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_target_that_tells_its_changes_is_read_at_once_and_polled_when_it_stops() {
     let waits = start(None).await;
     let tree = waits.tree();
+    let resolved = async |id: &WaitId| wait_state(tree, id).await == WaitState::Resolved;
+    let wait_on = async |target: &str| {
+        let wait = wait_for(target, "wake me when 'ALL DONE' is printed", 300, None);
+        tree.smart_wait(wait).await.unwrap().record.id
+    };
     let told = waits
         .sources
         .told_target("pty:s-told", Content::text("step 1"));
-    let id = tree
-        .smart_wait(wait_for(
-            "pty:s-told",
-            "wake me when 'ALL DONE' is printed",
-            300,
-            None,
-        ))
-        .await
-        .unwrap()
-        .record
-        .id;
+    let id = wait_on("pty:s-told").await;
     waits.advance(POLL).await;
     let polled = told.captures();
     // The clock stands still: no poll is due, and the change alone is read and decided.
     told.show(Content::text("step 1\nALL DONE in 3.2s"));
-    assert!(
-        reaches(&waits, &id, WaitState::Resolved).await,
-        "decided on the change"
-    );
+    eventually("decided on the change", async || resolved(&id).await).await;
     assert!(told.captures() > polled);
 
     // A source that stops telling is still read at the poll interval.
     let quiet = waits
         .sources
         .told_target("pty:s-quiet", Content::text("step 1"));
-    let id = tree
-        .smart_wait(wait_for(
-            "pty:s-quiet",
-            "wake me when 'ALL DONE' is printed",
-            300,
-            None,
-        ))
-        .await
-        .unwrap()
-        .record
-        .id;
+    let id = wait_on("pty:s-quiet").await;
     waits.advance(POLL).await;
     quiet.stop_telling();
     quiet.show(Content::text("step 1\nALL DONE in 3.2s"));
@@ -1273,8 +1244,5 @@ async fn a_target_that_tells_its_changes_is_read_at_once_and_polled_when_it_stop
         "nothing told it"
     );
     waits.advance(POLL).await;
-    assert!(
-        reaches(&waits, &id, WaitState::Resolved).await,
-        "the poll read it"
-    );
+    eventually("read at the poll", async || resolved(&id).await).await;
 }
