@@ -1,13 +1,12 @@
 //! How soon a wait on text wakes after the deciding line: `cargo bench --bench text_wakes`.
 //!
 //! Runs the real `lookout serve` binary twice side by side in one run: following its targets'
-//! changes (the default: inotify for a file, the terminal's own output for a `pty:` session,
-//! tmux's control mode for a pane)
+//! changes (the default: inotify for a file, the terminal's own output for a `pty:` session)
 //! and polling only (`follow_changes = false`, as before). Each trial starts a wait at the
 //! default 2 s poll, lets its first capture be taken, waits a random phase against the poll
 //! (stratified: trial i of n at a random point of the i-th n-th of the period), writes the
 //! deciding line — appended to a log for `file:`, typed into a session that answers it for
-//! `pty:` and into a tmux pane that does for `tmux:` — and times until the wake event reaches a live subscriber (`events.subscribe`).
+//! `pty:` — and times until the wake event reaches a live subscriber (`events.subscribe`).
 //! Then 100 waits stay idle on unchanged targets of each kind for 10 s, and the daemon's CPU
 //! over that time is read from /proc. `LOOKOUT_BENCH_TRIALS` trials (default 20) per row.
 //! Prints the load average first: the figures need a quiet machine.
@@ -48,7 +47,6 @@ const IDLE_FOR: Duration = Duration::from_secs(10);
 enum Kind {
     File,
     Pty,
-    Tmux,
 }
 
 impl Kind {
@@ -56,7 +54,6 @@ impl Kind {
         match self {
             Kind::File => "file:",
             Kind::Pty => "pty:",
-            Kind::Tmux => "tmux:",
         }
     }
 }
@@ -67,8 +64,6 @@ struct Bench {
     listener: Client,
     log: std::path::PathBuf,
     session: String,
-    /// A tmux session on the default server that answers each line typed into it.
-    tmux: String,
 }
 
 impl Bench {
@@ -87,32 +82,11 @@ impl Bench {
         )
         .await;
         let session = started["session_id"].as_str().unwrap().to_owned();
-        let tmux = format!(
-            "lookout-bench-{}-{}",
-            std::process::id(),
-            log.display().to_string().len() + session.len()
-        );
-        let made = std::process::Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &tmux,
-                "-x",
-                "80",
-                "-y",
-                "20",
-                "sh -c 'while read line; do echo \"got $line\"; done'",
-            ])
-            .status()
-            .expect("tmux runs (apt-get install tmux)");
-        assert!(made.success(), "tmux new-session");
         Bench {
             client,
             listener,
             log,
             session,
-            tmux,
         }
     }
 
@@ -120,7 +94,6 @@ impl Bench {
         let target = match kind {
             Kind::File => format!("file:{}", self.log.display()),
             Kind::Pty => format!("pty:{}", self.session),
-            Kind::Tmux => format!("tmux:{}", self.tmux),
         };
         let created = call(
             &mut self.client,
@@ -149,13 +122,6 @@ impl Bench {
                     json!({"session_id": self.session, "text": token, "keys": ["Enter"]}),
                 )
                 .await;
-            }
-            Kind::Tmux => {
-                let sent = std::process::Command::new("tmux")
-                    .args(["send-keys", "-t", &self.tmux, token, "Enter"])
-                    .status()
-                    .unwrap();
-                assert!(sent.success(), "tmux send-keys");
             }
         }
     }
@@ -235,13 +201,13 @@ fn main() {
         "{:<6} {:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12}",
         "target", "daemon", "p50", "p99", "mean", "min", "max", "idle CPU"
     );
-    for kind in [Kind::File, Kind::Pty, Kind::Tmux] {
+    for kind in [Kind::File, Kind::Pty] {
         for follow in [true, false] {
             let dir = tempfile::tempdir().unwrap();
             let config = format!("[wait]\nfollow_changes = {follow}\n");
             let mut daemon = start_daemon(dir.path(), &config, Stdio::inherit());
             let pid = daemon.id();
-            let (mut seconds, idle, tmux) = runtime.block_on(async {
+            let (mut seconds, idle) = runtime.block_on(async {
                 let mut bench = Bench::open(dir.path()).await;
                 let mut seconds = Vec::new();
                 for index in 0..trials {
@@ -249,14 +215,10 @@ fn main() {
                     let latency = bench.trial(kind, index, POLL.mul_f64(fraction)).await;
                     seconds.push(latency.as_secs_f64());
                 }
-                let idle = bench.idle_cpu(kind, pid).await;
-                (seconds, idle, bench.tmux)
+                (seconds, bench.idle_cpu(kind, pid).await)
             });
             let _ = daemon.kill();
             let _ = daemon.wait();
-            let _ = std::process::Command::new("tmux")
-                .args(["kill-session", "-t", &tmux])
-                .status();
             seconds.sort_by(f64::total_cmp);
             let mean = seconds.iter().sum::<f64>() / seconds.len() as f64;
             let ms = |s: f64| format!("{:.1}ms", s * 1000.0);

@@ -5,7 +5,7 @@
 //! returns its exit status, the tail of its stderr and, when asked, its stdout (a tmux pane,
 //! tesseract's text for the OCR judge). [`pty`] starts the programs of terminal sessions on a
 //! pseudo-terminal; [`stream`] a program whose output is read while it runs (the portal's
-//! screen stream); [`LineStream`] one whose output lines are (tmux's control mode).
+//! screen stream).
 
 pub mod pty;
 pub mod stream;
@@ -304,51 +304,6 @@ impl Drop for GroupKiller {
 fn tail(bytes: &[u8]) -> String {
     let start = bytes.len().saturating_sub(STDERR_TAIL_BYTES);
     String::from_utf8_lossy(&bytes[start..]).into_owned()
-}
-
-/// A program whose stdout lines are read as they come (`tmux -C`, tmux's control mode): its
-/// stdin held open by the returned handle (such programs end when it closes), its stderr
-/// discarded, killed when the handle is dropped.
-pub struct LineStream {
-    child: tokio::process::Child,
-    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
-}
-
-impl LineStream {
-    pub fn start(program: &str, args: &[String]) -> std::io::Result<LineStream> {
-        #[allow(clippy::disallowed_methods)] // the one place programs start
-        let mut command = tokio::process::Command::new(program);
-        for variable in SERVICE_MANAGER_VARIABLES {
-            command.env_remove(variable);
-        }
-        let mut child = command
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdout"))?;
-        use tokio::io::AsyncBufReadExt;
-        Ok(LineStream {
-            child,
-            lines: tokio::io::BufReader::new(stdout).lines(),
-        })
-    }
-
-    /// The next line; `None` once the program closed its stdout.
-    pub async fn next_line(&mut self) -> Option<String> {
-        self.lines.next_line().await.ok().flatten()
-    }
-}
-
-impl Drop for LineStream {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
 }
 
 #[cfg(test)]

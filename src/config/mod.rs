@@ -117,9 +117,8 @@ pub struct WaitConfig {
     /// again to see the change settle (then after twice as long, up to three times in the
     /// first half of a poll); 0 waits for the next poll instead.
     pub settle_probe_ms: u64,
-    /// Look at a file, a terminal session or a tmux pane as soon as it says it changed
-    /// (inotify, the session's output, tmux's control mode), not only at each poll; false
-    /// polls only.
+    /// Look at a file or a terminal session as soon as it says it changed (inotify, the
+    /// session's output), not only at each poll; false polls only.
     pub follow_changes: bool,
 }
 

@@ -99,8 +99,8 @@ pub struct WaitArgs {
     /// How soon a changing window or screen is captured again to see it settle
     /// (`Duration::ZERO`: not before the next poll).
     pub settle_probe: Duration,
-    /// Whether a target whose source says when it changed (a file, a terminal session, a
-    /// tmux pane) is looked at on each change as well as at each poll (`false`: polled only).
+    /// Whether a target whose source says when it changed (a file, a terminal session) is
+    /// looked at on each change as well as at each poll (`false`: polled only).
     pub follow_changes: bool,
     /// The task ledger of the user's OpenClaw gateway, for `pty:` waits on the agent's own
     /// exec sessions; without a gateway `pty:` means this daemon's sessions only.
