@@ -59,9 +59,7 @@ pub fn resolve(
     let attached_only = others_attached && config.sinks.is_empty();
     let exec_sessions = match gateways.first() {
         Some(sink) => ExecSessions::Gateway(ExecLedger::new(sink.client().clone())),
-        None if attached_only => ExecSessions::NoGateway {
-            looked: "nowhere: wake sinks are attached in-process".to_owned(),
-        },
+        None if attached_only => ExecSessions::not_looked_for(),
         None => match openclaw::find(&env) {
             Ok(Some(gateway)) => ExecSessions::Gateway(ExecLedger::new(gateway_client(
                 gateway.url,

@@ -140,6 +140,14 @@ pub enum ExecSessions {
 }
 
 impl ExecSessions {
+    /// No gateway, and none looked for: the runtime's wakes go to sinks attached in-process
+    /// (tests, the harness), and the machine's own OpenClaw is left alone.
+    pub fn not_looked_for() -> ExecSessions {
+        ExecSessions::NoGateway {
+            looked: "nowhere: wake sinks are attached in-process".to_owned(),
+        }
+    }
+
     /// The gateway's ledger, when there is one.
     pub fn ledger(&self) -> Option<&ExecLedger> {
         match self {

@@ -72,9 +72,7 @@ impl Waits {
     }
 
     async fn state(&self, id: &WaitId) -> WaitState {
-        self.tree().wait_status(Some(id.clone())).await.unwrap()[0]
-            .record
-            .state
+        wait_state(self.tree(), id).await
     }
 
     async fn events(&self) -> Vec<(EventKind, String)> {

@@ -159,9 +159,7 @@ impl TreeArgs {
                 window_gone_grace: DEFAULT_WINDOW_GONE_GRACE,
                 settle_probe: DEFAULT_SETTLE_PROBE,
                 follow_changes: true,
-                openclaw: ExecSessions::NoGateway {
-                    looked: "nowhere: wake sinks are attached in-process".to_owned(),
-                },
+                openclaw: ExecSessions::not_looked_for(),
             },
             wake: WakeArgs {
                 sinks: Vec::new(),

@@ -398,8 +398,8 @@ async fn hand_over(
 fn follow_changes(wait: ActorRef<WaitMsg>, mut changes: watch::Receiver<u64>) -> JoinHandle<()> {
     tokio::spawn(async move {
         changes.mark_unchanged();
+        // `changed` marks what it saw: a change during the poll below is the next one.
         while changes.changed().await.is_ok() {
-            changes.mark_unchanged();
             match wait.call(WaitMsg::Poll, Some(POLL_TIMEOUT)).await {
                 Ok(ractor::rpc::CallResult::Success(judging)) => {
                     if let Some(judging) = judging {

@@ -1,10 +1,11 @@
 //! Capturing targets. The `Source` seam is one capture of a target; a Watcher calls it every
-//! poll interval, and at once when a source that is told of changes says one came. The production implementations are named for their mechanism: a file tail
-//! ([`file`]), `tmux capture-pane` ([`tmux`]), a daemon-owned terminal
-//! (`terminals::source`), the agent's own OpenClaw exec session ([`openclaw`]), an X11 window
-//! or screen ([`x11`]), a Wayland window or screen on a wlroots compositor ([`wayland`]), the
-//! screen of a GNOME or KDE session through the ScreenCast portal ([`portal`]); [`sources`]
-//! picks one per target, and tests and the harness script them (`waits::scripted`).
+//! poll interval, and at once when a source that is told of changes says one came. The
+//! production implementations are named for their mechanism: a file tail ([`file`]), `tmux
+//! capture-pane` ([`tmux`]), a daemon-owned terminal (`terminals::source`), the agent's own
+//! OpenClaw exec session ([`openclaw`]), an X11 window or screen ([`x11`]), a Wayland window
+//! or screen on a wlroots compositor ([`wayland`]), the screen of a GNOME or KDE session
+//! through the ScreenCast portal ([`portal`]); [`sources`] picks one per target, and tests and
+//! the harness script them (`waits::scripted`).
 
 pub mod blocking;
 pub mod file;
