@@ -7,17 +7,30 @@
 //! the top 3) — typical ones (words past the 100 most common) and common ones (the 2,000
 //! most common) — and prints the insert cost, the query latency (p50, p95, p99) and the bytes on
 //! disk per day. Deterministic: the same figures' inputs every run.
+//!
+//! Then end to end: the real `lookout serve` holding 1,000 tasks written through its socket
+//! (a plan of 5 steps, 3 notes of ~40 words each), and each question asked twice, side by side:
+//! as `memory_recall` over the socket, and as a raw FTS5 query on the same `recall.sqlite`
+//! (the top 3 by BM25, read whole) — with questions that match and questions that match
+//! nothing. Prints p50 and p95 of both and their ratio (goal ≤ 1.5×).
 
 // A benchmark measures: it reads the wall clock; the rules these lints enforce are for the
 // daemon's code.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "support/daemon_process.rs"]
+mod daemon_process;
 #[path = "support/load_average.rs"]
 mod load_average;
+#[path = "support/rpc.rs"]
+mod rpc;
 
+use std::process::Stdio;
 use std::time::Instant;
 
+use lookout::client::Client;
 use recall::{Document, RecallStore, Search, Source, Step};
+use serde_json::json;
 
 const ACTIVE_SECONDS_PER_DAY: u64 = 8 * 3600;
 const MEAN_DOCUMENT_SECONDS: u64 = 90;
@@ -122,6 +135,11 @@ fn percentile(sorted: &[f64], share: f64) -> f64 {
 
 fn main() {
     load_average::print_load_average();
+    index_alone();
+    end_to_end();
+}
+
+fn index_alone() {
     let now_ms = 1_771_000_000_000;
     println!("recall index on generated history (8 active h/day, a document per ~90 s)");
     println!(
@@ -204,4 +222,165 @@ fn main() {
             );
         }
     }
+}
+
+/// Tasks the end-to-end daemon holds.
+const TASKS: usize = 1_000;
+/// Questions asked each way, per kind.
+const END_TO_END_QUESTIONS: usize = 300;
+
+/// `memory_recall` over the socket against a raw FTS5 query on the same index, side by side.
+fn end_to_end() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = daemon_process::start_daemon(dir.path(), "", Stdio::inherit());
+    let socket = dir.path().join("lookout.sock");
+    let mut rng = Rng(0x5DEE_CE66_D1CE_5EED);
+    let sentence = |rng: &mut Rng, words: usize| {
+        (0..words)
+            .map(|_| word(rng.word()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    runtime.block_on(async {
+        let mut client = Client::connect(&socket).await.unwrap();
+        let started = Instant::now();
+        for _ in 0..TASKS {
+            let plan: Vec<String> = (0..5).map(|_| sentence(&mut rng, 6)).collect();
+            let task = rpc::call(
+                &mut client,
+                "task_register",
+                json!({"name": sentence(&mut rng, 4), "plan": plan}),
+            )
+            .await;
+            let id = task["task_id"].as_str().unwrap().to_owned();
+            for _ in 0..3 {
+                rpc::call(
+                    &mut client,
+                    "task_update",
+                    json!({"task_id": id, "message": sentence(&mut rng, 40)}),
+                )
+                .await;
+            }
+        }
+        // The first question indexes every task; it is not measured.
+        rpc::call(&mut client, "memory_recall", json!({"query": "warm"})).await;
+        println!(
+            "\nend to end: {TASKS} tasks written over the socket in {:.1} s; each question asked \
+             as memory_recall (socket, top 3) and as a raw FTS5 query (top 3 by BM25, read whole)",
+            started.elapsed().as_secs_f64()
+        );
+        let raw = rusqlite::Connection::open_with_flags(
+            dir.path().join("data/recall.sqlite"),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        let mut statement = raw
+            .prepare(
+                "SELECT doc.title, doc.body, doc.steps FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
+                 WHERE doc_fts MATCH ?1 ORDER BY rank LIMIT 3",
+            )
+            .unwrap();
+        let store = RecallStore::open(&dir.path().join("data/recall.sqlite")).unwrap();
+        println!(
+            "{:<10} {:>14} {:>14} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
+            "questions",
+            "recall p50",
+            "recall p95",
+            "search p50",
+            "search p95",
+            "raw FTS5 p50",
+            "raw FTS5 p95",
+            "p50 ×",
+            "p95 ×"
+        );
+        // The fixed cost of a call: a question of common words only, which searches nothing.
+        let mut floor_ms = Vec::with_capacity(END_TO_END_QUESTIONS);
+        for _ in 0..END_TO_END_QUESTIONS {
+            let started = Instant::now();
+            let answer =
+                rpc::call(&mut client, "memory_recall", json!({"query": "how did I"})).await;
+            floor_ms.push(started.elapsed().as_secs_f64() * 1e3);
+            std::hint::black_box(answer);
+        }
+        floor_ms.sort_by(f64::total_cmp);
+        println!(
+            "{:<10} {:>12.3}ms {:>12.3}ms   (a question of common words only: the call's own cost)",
+            "no words",
+            percentile(&floor_ms, 0.5),
+            percentile(&floor_ms, 0.95)
+        );
+        for kind in ["typical", "no match"] {
+            let mut recall_ms = Vec::with_capacity(END_TO_END_QUESTIONS);
+            let mut raw_ms = Vec::with_capacity(END_TO_END_QUESTIONS);
+            let mut search_ms = Vec::with_capacity(END_TO_END_QUESTIONS);
+            for q in 0..END_TO_END_QUESTIONS {
+                let words: Vec<String> = (0..1 + q % 3)
+                    .map(|_| match kind {
+                        "typical" => loop {
+                            let index = rng.word();
+                            if index >= 100 {
+                                break word(index);
+                            }
+                        },
+                        // Syllables the vocabulary never joins this way.
+                        _ => format!("qx{}", word(rng.word())),
+                    })
+                    .collect();
+                let expression = words
+                    .iter()
+                    .map(|word| format!("\"{word}\"*"))
+                    .collect::<Vec<_>>()
+                    .join(" OR ");
+                let started = Instant::now();
+                let rows: Vec<(String, String, String)> = statement
+                    .query_map([&expression], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                raw_ms.push(started.elapsed().as_secs_f64() * 1e3);
+                std::hint::black_box(rows);
+                let started = Instant::now();
+                let found = store
+                    .search(&Search {
+                        words: words.join(" "),
+                        limit: 3,
+                        recency_bias: 0.2,
+                        task_id: None,
+                        source: None,
+                        now_ms: 0,
+                    })
+                    .unwrap();
+                search_ms.push(started.elapsed().as_secs_f64() * 1e3);
+                std::hint::black_box(found);
+                let started = Instant::now();
+                let answer = rpc::call(
+                    &mut client,
+                    "memory_recall",
+                    json!({"query": words.join(" "), "limit": 3}),
+                )
+                .await;
+                recall_ms.push(started.elapsed().as_secs_f64() * 1e3);
+                std::hint::black_box(answer);
+            }
+            recall_ms.sort_by(f64::total_cmp);
+            raw_ms.sort_by(f64::total_cmp);
+            search_ms.sort_by(f64::total_cmp);
+            let (search_p50, search_p95) = (percentile(&search_ms, 0.5), percentile(&search_ms, 0.95));
+            let (recall_p50, recall_p95) = (percentile(&recall_ms, 0.5), percentile(&recall_ms, 0.95));
+            let (raw_p50, raw_p95) = (percentile(&raw_ms, 0.5), percentile(&raw_ms, 0.95));
+            println!(
+                "{kind:<10} {recall_p50:>12.3}ms {recall_p95:>12.3}ms {search_p50:>12.3}ms {search_p95:>12.3}ms {raw_p50:>12.3}ms {raw_p95:>12.3}ms {:>7.1}× {:>7.1}×{}",
+                recall_p50 / raw_p50,
+                recall_p95 / raw_p95,
+                load_average::busy_note()
+            );
+        }
+    });
+    let _ = daemon.kill();
+    let _ = daemon.wait();
 }

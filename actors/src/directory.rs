@@ -4,7 +4,8 @@
 //! other actors and the socket edge) looks peers up here per request instead of keeping a
 //! ref that may have gone stale. It also carries what the whole tree shares and what must
 //! outlive any one actor: the clock and the timer registry, the fault switches, the event
-//! sequence, the live event broadcast, the tree's health and the lanes of blocking work.
+//! sequence, the live event broadcast, the count of the database's commits, the tree's
+//! health and the lanes of blocking work.
 //! Domain state lives in the handles that use it, not here: the terminal sessions in their
 //! table (held by the Terminals actor and the `pty:` sources), the cost of judging in the
 //! vision handle (`Tree::judge`).
@@ -54,6 +55,9 @@ pub struct Directory {
     event_sequence: Arc<AtomicU64>,
     /// The threads blocking work runs on, one pool per kind (storage, commits, targets).
     lanes: Lanes,
+    /// How many transactions the Registry committed since the daemon started: what tells
+    /// the recall index that the record moved on.
+    commits: Arc<watch::Sender<u64>>,
 }
 
 #[derive(Default)]
@@ -96,7 +100,18 @@ impl Directory {
             events,
             event_sequence: Arc::default(),
             lanes: Lanes::default(),
+            commits: Arc::new(watch::channel(0).0),
         }
+    }
+
+    /// The count of the database's commits since the daemon started, and each new one.
+    pub fn database_commits(&self) -> watch::Receiver<u64> {
+        self.commits.subscribe()
+    }
+
+    /// For the Registry: counts a transaction committed.
+    pub(crate) fn commits_counter(&self) -> Arc<watch::Sender<u64>> {
+        self.commits.clone()
     }
 
     /// The threads blocking work runs on.

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use storage::{Counter, StorageError, Store, WriteBatch};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 use crate::error::{CallError, from_call};
 use crate::faults::{ActorKind, Faults};
@@ -62,6 +62,8 @@ pub struct RegistryArgs {
     /// Off only to measure what group commit buys: one transaction per write.
     pub group_commit: bool,
     pub faults: Faults,
+    /// Counts each transaction that committed (`Directory::database_commits`).
+    pub commits: Arc<watch::Sender<u64>>,
 }
 
 pub struct RegistryState {
@@ -72,6 +74,7 @@ pub struct RegistryState {
 
     group_commit: bool,
     faults: Faults,
+    commits: Arc<watch::Sender<u64>>,
     pending: Vec<(WriteBatch, WriteReply)>,
     committing: bool,
     stats: RegistryStats,
@@ -105,6 +108,7 @@ impl Actor for RegistryActor {
             damaged_reads: Arc::default(),
             group_commit: args.group_commit,
             faults: args.faults,
+            commits: args.commits,
             pending: Vec::new(),
             committing: false,
             stats: RegistryStats {
@@ -172,6 +176,7 @@ fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
     state.committing = true;
     let store = state.store.clone();
     let registry = myself.clone();
+    let commits = state.commits.clone();
     let submitted = state.lanes.commits.submit(move || {
         let (batches, replies): (Vec<_>, Vec<_>) = group.into_iter().unzip();
         let outcomes = catch_unwind(AssertUnwindSafe(|| commit_group(&store, &batches)))
@@ -186,6 +191,9 @@ fn start_commit(myself: &ActorRef<RegistryMsg>, state: &mut RegistryState) {
                 vec![Err(error); batches.len()]
             });
         let failed = outcomes.iter().filter(|outcome| outcome.is_err()).count();
+        if failed < writes {
+            commits.send_modify(|count| *count += 1);
+        }
         // Counted before anyone is answered, so a caller that asks for the stats after its
         // write returned sees it counted. A Registry that died meanwhile has a successor
         // with its own state; nothing to do.

@@ -230,6 +230,7 @@ async fn start_child(
                 lanes: directory.lanes().clone(),
                 group_commit: state.args.group_commit,
                 faults: directory.faults().clone(),
+                commits: directory.commits_counter(),
             };
             let (actor, _) = Actor::spawn_linked(None, RegistryActor, args, supervisor).await?;
             directory.set(Slot::Registry(Some(actor.clone())));

@@ -149,6 +149,8 @@ pub struct Candidate {
 pub struct RecallStore {
     connection: Connection,
     path: PathBuf,
+    /// [`RecallStore::counts`] until the next change: every answer reports them.
+    counts: Option<Vec<(Source, u64)>>,
 }
 
 impl RecallStore {
@@ -163,6 +165,7 @@ impl RecallStore {
         let store = Self {
             connection,
             path: path.to_owned(),
+            counts: None,
         };
         store.prepare().map_err(fail)?;
         Ok(store)
@@ -235,6 +238,7 @@ impl RecallStore {
 
     /// Indexes `documents` in one transaction, each replacing the one of its key.
     pub fn put(&mut self, documents: &[Document]) -> Result<(), RecallError> {
+        self.counts = None;
         let path = self.path.clone();
         let fail = |source| RecallError::Sqlite {
             path: path.clone(),
@@ -305,6 +309,7 @@ impl RecallStore {
     /// this index holds; tasks and waits come back from the task database), returning the
     /// keyframe files they listed, for the caller to delete.
     pub fn forget(&mut self, filter: &Forget) -> Result<Forgotten, RecallError> {
+        self.counts = None;
         let path = self.path.clone();
         let fail = |source| RecallError::Sqlite {
             path: path.clone(),
@@ -356,9 +361,12 @@ impl RecallStore {
         })
     }
 
-    /// How many documents of each source are indexed.
-    pub fn counts(&self) -> Result<Vec<(Source, u64)>, RecallError> {
-        Source::ALL
+    /// How many documents of each source are indexed (counted once per change).
+    pub fn counts(&mut self) -> Result<Vec<(Source, u64)>, RecallError> {
+        if let Some(counts) = &self.counts {
+            return Ok(counts.clone());
+        }
+        let counts = Source::ALL
             .into_iter()
             .map(|source| {
                 self.connection
@@ -370,7 +378,9 @@ impl RecallStore {
                     .map(|count| (source, count as u64))
                     .map_err(|e| self.fail(e))
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        self.counts = Some(counts.clone());
+        Ok(counts)
     }
 
     /// The documents that match any of the search's words, best BM25 first (title 5×),
@@ -401,22 +411,34 @@ impl RecallStore {
     }
 
     /// The documents that match the FTS5 `expression`, best BM25 first, within the filters.
+    ///
+    /// Without a filter FTS5 ranks and cuts the list itself (`ORDER BY rank`), and only the
+    /// candidates kept are joined to their documents; a filter needs every match joined first.
     fn matching(
         &self,
         expression: &str,
         search: &Search,
         holds_all: bool,
     ) -> Result<Vec<Candidate>, RecallError> {
+        let sql = if search.task_id.is_none() && search.source.is_none() {
+            "SELECT doc.id, doc.end_ms, ranked.rank
+             FROM (SELECT rowid, rank FROM doc_fts
+                   WHERE doc_fts MATCH ?1 AND rank MATCH 'bm25(5.0, 1.0)'
+                     AND ?2 IS NULL AND ?3 IS NULL
+                   ORDER BY rank LIMIT ?4) AS ranked
+             JOIN doc ON doc.id = ranked.rowid
+             ORDER BY ranked.rank"
+        } else {
+            "SELECT doc.id, doc.end_ms, bm25(doc_fts, 5.0, 1.0) AS score
+             FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
+             WHERE doc_fts MATCH ?1
+               AND (?2 IS NULL OR doc.task_id = ?2)
+               AND (?3 IS NULL OR doc.source = ?3)
+             ORDER BY score LIMIT ?4"
+        };
         let mut statement = self
             .connection
-            .prepare_cached(
-                "SELECT doc.id, doc.end_ms, bm25(doc_fts, 5.0, 1.0) AS score
-                 FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
-                 WHERE doc_fts MATCH ?1
-                   AND (?2 IS NULL OR doc.task_id = ?2)
-                   AND (?3 IS NULL OR doc.source = ?3)
-                 ORDER BY score LIMIT ?4",
-            )
+            .prepare_cached(sql)
             .map_err(|e| self.fail(e))?;
         let rows = statement
             .query_map(

@@ -86,9 +86,11 @@ impl Methods {
             }
             Method::MemoryRecall => {
                 let request = decode::<MemoryRecallParams>(method, params)?.validate()?;
-                let answer = tree.recall(request.clone()).await?;
-                let recorder = tree.recorder_status().await.ok();
-                Ok(wire::recalled(&answer, &request, recorder.as_ref()))
+                // The recorder's state (what the message says of screen history) is asked
+                // beside the search, not after it.
+                let (answer, recorder) =
+                    tokio::join!(tree.recall(request.clone()), tree.recorder_status());
+                Ok(wire::recalled(&answer?, &request, recorder.ok().as_ref()))
             }
             Method::SmartWait => {
                 let new = decode::<SmartWaitParams>(method, params)?.validate()?;

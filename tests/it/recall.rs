@@ -375,3 +375,49 @@ async fn pause_and_resume_with_recording_off_leave_it_off() {
     let status = daemon.ok("daemon.status", json!({})).await;
     assert_eq!(status["recall"]["state"], "off", "{status}");
 }
+
+/// The documents of `source` in the index file, read beside the daemon (no search asked).
+fn indexed_titles(index: &std::path::Path) -> Vec<String> {
+    let Ok(connection) =
+        rusqlite::Connection::open_with_flags(index, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+    else {
+        return Vec::new();
+    };
+    let Ok(mut statement) = connection.prepare("SELECT title FROM doc WHERE source = 'task'")
+    else {
+        return Vec::new();
+    };
+    statement
+        .query_map([], |row| row.get(0))
+        .map(|rows| rows.filter_map(Result::ok).collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_index_follows_the_task_database_without_being_asked() {
+    let daemon = TestDaemon::start().await;
+    let index = daemon.dir.path().join("data").join("recall.sqlite");
+    register(
+        &daemon,
+        "Rotate the quokka signing keys",
+        &["Make keys", "Ship"],
+    )
+    .await;
+    // No memory_recall: the index catches up once the database's commits go quiet.
+    crate::support::wait_until(
+        "the index holds the task registered",
+        Duration::from_secs(20),
+        async || {
+            indexed_titles(&index)
+                .iter()
+                .any(|title| title.contains("quokka"))
+        },
+    )
+    .await;
+    // A write a search comes right after is found by that search: it catches up first.
+    let second = register(&daemon, "Renew the wombat certificate", &["Renew"]).await;
+    let answer = daemon
+        .ok("memory_recall", json!({"query": "wombat certificate"}))
+        .await;
+    assert_eq!(task_ids(&answer), [second.as_str()], "{answer}");
+}

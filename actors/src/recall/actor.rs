@@ -1,9 +1,12 @@
-//! The Recall actor: the only owner of `recall.sqlite`. One request at a time: a search
-//! first indexes the tasks that changed in redb since the index's mark (so an answer never
-//! misses what was just recorded), then asks the index; after it starts it catches up in the
-//! background, which is also how an index that was lost or deleted is rebuilt. What has no
-//! other record (the output of a terminal session that ended) is put here as it happens.
-//! Index work runs on blocking threads, never on the runtime.
+//! The Recall actor: the only owner of `recall.sqlite`. One request at a time. The index
+//! follows the task database off the query path: once the database's commits go quiet for
+//! [`QUIET_BEFORE_CATCH_UP`] (or at the latest [`LONGEST_CATCH_UP_DELAY`] after the first),
+//! it indexes the tasks and wakes that changed since its marks. A search catches up first
+//! only when a commit came after the last catch-up began (so an answer never misses what
+//! was just recorded), which makes a search on a quiet database the index query alone. It
+//! also catches up after it starts, which is how an index that was lost or deleted is
+//! rebuilt. What has no other record (the output of a terminal session that ended) is put
+//! here as it happens. Index work runs on blocking threads, never on the runtime.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -12,6 +15,7 @@ use std::time::Duration;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use recall::{Document, Forget, Forgotten, Ranked, RecallError, RecallStore, Search, Source};
 use storage::{EventRecord, ListCursor, Store, WaitId};
+use tokio::sync::watch;
 
 use crate::directory::Directory;
 use crate::error::CallError;
@@ -35,6 +39,10 @@ const EVENTS_BATCH: usize = 500;
 /// How often screen and terminal history past the retention age is removed.
 const EXPIRY_PERIOD: Duration = Duration::from_secs(6 * 3600);
 const EXPIRY_TIMER: &str = "recall:expiry";
+/// How long the database's commits must pause before the index catches up with them.
+pub const QUIET_BEFORE_CATCH_UP: Duration = Duration::from_millis(500);
+/// The longest a steady stream of commits delays the catch-up.
+pub const LONGEST_CATCH_UP_DELAY: Duration = Duration::from_secs(5);
 
 /// A `memory_recall`, validated.
 #[derive(Clone, Debug)]
@@ -87,6 +95,13 @@ pub struct RecallState {
     /// `Err` while the index cannot be opened (a full disk): searches say why, and each
     /// message but a ping tries to open it again.
     index: Result<Arc<Mutex<RecallStore>>, String>,
+    /// The database's commit count.
+    commits: watch::Receiver<u64>,
+    /// The commit count read before the last catch-up that finished began: the index holds
+    /// everything committed up to it (`None`: not caught up since the start).
+    caught_up_to: Option<u64>,
+    /// Casts a catch-up once the database's commits go quiet.
+    follower: tokio::task::JoinHandle<()>,
 }
 
 impl Actor for RecallActor {
@@ -104,6 +119,10 @@ impl Actor for RecallActor {
             tracing::warn!("recall is unavailable: {error}");
         }
         let _ = myself.cast(RecallMsg::CatchUp);
+        let follower = tokio::spawn(follow_commits(
+            args.directory.database_commits(),
+            myself.clone(),
+        ));
         if args.retention.is_some() {
             let expire = myself.clone();
             let first = args.directory.now();
@@ -115,11 +134,23 @@ impl Actor for RecallActor {
                 });
         }
         Ok(RecallState {
+            commits: args.directory.database_commits(),
             directory: args.directory,
             retention: args.retention,
             path: args.path,
             index,
+            caught_up_to: None,
+            follower,
         })
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<RecallMsg>,
+        state: &mut RecallState,
+    ) -> Result<(), ActorProcessingErr> {
+        state.follower.abort();
+        Ok(())
     }
 
     async fn handle(
@@ -135,6 +166,7 @@ impl Actor for RecallActor {
             state.index = open_index(state.path.clone()).await?;
             if state.index.is_ok() {
                 tracing::info!("recall's index opens again; it catches up with the tasks");
+                state.caught_up_to = None;
             }
         }
         match message {
@@ -314,10 +346,37 @@ async fn with_index<T: Send + 'static>(
         .map_err(|error| index_failed(&error))
 }
 
-/// Indexes what changed since the marks: the tasks, then the waits that woke someone.
-async fn catch_up(state: &RecallState) -> Result<(), CallError> {
+/// Indexes what changed since the marks — the tasks, then the waits that woke someone —
+/// unless nothing was committed since the last catch-up began.
+async fn catch_up(state: &mut RecallState) -> Result<(), CallError> {
+    let commits = *state.commits.borrow_and_update();
+    if state.caught_up_to == Some(commits) {
+        return Ok(());
+    }
     catch_up_tasks(state).await?;
-    catch_up_waits(state).await
+    catch_up_waits(state).await?;
+    state.caught_up_to = Some(commits);
+    Ok(())
+}
+
+/// Casts [`RecallMsg::CatchUp`] once the database's commits pause for
+/// [`QUIET_BEFORE_CATCH_UP`], or [`LONGEST_CATCH_UP_DELAY`] after the first of a steady
+/// stream; ends with the actor (or the directory).
+async fn follow_commits(mut commits: watch::Receiver<u64>, recall: ActorRef<RecallMsg>) {
+    let most_rounds = LONGEST_CATCH_UP_DELAY.as_millis() / QUIET_BEFORE_CATCH_UP.as_millis();
+    while commits.changed().await.is_ok() {
+        for _ in 0..most_rounds {
+            let seen = *commits.borrow_and_update();
+            tokio::time::sleep(QUIET_BEFORE_CATCH_UP).await;
+            if *commits.borrow() == seen {
+                break;
+            }
+        }
+        commits.mark_unchanged();
+        if recall.cast(RecallMsg::CatchUp).is_err() {
+            return;
+        }
+    }
 }
 
 /// Indexes the wait of every wake event past the mark (with all its wakes so far).
