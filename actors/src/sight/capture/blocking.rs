@@ -7,6 +7,7 @@
 use std::fmt;
 
 use futures::future::BoxFuture;
+use tokio::sync::watch;
 
 use crate::sight::capture::{CaptureError, Source};
 use crate::sight::content::Content;
@@ -27,6 +28,12 @@ pub trait BlockingCapture: Send + Sized + 'static {
 
     /// Whether the connection is still worth keeping after `outcome`.
     fn keep(&self, outcome: &Result<Content, CaptureError>) -> bool;
+
+    /// Asks the connections made from `connector` from now on to tell of changes; the
+    /// count that moves on at each, or `None` when this kind of capture is polled only.
+    fn changes(_connector: &mut Self::Connector) -> Option<watch::Receiver<u64>> {
+        None
+    }
 
     /// Says in the error of a capture thread that panicked which capture it was.
     const KIND: &'static str;
@@ -88,6 +95,13 @@ impl<C: BlockingCapture> BlockingSource<C> {
 impl<C: BlockingCapture> Source for BlockingSource<C> {
     fn describe(&self) -> String {
         self.description.clone()
+    }
+
+    fn changes(&mut self) -> Option<watch::Receiver<u64>> {
+        let changes = C::changes(&mut self.connector)?;
+        // A connection made before was not asked to tell: the next capture makes one that is.
+        self.capture = None;
+        Some(changes)
     }
 
     fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {

@@ -24,6 +24,7 @@
 //! `DISPLAY`, resolved in `src/`). x11rb reads `XAUTHORITY` (or `~/.Xauthority`) itself for
 //! the connection's cookie.
 
+mod damage;
 mod focus;
 mod grab;
 pub mod pixels;
@@ -36,6 +37,7 @@ pub mod test_display;
 mod tests;
 
 use std::fmt;
+use std::sync::Arc;
 
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::errors::{ConnectError, ConnectionError, ReplyError, ReplyOrIdError};
@@ -47,6 +49,7 @@ use x11rb::protocol::xproto::{
 use x11rb::reexports::x11rb_protocol::parse_display::parse_display;
 use x11rb::rust_connection::RustConnection;
 
+pub use damage::{ChangeCount, MOST_READS_SKIPPED};
 pub use focus::Focus;
 pub use grab::CaptureMethod;
 pub use source::X11Source;
@@ -54,6 +57,7 @@ pub use source::X11Source;
 use crate::sight::capture::CaptureError;
 use crate::sight::content::{Content, Frame};
 use crate::sight::target::{Target, WindowSelector};
+use damage::DamageFollow;
 use grab::{PixelReader, ReadError, Region};
 use pixels::PixelLayout;
 use windows::Atoms;
@@ -130,7 +134,7 @@ struct Followed {
 
 /// A blocking X11 capture of one target. See the module documentation.
 pub struct X11Capture {
-    connection: RustConnection,
+    connection: Arc<RustConnection>,
     display: String,
     root: Window,
     root_depth: u8,
@@ -147,6 +151,11 @@ pub struct X11Capture {
     broken: bool,
     /// `_NET_ACTIVE_WINDOW`, interned at the first [`X11Capture::focus`].
     active_window_atom: Option<u32>,
+    /// The server's reports of changed pixels, once asked for ([`X11Capture::tell_changes`]).
+    damage: Option<DamageFollow>,
+    /// The last frame read and the window (or root) it is of: handed out again while the
+    /// server reports no change.
+    last_frame: Option<(Window, Frame)>,
 }
 
 impl fmt::Debug for X11Capture {
@@ -195,7 +204,7 @@ impl X11Capture {
             && supports_window_pixmaps(&connection)
                 .map_err(|error| lost_connection(display, &error.to_string()))?;
         Ok(X11Capture {
-            connection,
+            connection: Arc::new(connection),
             display: display.to_owned(),
             root,
             root_depth,
@@ -209,7 +218,34 @@ impl X11Capture {
             redirected: None,
             broken: false,
             active_window_atom: None,
+            damage: None,
+            last_frame: None,
         })
+    }
+
+    /// Moves `tell` on whenever the server reports that the watched window (or the screen)
+    /// changed, and hands out the last frame again while it reports nothing; a server
+    /// without DAMAGE leaves the capture polled only.
+    pub fn tell_changes(&mut self, tell: ChangeCount) {
+        self.damage = DamageFollow::start(&self.connection, self.root, tell);
+    }
+
+    /// Whether the server tells this capture of changes.
+    pub fn is_told_of_changes(&self) -> bool {
+        self.damage.is_some()
+    }
+
+    /// The last frame of `drawable` again, while the server reported no change to it (and
+    /// it is not the safety net's turn to read).
+    fn unchanged(&mut self, drawable: Window) -> Option<Frame> {
+        let damage = self.damage.as_mut()?;
+        if damage.must_read(drawable) {
+            return None;
+        }
+        match &self.last_frame {
+            Some((of, frame)) if *of == drawable => Some(frame.clone()),
+            _ => None,
+        }
     }
 
     /// How frames are read: MIT-SHM or GetImage.
@@ -267,6 +303,9 @@ impl X11Capture {
             Watched::Screen => self.capture_screen().map(Content::Frame),
             Watched::Window(selector) => self.capture_window(&selector),
         };
+        if let Some(damage) = &self.damage {
+            damage.after_read();
+        }
         if let Err(error) = &result {
             tracing::debug!(display = %self.display, "capture failed: {}", error.message);
         }
@@ -274,6 +313,10 @@ impl X11Capture {
     }
 
     fn capture_screen(&mut self) -> Result<Frame, CaptureError> {
+        if let Some(frame) = self.unchanged(self.root) {
+            return Ok(frame);
+        }
+        self.last_frame = None;
         let geometry =
             reply_of(self.connection.get_geometry(self.root)).map_err(|e| self.failed(e))?;
         let layout = self.layout(self.root_visual, self.root_depth)?;
@@ -285,9 +328,12 @@ impl X11Capture {
             height: geometry.height,
             layout,
         };
-        self.reader
+        let frame = self
+            .reader
             .read(&self.connection, region)
-            .map_err(|e| self.failed(e))
+            .map_err(|e| self.failed(e))?;
+        self.last_frame = Some((self.root, frame.clone()));
+        Ok(frame)
     }
 
     /// Whether the watched window exists now; when it does not, the titles of the windows
@@ -318,9 +364,14 @@ impl X11Capture {
                     None => return Ok(self.absent(selector)),
                 },
             };
+            if let Some(frame) = self.unchanged(followed.id) {
+                return Ok(Content::Frame(frame));
+            }
+            self.last_frame = None;
             match self.read_window(followed.id) {
                 Ok(frame) => {
                     self.refresh_title(followed.id);
+                    self.last_frame = Some((followed.id, frame.clone()));
                     return Ok(Content::Frame(frame));
                 }
                 Err(WindowProblem::Gone) => {
@@ -533,8 +584,8 @@ impl X11Capture {
 }
 
 /// The reply to a request, with both ways of failing in one error.
-fn reply_of<R: x11rb::x11_utils::TryParse>(
-    request: Result<x11rb::cookie::Cookie<'_, RustConnection, R>, ConnectionError>,
+fn reply_of<C: RequestConnection + ?Sized, R: x11rb::x11_utils::TryParse>(
+    request: Result<x11rb::cookie::Cookie<'_, C, R>, ConnectionError>,
 ) -> Result<R, ReadError> {
     Ok(request?.reply()?)
 }

@@ -1,7 +1,11 @@
 //! [`X11Source`]: the blocking [`X11Capture`] driven for the async world by the shared
 //! [`BlockingSource`] (a capture per blocking thread, a new connection after a broken one).
 
-use super::{CaptureMethod, CaptureOptions, Watched, X11Capture, describe};
+use std::sync::Arc;
+
+use tokio::sync::watch;
+
+use super::{CaptureMethod, CaptureOptions, ChangeCount, Watched, X11Capture, describe};
 use crate::sight::capture::CaptureError;
 use crate::sight::capture::blocking::{BlockingCapture, BlockingSource};
 use crate::sight::content::Content;
@@ -17,6 +21,8 @@ pub struct X11Connector {
     pub display: Option<String>,
     pub watched: Watched,
     pub options: CaptureOptions,
+    /// Moved on at each change the server reports, once the source was asked for changes.
+    pub changes: Option<ChangeCount>,
 }
 
 impl BlockingCapture for X11Capture {
@@ -24,11 +30,15 @@ impl BlockingCapture for X11Capture {
     const KIND: &'static str = "X11";
 
     fn connect(connector: &X11Connector) -> Result<Self, CaptureError> {
-        X11Capture::connect(
+        let mut capture = X11Capture::connect(
             connector.display.as_deref(),
             connector.watched.clone(),
             connector.options,
-        )
+        )?;
+        if let Some(changes) = &connector.changes {
+            capture.tell_changes(changes.clone());
+        }
+        Ok(capture)
     }
 
     fn capture(&mut self) -> Result<Content, CaptureError> {
@@ -41,6 +51,13 @@ impl BlockingCapture for X11Capture {
 
     fn keep(&self, _: &Result<Content, CaptureError>) -> bool {
         !self.is_broken()
+    }
+
+    fn changes(connector: &mut X11Connector) -> Option<watch::Receiver<u64>> {
+        let changes = connector
+            .changes
+            .get_or_insert_with(|| Arc::new(watch::channel(0).0));
+        Some(changes.subscribe())
     }
 }
 
@@ -62,6 +79,7 @@ impl BlockingSource<X11Capture> {
             display,
             watched,
             options,
+            changes: None,
         })
         .await
     }
@@ -76,6 +94,7 @@ impl BlockingSource<X11Capture> {
                 display,
                 watched,
                 options: CaptureOptions::default(),
+                changes: None,
             },
             description,
         ))

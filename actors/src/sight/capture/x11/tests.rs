@@ -335,3 +335,103 @@ async fn the_source_captures_on_blocking_threads_and_drops_a_broken_connection()
     let text = X11Source::open(Some(":0".into()), &Target::parse("tmux:main").unwrap()).await;
     assert!(text.unwrap_err().message.contains("not tmux:main"));
 }
+
+/// Waits for the count to move on; whether it did within a few seconds.
+async fn told(changes: &mut tokio::sync::watch::Receiver<u64>) -> bool {
+    tokio::time::timeout(std::time::Duration::from_secs(10), changes.changed())
+        .await
+        .is_ok_and(|changed| changed.is_ok())
+}
+
+/// A capture told of changes, and its count.
+fn told_capture(xvfb: &Xvfb, target: &str) -> (X11Capture, tokio::sync::watch::Receiver<u64>) {
+    let mut capture = capture_of(xvfb, target, CaptureOptions::default());
+    let tell: ChangeCount = Arc::new(tokio::sync::watch::channel(0).0);
+    let changes = tell.subscribe();
+    capture.tell_changes(tell);
+    assert!(capture.is_told_of_changes(), "Xvfb has DAMAGE");
+    (capture, changes)
+}
+
+/// Captures until two in a row hand out the same frame: the reports of earlier drawing are
+/// all taken.
+fn until_quiet(capture: &mut X11Capture) -> Frame {
+    let mut last = frame(capture.capture().unwrap());
+    for _ in 0..100 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let next = frame(capture.capture().unwrap());
+        if next.id() == last.id() {
+            return next;
+        }
+        last = next;
+    }
+    panic!("the window never stopped changing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
+async fn a_window_that_changes_is_told_and_an_unchanged_one_is_not_read_again() {
+    let xvfb = Xvfb::start();
+    let app = TestWindows::connect(xvfb.display());
+    let window = app.create("Installer", 20, 20, 200, 100, BLUE);
+    let (mut capture, mut changes) = told_capture(&xvfb, &format!("window:0x{window:x}"));
+    let quiet = until_quiet(&mut capture);
+    assert!(is_solid(&quiet, BLUE));
+
+    // The safety net: of MOST_READS_SKIPPED captures of a still window, one reads it.
+    let ids: std::collections::BTreeSet<u64> = (0..MOST_READS_SKIPPED)
+        .map(|_| frame(capture.capture().unwrap()).id())
+        .collect();
+    assert_eq!(ids.len(), 2, "the last frame, and one read: {ids:?}");
+
+    changes.borrow_and_update();
+    app.fill(window, 0, 0, 50, 50, RED);
+    assert!(told(&mut changes).await, "the server reported the drawing");
+    let drawn = frame(capture.capture().unwrap());
+    assert_eq!(pixel(&drawn, 10, 10), bgra(RED), "read at once, not skipped");
+
+    changes.borrow_and_update();
+    app.unmap(window);
+    assert!(told(&mut changes).await, "unmapping is told");
+    assert_eq!(
+        capture.capture().unwrap(),
+        Content::Absent {
+            description: WINDOW_HIDDEN.to_owned()
+        }
+    );
+    changes.borrow_and_update();
+    app.map(window);
+    assert!(told(&mut changes).await, "mapping again is told");
+    changes.borrow_and_update();
+    app.destroy(window);
+    assert!(told(&mut changes).await, "closing is told");
+    let closed = capture.capture().unwrap();
+    assert_eq!(
+        closed,
+        Content::Absent {
+            description: WINDOW_CLOSED.to_owned()
+        }
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb"
+)]
+async fn the_screen_is_told_when_a_window_on_it_is_drawn() {
+    let xvfb = Xvfb::start();
+    let app = TestWindows::connect(xvfb.display());
+    let window = app.create("Editor", 100, 50, 200, 100, GREEN);
+    let (mut capture, mut changes) = told_capture(&xvfb, "screen");
+    let quiet = until_quiet(&mut capture);
+    assert_eq!(pixel(&quiet, 150, 100), bgra(GREEN));
+    changes.borrow_and_update();
+    app.fill(window, 0, 0, 200, 100, YELLOW);
+    assert!(told(&mut changes).await, "drawing in a window damages the screen");
+    let drawn = frame(capture.capture().unwrap());
+    assert_eq!(pixel(&drawn, 150, 100), bgra(YELLOW));
+}

@@ -1,0 +1,202 @@
+//! Being told when a watched window's (or the screen's) pixels changed: the X DAMAGE
+//! extension on the capture's own connection. A damage object on the watched window reports
+//! once when its contents go from untouched to changed (`NonEmpty`); each read of the pixels
+//! re-arms it. The window's structure events (unmapped, destroyed, resized, renamed) count as
+//! changes too, since a read is what notices them.
+//!
+//! Events are read by a task on the runtime's reactor (tokio's `AsyncFd` on a duplicate of
+//! the connection's socket, no thread of its own), and by the capture itself after each read,
+//! since a reply the capture waited for may have pulled an event off the socket first.
+//!
+//! While the server says nothing changed, a capture hands out its last frame again instead
+//! of copying and comparing pixels; every [`MOST_READS_SKIPPED`]-th capture reads them anyway,
+//! a safety net for a server that stops telling.
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::io::unix::AsyncFd;
+use tokio::sync::watch;
+use x11rb::connection::{Connection, RequestConnection};
+use x11rb::errors::ConnectionError;
+use x11rb::protocol::Event;
+use x11rb::protocol::damage::{self, ReportLevel};
+use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ConnectionExt as _, EventMask, Window};
+use x11rb::rust_connection::RustConnection;
+
+/// Captures in a row that may hand out the last frame before one reads the pixels again.
+pub const MOST_READS_SKIPPED: u32 = 10;
+
+/// The DAMAGE version asked for (1.1: the one every server since 2006 speaks).
+const DAMAGE_VERSION: (u32, u32) = (1, 1);
+
+/// A count that moves on at each change, shared by a source and the captures it connects.
+pub type ChangeCount = Arc<watch::Sender<u64>>;
+
+/// The damage object on the watched window and the task that listens for its reports.
+pub struct DamageFollow {
+    connection: Arc<RustConnection>,
+    tell: ChangeCount,
+    /// Set by each report since the pixels were last read; set for good once listening
+    /// failed (then every capture reads).
+    damaged: Arc<AtomicBool>,
+    /// The damage object and the window it is on.
+    followed: Option<(damage::Damage, Window)>,
+    /// The screen's root window, whose property changes say nothing of its pixels.
+    root: Window,
+    skipped: u32,
+    listener: tokio::task::JoinHandle<()>,
+}
+
+impl DamageFollow {
+    /// Starts listening on `connection`; `None` when the server has no DAMAGE or no runtime
+    /// is at hand (the target is then polled only).
+    pub fn start(
+        connection: &Arc<RustConnection>,
+        root: Window,
+        tell: ChangeCount,
+    ) -> Option<DamageFollow> {
+        connection
+            .extension_information(damage::X11_EXTENSION_NAME)
+            .ok()??;
+        damage::query_version(&**connection, DAMAGE_VERSION.0, DAMAGE_VERSION.1)
+            .ok()?
+            .reply()
+            .ok()?;
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        let socket: OwnedFd = rustix::io::dup(connection.stream().as_fd()).ok()?;
+        let readable = {
+            let _entered = runtime.enter();
+            // The safe constructor is deprecated for a descriptor that could be closed behind
+            // the reactor's back; this duplicate is owned by the AsyncFd alone.
+            #[allow(deprecated)]
+            let readable = AsyncFd::new(socket).ok()?;
+            readable
+        };
+        let damaged = Arc::new(AtomicBool::new(false));
+        let listener = runtime.spawn(listen(
+            readable,
+            connection.clone(),
+            tell.clone(),
+            damaged.clone(),
+        ));
+        Some(DamageFollow {
+            connection: connection.clone(),
+            tell,
+            damaged,
+            followed: None,
+            root,
+            skipped: 0,
+            listener,
+        })
+    }
+
+    /// Before a capture of `window`: whether its pixels must be read (they may have changed
+    /// since the last read, or it is the safety net's turn), which re-arms the report; `false`
+    /// lets the caller hand out its last frame again. Follows `window` from here on.
+    pub fn must_read(&mut self, window: Window) -> bool {
+        if take_events(&self.connection, &self.tell, &self.damaged).is_err() {
+            self.damaged.store(true, Ordering::SeqCst);
+        }
+        if self.followed.map(|(_, on)| on) != Some(window) {
+            self.follow(window);
+            self.skipped = 0;
+            return true;
+        }
+        if self.damaged.swap(false, Ordering::SeqCst) || self.skipped + 1 >= MOST_READS_SKIPPED {
+            self.skipped = 0;
+            if let Some((object, _)) = self.followed {
+                let _ = damage::subtract(&*self.connection, object, x11rb::NONE, x11rb::NONE);
+            }
+            return true;
+        }
+        self.skipped += 1;
+        false
+    }
+
+    /// After a capture: takes the events its replies pulled off the socket.
+    pub fn after_read(&self) {
+        if take_events(&self.connection, &self.tell, &self.damaged).is_err() {
+            self.damaged.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Moves the damage object to `window`, and asks for its structure events (and a window's
+    /// property events: its title).
+    fn follow(&mut self, window: Window) {
+        self.unfollow();
+        let Ok(object) = self.connection.generate_id() else {
+            self.damaged.store(true, Ordering::SeqCst);
+            return;
+        };
+        let created = damage::create(&*self.connection, object, window, ReportLevel::NON_EMPTY);
+        let mask = if window == self.root {
+            EventMask::STRUCTURE_NOTIFY
+        } else {
+            EventMask::STRUCTURE_NOTIFY | EventMask::PROPERTY_CHANGE
+        };
+        let events = ChangeWindowAttributesAux::new().event_mask(mask);
+        let selected = self.connection.change_window_attributes(window, &events);
+        if created.is_err() || selected.is_err() {
+            self.damaged.store(true, Ordering::SeqCst);
+            return;
+        }
+        self.followed = Some((object, window));
+    }
+
+    fn unfollow(&mut self) {
+        if let Some((object, window)) = self.followed.take() {
+            let _ = damage::destroy(&*self.connection, object);
+            let none = ChangeWindowAttributesAux::new().event_mask(EventMask::NO_EVENT);
+            let _ = self.connection.change_window_attributes(window, &none);
+            let _ = self.connection.flush();
+        }
+    }
+}
+
+impl Drop for DamageFollow {
+    fn drop(&mut self) {
+        self.listener.abort();
+        self.unfollow();
+    }
+}
+
+/// Reads the connection's events as they come; ends when the connection fails (the
+/// captures then read every time, until a new connection listens again).
+async fn listen(
+    readable: AsyncFd<OwnedFd>,
+    connection: Arc<RustConnection>,
+    tell: ChangeCount,
+    damaged: Arc<AtomicBool>,
+) {
+    loop {
+        let Ok(mut ready) = readable.readable().await else {
+            break;
+        };
+        if take_events(&connection, &tell, &damaged).is_err() {
+            break;
+        }
+        ready.clear_ready();
+    }
+    damaged.store(true, Ordering::SeqCst);
+    tell.send_modify(|count| *count = count.wrapping_add(1));
+}
+
+/// Takes every event waiting; any but an error (of a request nobody checked) is a change,
+/// told once.
+fn take_events(
+    connection: &RustConnection,
+    tell: &ChangeCount,
+    damaged: &AtomicBool,
+) -> Result<(), ConnectionError> {
+    let mut changed = false;
+    while let Some(event) = connection.poll_for_event()? {
+        changed |= !matches!(event, Event::Error(_));
+    }
+    if changed {
+        damaged.store(true, Ordering::SeqCst);
+        tell.send_modify(|count| *count = count.wrapping_add(1));
+    }
+    Ok(())
+}
