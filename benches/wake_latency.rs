@@ -6,9 +6,11 @@
 //! judged, waits a random phase against the poll (stratified: trial i of n at a random point
 //! of the i-th n-th of the period), paints a "dialog" and times how long until
 //! the wake event reaches a live subscriber (`events.subscribe`). `LOOKOUT_BENCH_TRIALS`
-//! trials (default 10) at each poll interval (1 s and 2 s), with the settle probe at its
-//! default (50 ms, then 100 and 200) and off (`settle_probe_ms = 0`, which confirms a change
-//! at the next poll, as before the probe existed), side by side in one run on two daemons.
+//! trials (default 10) at each poll interval (1 s and 2 s), on three daemons side by side in
+//! one run: told of changes by the X server (DAMAGE, the default), polled only
+//! (`follow_changes = false`) with the settle probe at its default (50 ms, then 100 and 200),
+//! and polled with the probe off (`settle_probe_ms = 0`, which confirms a change at the next
+//! poll, as before the probe existed).
 
 // A benchmark measures: it reads the wall clock and the environment and starts the programs
 // it measures; the rules these lints enforce are for the daemon's code.
@@ -161,15 +163,15 @@ fn main() {
         "wake latency from a window change to the wake event, {trials} trials per row, random phase\n"
     );
     println!(
-        "{:<6} {:<13} {:>9} {:>9} {:>9} {:>9} {:>12} {:>9}",
-        "poll", "settle probe", "median", "mean", "min", "max", "judge calls", "captures"
+        "{:<6} {:<22} {:>9} {:>9} {:>9} {:>9} {:>12} {:>9}",
+        "poll", "changes, settle probe", "median", "mean", "min", "max", "judge calls", "captures"
     );
     let mut colour = 0x203040u32;
     for poll in [Duration::from_secs(1), Duration::from_secs(2)] {
-        for probe_ms in [None, Some(0u64)] {
+        for (told, probe_ms) in [(true, None), (false, None), (false, Some(0u64))] {
             let dir = tempfile::tempdir().unwrap();
             let config = format!(
-                "[x11]\ndisplay = {:?}\n[wait]\n{}\
+                "[x11]\ndisplay = {:?}\n[wait]\nfollow_changes = {told}\n{}\
                  [vision]\nbackend = \"openai\"\nbase_url = \"{url}/v1\"\nmodel = \"bench\"\n\
                  min_interval_s = 0\n",
                 xvfb.display(),
@@ -211,13 +213,17 @@ fn main() {
             let judge_calls: u64 = results.iter().map(|r| r.judge_calls).sum();
             let captures: u64 = results.iter().map(|r| r.captures).sum();
             println!(
-                "{:<6} {:<13} {:>8.3}s {:>8.3}s {:>8.3}s {:>8.3}s {:>12} {:>9}",
+                "{:<6} {:<22} {:>8.3}s {:>8.3}s {:>8.3}s {:>8.3}s {:>12} {:>9}",
                 format!("{}s", poll.as_secs()),
-                match probe_ms {
-                    None => "default".to_owned(),
-                    Some(0) => "off".to_owned(),
-                    Some(ms) => format!("{ms} ms"),
-                },
+                format!(
+                    "{}, {}",
+                    if told { "told" } else { "polled" },
+                    match probe_ms {
+                        None => "default".to_owned(),
+                        Some(0) => "off".to_owned(),
+                        Some(ms) => format!("{ms} ms"),
+                    }
+                ),
                 median(&seconds),
                 mean,
                 seconds[0],

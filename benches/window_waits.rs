@@ -10,6 +10,11 @@
 //!
 //! Memory is read from /proc after the waits have judged their first frame and polled for
 //! a few seconds more.
+//!
+//! 3. Then, on two more daemons side by side (told of changes by the X server, the default,
+//!    and polled only, `follow_changes = false`): 100 waits at the default 2 s poll on 100
+//!    windows of their own that do not change, and the daemon's CPU over
+//!    `LOOKOUT_BENCH_SECONDS` (default 20) once every wait judged its first frame.
 
 // A benchmark measures: it reads the wall clock and starts the programs it measures; the
 // rules these lints enforce are for the daemon's code.
@@ -37,7 +42,7 @@ use std::time::{Duration, Instant};
 use actors::testkit::test_display::{TestWindows, Xvfb};
 use daemon_process::start_daemon;
 use lookout::client::Client;
-use proc_stats::rss_kib;
+use proc_stats::{clock_ticks_per_second, cpu_ticks, rss_kib};
 use serde_json::{Value, json};
 
 const IDENTICAL: usize = 100;
@@ -179,4 +184,80 @@ fn main() {
     });
     let _ = daemon.kill();
     let _ = daemon.wait();
+    idle_cpu(&xvfb, &windows, &url, &runtime);
+}
+
+/// Waits on windows of their own that never change.
+const IDLE_WAITS: usize = 100;
+
+/// The CPU of 100 idle window waits, told of changes and polled, side by side.
+fn idle_cpu(xvfb: &Xvfb, windows: &TestWindows, url: &str, runtime: &tokio::runtime::Runtime) {
+    let seconds: u64 = std::env::var("LOOKOUT_BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    for index in 0..IDLE_WAITS {
+        let offset = (index * 8) as i16;
+        windows.create(
+            &format!("Idle {index:03}"),
+            offset,
+            offset,
+            640,
+            480,
+            0x102030 + index as u32 * 0x010101,
+        );
+    }
+    println!(
+        "\n{IDLE_WAITS} waits at a 2 s poll on {IDLE_WAITS} 640x480 windows that do not change, \
+         CPU of the daemon over {seconds} s\n"
+    );
+    println!("| changes | CPU (share of one core) | captures |");
+    println!("|---|---|---|");
+    for told in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = format!(
+            "[x11]\ndisplay = {:?}\n[wait]\nfollow_changes = {told}\n[vision]\n\
+             backend = \"openai\"\nbase_url = \"{url}/v1\"\nmodel = \"bench\"\nmin_interval_s = 0\n",
+            xvfb.display()
+        );
+        let mut daemon = start_daemon(dir.path(), &config, Stdio::inherit());
+        let pid = daemon.id();
+        let socket = dir.path().join("lookout.sock");
+        runtime.block_on(async {
+            let mut client = Client::connect(&socket).await.unwrap();
+            let mut ids = Vec::new();
+            for index in 0..IDLE_WAITS {
+                let created = call(
+                    &mut client,
+                    "smart_wait",
+                    json!({"target": format!("window:idle {index:03}"), "wake_when": CONDITION,
+                           "timeout": 3600}),
+                )
+                .await;
+                ids.push(created["wait_id"].as_str().unwrap().to_owned());
+            }
+            until_judged(&mut client, &ids).await;
+            tokio::time::sleep(SETTLE).await;
+            let captures_before = waits_status(&mut client).await["waits"]["captures"]
+                .as_u64()
+                .unwrap();
+            let ticks_before = cpu_ticks(pid);
+            let started = Instant::now();
+            tokio::time::sleep(Duration::from_secs(seconds)).await;
+            let ticks = cpu_ticks(pid) - ticks_before;
+            let elapsed = started.elapsed().as_secs_f64();
+            let captures = waits_status(&mut client).await["waits"]["captures"]
+                .as_u64()
+                .unwrap()
+                - captures_before;
+            println!(
+                "| {} | {:.2} % | {captures} |{}",
+                if told { "told (DAMAGE)" } else { "polled" },
+                ticks as f64 / clock_ticks_per_second() / elapsed * 100.0,
+                load_average::busy_note()
+            );
+        });
+        let _ = daemon.kill();
+        let _ = daemon.wait();
+    }
 }

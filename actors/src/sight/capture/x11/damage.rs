@@ -8,9 +8,9 @@
 //! the connection's socket, no thread of its own), and by the capture itself after each read,
 //! since a reply the capture waited for may have pulled an event off the socket first.
 //!
-//! While the server says nothing changed, a capture hands out its last frame again instead
-//! of copying and comparing pixels; every [`MOST_READS_SKIPPED`]-th capture reads them anyway,
-//! a safety net for a server that stops telling.
+//! Every capture still reads the pixels: handing out the last frame while nothing was
+//! reported would keep a whole frame per watched window (1.2 MB for 640x480), where a wait
+//! keeps only tile hashes today.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
@@ -25,9 +25,6 @@ use x11rb::protocol::damage::{self, ReportLevel};
 use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ConnectionExt as _, EventMask, Window};
 use x11rb::rust_connection::RustConnection;
 
-/// Captures in a row that may hand out the last frame before one reads the pixels again.
-pub const MOST_READS_SKIPPED: u32 = 10;
-
 /// The DAMAGE version asked for (1.1: the one every server since 2006 speaks).
 const DAMAGE_VERSION: (u32, u32) = (1, 1);
 
@@ -38,14 +35,12 @@ pub type ChangeCount = Arc<watch::Sender<u64>>;
 pub struct DamageFollow {
     connection: Arc<RustConnection>,
     tell: ChangeCount,
-    /// Set by each report since the pixels were last read; set for good once listening
-    /// failed (then every capture reads).
+    /// Set by each report since the pixels were last read.
     damaged: Arc<AtomicBool>,
     /// The damage object and the window it is on.
     followed: Option<(damage::Damage, Window)>,
     /// The screen's root window, whose property changes say nothing of its pixels.
     root: Window,
-    skipped: u32,
     listener: tokio::task::JoinHandle<()>,
 }
 
@@ -87,39 +82,26 @@ impl DamageFollow {
             damaged,
             followed: None,
             root,
-            skipped: 0,
             listener,
         })
     }
 
-    /// Before a capture of `window`: whether its pixels must be read (they may have changed
-    /// since the last read, or it is the safety net's turn), which re-arms the report; `false`
-    /// lets the caller hand out its last frame again. Follows `window` from here on.
-    pub fn must_read(&mut self, window: Window) -> bool {
-        if take_events(&self.connection, &self.tell, &self.damaged).is_err() {
-            self.damaged.store(true, Ordering::SeqCst);
-        }
+    /// Before a read of `window`'s pixels: follows `window` from here on, and re-arms the
+    /// report when it was made (a change after this read is reported again).
+    pub fn before_read(&mut self, window: Window) {
+        let _ = take_events(&self.connection, &self.tell, &self.damaged);
         if self.followed.map(|(_, on)| on) != Some(window) {
             self.follow(window);
-            self.skipped = 0;
-            return true;
+        } else if self.damaged.swap(false, Ordering::SeqCst)
+            && let Some((object, _)) = self.followed
+        {
+            let _ = damage::subtract(&*self.connection, object, x11rb::NONE, x11rb::NONE);
         }
-        if self.damaged.swap(false, Ordering::SeqCst) || self.skipped + 1 >= MOST_READS_SKIPPED {
-            self.skipped = 0;
-            if let Some((object, _)) = self.followed {
-                let _ = damage::subtract(&*self.connection, object, x11rb::NONE, x11rb::NONE);
-            }
-            return true;
-        }
-        self.skipped += 1;
-        false
     }
 
     /// After a capture: takes the events its replies pulled off the socket.
     pub fn after_read(&self) {
-        if take_events(&self.connection, &self.tell, &self.damaged).is_err() {
-            self.damaged.store(true, Ordering::SeqCst);
-        }
+        let _ = take_events(&self.connection, &self.tell, &self.damaged);
     }
 
     /// Moves the damage object to `window`, and asks for its structure events (and a window's
@@ -127,7 +109,6 @@ impl DamageFollow {
     fn follow(&mut self, window: Window) {
         self.unfollow();
         let Ok(object) = self.connection.generate_id() else {
-            self.damaged.store(true, Ordering::SeqCst);
             return;
         };
         let created = damage::create(&*self.connection, object, window, ReportLevel::NON_EMPTY);
@@ -139,7 +120,6 @@ impl DamageFollow {
         let events = ChangeWindowAttributesAux::new().event_mask(mask);
         let selected = self.connection.change_window_attributes(window, &events);
         if created.is_err() || selected.is_err() {
-            self.damaged.store(true, Ordering::SeqCst);
             return;
         }
         self.followed = Some((object, window));
@@ -162,8 +142,8 @@ impl Drop for DamageFollow {
     }
 }
 
-/// Reads the connection's events as they come; ends when the connection fails (the
-/// captures then read every time, until a new connection listens again).
+/// Reads the connection's events as they come; ends when the connection fails (the target
+/// is then polled, until a new connection listens again).
 async fn listen(
     readable: AsyncFd<OwnedFd>,
     connection: Arc<RustConnection>,
@@ -179,7 +159,6 @@ async fn listen(
         }
         ready.clear_ready();
     }
-    damaged.store(true, Ordering::SeqCst);
     tell.send_modify(|count| *count = count.wrapping_add(1));
 }
 

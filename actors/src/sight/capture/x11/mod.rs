@@ -49,7 +49,7 @@ use x11rb::protocol::xproto::{
 use x11rb::reexports::x11rb_protocol::parse_display::parse_display;
 use x11rb::rust_connection::RustConnection;
 
-pub use damage::{ChangeCount, MOST_READS_SKIPPED};
+pub use damage::ChangeCount;
 pub use focus::Focus;
 pub use grab::CaptureMethod;
 pub use source::X11Source;
@@ -153,9 +153,6 @@ pub struct X11Capture {
     active_window_atom: Option<u32>,
     /// The server's reports of changed pixels, once asked for ([`X11Capture::tell_changes`]).
     damage: Option<DamageFollow>,
-    /// The last frame read and the window (or root) it is of: handed out again while the
-    /// server reports no change.
-    last_frame: Option<(Window, Frame)>,
 }
 
 impl fmt::Debug for X11Capture {
@@ -219,13 +216,11 @@ impl X11Capture {
             broken: false,
             active_window_atom: None,
             damage: None,
-            last_frame: None,
         })
     }
 
     /// Moves `tell` on whenever the server reports that the watched window (or the screen)
-    /// changed, and hands out the last frame again while it reports nothing; a server
-    /// without DAMAGE leaves the capture polled only.
+    /// changed; a server without DAMAGE leaves the capture polled only.
     pub fn tell_changes(&mut self, tell: ChangeCount) {
         self.damage = DamageFollow::start(&self.connection, self.root, tell);
     }
@@ -235,16 +230,10 @@ impl X11Capture {
         self.damage.is_some()
     }
 
-    /// The last frame of `drawable` again, while the server reported no change to it (and
-    /// it is not the safety net's turn to read).
-    fn unchanged(&mut self, drawable: Window) -> Option<Frame> {
-        let damage = self.damage.as_mut()?;
-        if damage.must_read(drawable) {
-            return None;
-        }
-        match &self.last_frame {
-            Some((of, frame)) if *of == drawable => Some(frame.clone()),
-            _ => None,
+    /// Before reading `drawable`: the damage report follows it, re-armed.
+    fn before_read(&mut self, drawable: Window) {
+        if let Some(damage) = &mut self.damage {
+            damage.before_read(drawable);
         }
     }
 
@@ -313,10 +302,7 @@ impl X11Capture {
     }
 
     fn capture_screen(&mut self) -> Result<Frame, CaptureError> {
-        if let Some(frame) = self.unchanged(self.root) {
-            return Ok(frame);
-        }
-        self.last_frame = None;
+        self.before_read(self.root);
         let geometry =
             reply_of(self.connection.get_geometry(self.root)).map_err(|e| self.failed(e))?;
         let layout = self.layout(self.root_visual, self.root_depth)?;
@@ -328,12 +314,9 @@ impl X11Capture {
             height: geometry.height,
             layout,
         };
-        let frame = self
-            .reader
+        self.reader
             .read(&self.connection, region)
-            .map_err(|e| self.failed(e))?;
-        self.last_frame = Some((self.root, frame.clone()));
-        Ok(frame)
+            .map_err(|e| self.failed(e))
     }
 
     /// Whether the watched window exists now; when it does not, the titles of the windows
@@ -364,14 +347,10 @@ impl X11Capture {
                     None => return Ok(self.absent(selector)),
                 },
             };
-            if let Some(frame) = self.unchanged(followed.id) {
-                return Ok(Content::Frame(frame));
-            }
-            self.last_frame = None;
+            self.before_read(followed.id);
             match self.read_window(followed.id) {
                 Ok(frame) => {
                     self.refresh_title(followed.id);
-                    self.last_frame = Some((followed.id, frame.clone()));
                     return Ok(Content::Frame(frame));
                 }
                 Err(WindowProblem::Gone) => {
