@@ -331,11 +331,8 @@ fn end_to_end() {
                         _ => format!("qx{}", word(rng.word())),
                     })
                     .collect();
-                let expression = words
-                    .iter()
-                    .map(|word| format!("\"{word}\"*"))
-                    .collect::<Vec<_>>()
-                    .join(" OR ");
+                // The words as the index's own expression: each quoted, a prefix, any of them.
+                let expression = recall::match_expression(&words.join(" ")).unwrap();
                 let started = Instant::now();
                 let rows: Vec<(String, String, String)> = statement
                     .query_map([&expression], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))

@@ -414,6 +414,8 @@ impl RecallStore {
     ///
     /// Without a filter FTS5 ranks and cuts the list itself (`ORDER BY rank`), and only the
     /// candidates kept are joined to their documents; a filter needs every match joined first.
+    /// Both statements take the same four parameters (SQLite numbers them up to the highest
+    /// used, so the first leaves `?2` and `?3` unread).
     fn matching(
         &self,
         expression: &str,
@@ -424,7 +426,6 @@ impl RecallStore {
             "SELECT doc.id, doc.end_ms, ranked.rank
              FROM (SELECT rowid, rank FROM doc_fts
                    WHERE doc_fts MATCH ?1 AND rank MATCH 'bm25(5.0, 1.0)'
-                     AND ?2 IS NULL AND ?3 IS NULL
                    ORDER BY rank LIMIT ?4) AS ranked
              JOIN doc ON doc.id = ranked.rowid
              ORDER BY ranked.rank"

@@ -376,7 +376,7 @@ async fn pause_and_resume_with_recording_off_leave_it_off() {
     assert_eq!(status["recall"]["state"], "off", "{status}");
 }
 
-/// The documents of `source` in the index file, read beside the daemon (no search asked).
+/// The titles of the tasks in the index file, read beside the daemon (no search asked).
 fn indexed_titles(index: &std::path::Path) -> Vec<String> {
     let Ok(connection) =
         rusqlite::Connection::open_with_flags(index, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)

@@ -1,7 +1,7 @@
 //! Being told when a watched window's (or the screen's) pixels changed: the X DAMAGE
 //! extension on the capture's own connection. A damage object on the watched window reports
 //! once when its contents go from untouched to changed (`NonEmpty`); each read of the pixels
-//! re-arms it. The window's structure events (unmapped, destroyed, resized, renamed) count as
+//! re-arms it (one request, no reply). The window's structure events (unmapped, destroyed, resized, renamed) count as
 //! changes too, since a read is what notices them.
 //!
 //! Events are read by a task on the runtime's reactor (tokio's `AsyncFd` on a duplicate of
@@ -14,7 +14,6 @@
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
@@ -35,8 +34,6 @@ pub type ChangeCount = Arc<watch::Sender<u64>>;
 pub struct DamageFollow {
     connection: Arc<RustConnection>,
     tell: ChangeCount,
-    /// Set by each report since the pixels were last read.
-    damaged: Arc<AtomicBool>,
     /// The damage object and the window it is on.
     followed: Option<(damage::Damage, Window)>,
     /// The screen's root window, whose property changes say nothing of its pixels.
@@ -69,17 +66,10 @@ impl DamageFollow {
             let readable = AsyncFd::new(socket).ok()?;
             readable
         };
-        let damaged = Arc::new(AtomicBool::new(false));
-        let listener = runtime.spawn(listen(
-            readable,
-            connection.clone(),
-            tell.clone(),
-            damaged.clone(),
-        ));
+        let listener = runtime.spawn(listen(readable, connection.clone(), tell.clone()));
         Some(DamageFollow {
             connection: connection.clone(),
             tell,
-            damaged,
             followed: None,
             root,
             listener,
@@ -87,21 +77,20 @@ impl DamageFollow {
     }
 
     /// Before a read of `window`'s pixels: follows `window` from here on, and re-arms the
-    /// report when it was made (a change after this read is reported again).
+    /// report (a change after this read is reported again).
     pub fn before_read(&mut self, window: Window) {
-        let _ = take_events(&self.connection, &self.tell, &self.damaged);
-        if self.followed.map(|(_, on)| on) != Some(window) {
-            self.follow(window);
-        } else if self.damaged.swap(false, Ordering::SeqCst)
-            && let Some((object, _)) = self.followed
-        {
-            let _ = damage::subtract(&*self.connection, object, x11rb::NONE, x11rb::NONE);
+        let _ = take_events(&self.connection, &self.tell);
+        match self.followed {
+            Some((object, on)) if on == window => {
+                let _ = damage::subtract(&*self.connection, object, x11rb::NONE, x11rb::NONE);
+            }
+            _ => self.follow(window),
         }
     }
 
     /// After a capture: takes the events its replies pulled off the socket.
     pub fn after_read(&self) {
-        let _ = take_events(&self.connection, &self.tell, &self.damaged);
+        let _ = take_events(&self.connection, &self.tell);
     }
 
     /// Moves the damage object to `window`, and asks for its structure events (and a window's
@@ -144,17 +133,12 @@ impl Drop for DamageFollow {
 
 /// Reads the connection's events as they come; ends when the connection fails (the target
 /// is then polled, until a new connection listens again).
-async fn listen(
-    readable: AsyncFd<OwnedFd>,
-    connection: Arc<RustConnection>,
-    tell: ChangeCount,
-    damaged: Arc<AtomicBool>,
-) {
+async fn listen(readable: AsyncFd<OwnedFd>, connection: Arc<RustConnection>, tell: ChangeCount) {
     loop {
         let Ok(mut ready) = readable.readable().await else {
             break;
         };
-        if take_events(&connection, &tell, &damaged).is_err() {
+        if take_events(&connection, &tell).is_err() {
             break;
         }
         ready.clear_ready();
@@ -164,17 +148,12 @@ async fn listen(
 
 /// Takes every event waiting; any but an error (of a request nobody checked) is a change,
 /// told once.
-fn take_events(
-    connection: &RustConnection,
-    tell: &ChangeCount,
-    damaged: &AtomicBool,
-) -> Result<(), ConnectionError> {
+fn take_events(connection: &RustConnection, tell: &ChangeCount) -> Result<(), ConnectionError> {
     let mut changed = false;
     while let Some(event) = connection.poll_for_event()? {
         changed |= !matches!(event, Event::Error(_));
     }
     if changed {
-        damaged.store(true, Ordering::SeqCst);
         tell.send_modify(|count| *count = count.wrapping_add(1));
     }
     Ok(())
