@@ -143,8 +143,13 @@ async fn a_window_that_turns_green_resolves_with_the_model_s_observation() {
         );
         assert_eq!(watched.server.requests(), 1);
 
+        let captured = record.counters.captures;
         watched.windows.repaint(watched.window, GREEN);
-        watched.advance(POLL).await; // a change still moving: no model call
+        // DAMAGE tells the wait at once: a change still moving is captured, not judged.
+        eventually("the repaint is told and captured", async || {
+            watched.record(&id).await.counters.captures > captured
+        })
+        .await;
         assert_eq!(watched.server.requests(), 1, "{wire:?}");
         watched.advance(POLL).await; // settled: judged, and green
         let record = watched.record(&id).await;
@@ -161,7 +166,7 @@ async fn a_window_that_turns_green_resolves_with_the_model_s_observation() {
         assert_eq!(wake.kind, EventKind::WaitResolved);
         assert!(
             wake.text.starts_with(&format!(
-                "smart_wait resolved ({id}): the 320x200 window is green. Elapsed: 4s."
+                "smart_wait resolved ({id}): the 320x200 window is green. Elapsed: 2s."
             )),
             "{wire:?}: {}",
             wake.text

@@ -8,12 +8,18 @@
 //! the connection's socket, no thread of its own), and by the capture itself after each read,
 //! since a reply the capture waited for may have pulled an event off the socket first.
 //!
+//! An event the server sent before it took the last re-arm (its sequence number is lower)
+//! tells of a change the read that followed already saw: it is dropped. So is the report a
+//! new damage object makes of the whole window, which would otherwise set off a second
+//! capture of every wait as it starts.
+//!
 //! Every capture still reads the pixels: handing out the last frame while nothing was
 //! reported would keep a whole frame per watched window (1.2 MB for 640x480), where a wait
 //! keeps only tile hashes today.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
@@ -38,6 +44,9 @@ pub struct DamageFollow {
     followed: Option<(damage::Damage, Window)>,
     /// The screen's root window, whose property changes say nothing of its pixels.
     root: Window,
+    /// The sequence number of the last request that armed the report: events sent before
+    /// the server took it tell of changes the read after it saw.
+    armed: Arc<AtomicU64>,
     listener: tokio::task::JoinHandle<()>,
 }
 
@@ -66,12 +75,19 @@ impl DamageFollow {
             let readable = AsyncFd::new(socket).ok()?;
             readable
         };
-        let listener = runtime.spawn(listen(readable, connection.clone(), tell.clone()));
+        let armed = Arc::new(AtomicU64::new(0));
+        let listener = runtime.spawn(listen(
+            readable,
+            connection.clone(),
+            tell.clone(),
+            armed.clone(),
+        ));
         Some(DamageFollow {
             connection: connection.clone(),
             tell,
             followed: None,
             root,
+            armed,
             listener,
         })
     }
@@ -79,10 +95,15 @@ impl DamageFollow {
     /// Before a read of `window`'s pixels: follows `window` from here on, and re-arms the
     /// report (a change after this read is reported again).
     pub fn before_read(&mut self, window: Window) {
-        let _ = take_events(&self.connection, &self.tell);
+        let _ = self.take_events();
         match self.followed {
             Some((object, on)) if on == window => {
-                let _ = damage::subtract(&*self.connection, object, x11rb::NONE, x11rb::NONE);
+                let subtract =
+                    damage::subtract(&*self.connection, object, x11rb::NONE, x11rb::NONE);
+                if let Ok(request) = subtract {
+                    self.armed
+                        .store(request.sequence_number(), Ordering::Release);
+                }
             }
             _ => self.follow(window),
         }
@@ -90,7 +111,11 @@ impl DamageFollow {
 
     /// After a capture: takes the events its replies pulled off the socket.
     pub fn after_read(&self) {
-        let _ = take_events(&self.connection, &self.tell);
+        let _ = self.take_events();
+    }
+
+    fn take_events(&self) -> Result<(), ConnectionError> {
+        take_events(&self.connection, &self.tell, &self.armed)
     }
 
     /// Moves the damage object to `window`, and asks for its structure events (and a window's
@@ -108,9 +133,14 @@ impl DamageFollow {
         };
         let events = ChangeWindowAttributesAux::new().event_mask(mask);
         let selected = self.connection.change_window_attributes(window, &events);
-        if created.is_err() || selected.is_err() {
+        // A new object holds the whole window as damaged: empty it, so the next change is
+        // reported.
+        let emptied = damage::subtract(&*self.connection, object, x11rb::NONE, x11rb::NONE);
+        let (Ok(_), Ok(_), Ok(emptied)) = (created, selected, emptied) else {
             return;
-        }
+        };
+        self.armed
+            .store(emptied.sequence_number(), Ordering::Release);
         self.followed = Some((object, window));
     }
 
@@ -133,12 +163,17 @@ impl Drop for DamageFollow {
 
 /// Reads the connection's events as they come; ends when the connection fails (the target
 /// is then polled, until a new connection listens again).
-async fn listen(readable: AsyncFd<OwnedFd>, connection: Arc<RustConnection>, tell: ChangeCount) {
+async fn listen(
+    readable: AsyncFd<OwnedFd>,
+    connection: Arc<RustConnection>,
+    tell: ChangeCount,
+    armed: Arc<AtomicU64>,
+) {
     loop {
         let Ok(mut ready) = readable.readable().await else {
             break;
         };
-        if take_events(&connection, &tell).is_err() {
+        if take_events(&connection, &tell, &armed).is_err() {
             break;
         }
         ready.clear_ready();
@@ -146,12 +181,17 @@ async fn listen(readable: AsyncFd<OwnedFd>, connection: Arc<RustConnection>, tel
     tell.send_modify(|count| *count = count.wrapping_add(1));
 }
 
-/// Takes every event waiting; any but an error (of a request nobody checked) is a change,
-/// told once.
-fn take_events(connection: &RustConnection, tell: &ChangeCount) -> Result<(), ConnectionError> {
+/// Takes every event waiting; any but an error (of a request nobody checked) sent since the
+/// server took the last re-arm is a change, told once.
+fn take_events(
+    connection: &RustConnection,
+    tell: &ChangeCount,
+    armed: &AtomicU64,
+) -> Result<(), ConnectionError> {
     let mut changed = false;
-    while let Some(event) = connection.poll_for_event()? {
-        changed |= !matches!(event, Event::Error(_));
+    while let Some((event, sequence)) = connection.poll_for_event_with_sequence()? {
+        let since_armed = sequence >= armed.load(Ordering::Acquire);
+        changed |= since_armed && !matches!(event, Event::Error(_));
     }
     if changed {
         tell.send_modify(|count| *count = count.wrapping_add(1));
