@@ -19,6 +19,7 @@ use crate::condition::{Reach, judge::Judge};
 use crate::directory::{Directory, Health};
 use crate::error::{CallError, from_call};
 use crate::faults::Faults;
+use crate::linkage::SessionChange;
 use crate::process::pty::Signal;
 use crate::recall::RecallMsg;
 use crate::recall::recorder::{RecorderMsg, RecorderSettings, RecorderStatus};
@@ -415,9 +416,34 @@ impl Tree {
 
     // ---- terminal sessions (term_start, term_send, term_read, term_stop) ----
 
-    /// Starts a program on a new terminal session.
+    /// Starts a program on a new terminal session. A session linked to a task is checked
+    /// against it first (the task open, the step in its plan) and noted in its thread.
     pub async fn start_terminal(&self, request: StartSession) -> Result<SessionStarted, CallError> {
-        self.ask_terminals(|reply| TerminalsMsg::Start(request, reply))
+        let link = request.link.clone();
+        if let Some(link) = &link {
+            self.tell_task(&link.task_id, SessionChange::Check { step: link.step })
+                .await?;
+        }
+        let started = self
+            .ask_terminals(|reply| TerminalsMsg::Start(request, reply))
+            .await?;
+        if let Some(link) = link {
+            let change = SessionChange::Started {
+                session_id: started.id.to_string(),
+                command: started.command.clone(),
+                step: link.step,
+            };
+            // The session runs: a note that could not be written is not the caller's error.
+            if let Err(error) = self.tell_task(&link.task_id, change).await {
+                tracing::warn!(task = %link.task_id, %error, "a session's start was not noted");
+            }
+        }
+        Ok(started)
+    }
+
+    async fn tell_task(&self, id: &TaskId, change: SessionChange) -> Result<(), CallError> {
+        let message = |reply| TaskMsg::Session(Box::new(change), Some(reply));
+        self.ask_tasks(|reply| TasksMsg::Forward(id.clone(), message(reply)))
             .await
     }
 

@@ -25,8 +25,9 @@ pub fn progress_bar(pct: u64) -> String {
     )
 }
 
-/// The plan as a checklist: ✓ done, ▶ current, ○ to do. `plan` is either the stored step
-/// texts (a registration) or step entries (`{"step", "text", "status"}`, from a query or
+/// The plan as a checklist: ✓ done (verified, with its proof), ✓? done on the agent's word
+/// only, ▶ current, ○ to do. `plan` is either the stored step texts (a registration) or
+/// step entries (`{"step", "text", "status", "evidence", "proof"}`, from a query or
 /// `task_get`); `not_shown` is a windowed answer's `plan_not_shown`.
 pub fn checklist(plan: &Value, progress: &Value, not_shown: &Value) -> String {
     let done = numbers(&progress["completed"]);
@@ -41,15 +42,24 @@ pub fn checklist(plan: &Value, progress: &Value, not_shown: &Value) -> String {
             Value::String(text) => (index as u64 + 1, text.as_str()),
             entry => (entry["step"].as_u64().unwrap_or(0), text(entry, "text")),
         };
+        let evidence = step["evidence"].as_str();
         let mark = if done.contains(&number) {
-            "✓"
+            if evidence == Some("claimed") {
+                "✓?"
+            } else {
+                "✓"
+            }
         } else if Some(number) == current {
             "▶"
         } else {
             "○"
         };
         let text = actors::tasks::plan::step_text(text);
-        lines.push(format!("  {mark} {number}. {text}"));
+        let proof = match (evidence, step["proof"].as_str()) {
+            (Some("verified"), Some(proof)) => format!(" — {proof}"),
+            _ => String::new(),
+        };
+        lines.push(format!("  {mark} {number}. {text}{proof}"));
     }
     if let Some(ranges) = not_shown["todo"].as_str().filter(|r| !r.is_empty()) {
         lines.push(format!("  ○ steps {ranges} not shown"));

@@ -8,7 +8,9 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::legacy::{TaskRecordV1, TaskRecordV2, WaitRecordV1, WaitRecordV2};
+use crate::legacy::{
+    TaskRecordV1, TaskRecordV2, TaskRecordV3, WaitRecordV1, WaitRecordV2, WaitRecordV3,
+};
 use crate::model::{
     EventRecord, MessageRecord, PlanRevisionRecord, StuckInfo, TaskRecord, WaitRecord,
 };
@@ -80,23 +82,27 @@ envelope_v1!(
     "stuck index entry"
 );
 
-/// Task records: V1 (schema version 1) and V2 (before the origin) decode into the current V3.
+/// Task records: V1 (schema version 1), V2 (before the origin) and V3 (before step
+/// evidence) decode into the current V4.
 #[derive(Deserialize)]
 pub enum TaskEnvelope {
     V1(TaskRecordV1),
     V2(TaskRecordV2),
-    V3(TaskRecord),
+    V3(TaskRecordV3),
+    V4(TaskRecord),
 }
 
-/// Encodes the current format only; the `Retired` variants hold indexes 0 (V1) and 1 (V2)
-/// so that V3 keeps index 2. They are never constructed.
+/// Encodes the current format only; the `Retired` variants hold indexes 0–2 (V1–V3) so
+/// that V4 keeps index 3. They are never constructed.
 #[derive(Serialize)]
 enum TaskEnvelopeRef<'a> {
     #[allow(dead_code)]
     RetiredV1,
     #[allow(dead_code)]
     RetiredV2,
-    V3(&'a TaskRecord),
+    #[allow(dead_code)]
+    RetiredV3,
+    V4(&'a TaskRecord),
 }
 
 impl Versioned for TaskRecord {
@@ -104,7 +110,7 @@ impl Versioned for TaskRecord {
     const KIND: &'static str = "task";
 
     fn encode(&self) -> Vec<u8> {
-        postcard::to_stdvec(&TaskEnvelopeRef::V3(self))
+        postcard::to_stdvec(&TaskEnvelopeRef::V4(self))
             .expect("postcard encodes plain records into a Vec without error")
     }
 
@@ -112,18 +118,20 @@ impl Versioned for TaskRecord {
         match envelope {
             TaskEnvelope::V1(old) => old.into(),
             TaskEnvelope::V2(old) => old.into(),
-            TaskEnvelope::V3(record) => record,
+            TaskEnvelope::V3(old) => old.into(),
+            TaskEnvelope::V4(record) => record,
         }
     }
 }
 
-/// Wait records: V1 (schema versions 3 and 4) and V2 (before the boot-relative deadline)
-/// decode into the current V3.
+/// Wait records: V1 (schema versions 3 and 4), V2 (before the boot-relative deadline) and
+/// V3 (before a wait could prove a step) decode into the current V4.
 #[derive(Deserialize)]
 pub enum WaitEnvelope {
     V1(WaitRecordV1),
     V2(WaitRecordV2),
-    V3(WaitRecord),
+    V3(WaitRecordV3),
+    V4(WaitRecord),
 }
 
 /// Encodes the current format only (see [`TaskEnvelopeRef`]).
@@ -133,7 +141,9 @@ enum WaitEnvelopeRef<'a> {
     RetiredV1,
     #[allow(dead_code)]
     RetiredV2,
-    V3(&'a WaitRecord),
+    #[allow(dead_code)]
+    RetiredV3,
+    V4(&'a WaitRecord),
 }
 
 impl Versioned for WaitRecord {
@@ -141,7 +151,7 @@ impl Versioned for WaitRecord {
     const KIND: &'static str = "wait";
 
     fn encode(&self) -> Vec<u8> {
-        postcard::to_stdvec(&WaitEnvelopeRef::V3(self))
+        postcard::to_stdvec(&WaitEnvelopeRef::V4(self))
             .expect("postcard encodes plain records into a Vec without error")
     }
 
@@ -149,7 +159,8 @@ impl Versioned for WaitRecord {
         match envelope {
             WaitEnvelope::V1(old) => old.into(),
             WaitEnvelope::V2(old) => old.into(),
-            WaitEnvelope::V3(record) => record,
+            WaitEnvelope::V3(old) => old.into(),
+            WaitEnvelope::V4(record) => record,
         }
     }
 }
@@ -173,12 +184,31 @@ mod tests {
     }
 
     #[test]
-    fn task_records_are_written_as_v3() {
-        let bytes = crate::tests::sample_task().encode();
-        assert_eq!(bytes[0], 2, "V3 is variant index 2");
-        assert_eq!(
-            TaskRecord::decode(&bytes).unwrap(),
-            crate::tests::sample_task()
+    fn task_records_are_written_as_v4_and_v3_ones_read_as_claimed() {
+        use crate::evidence::{StepEvidence, StepProof};
+        let mut task = crate::tests::sample_task();
+        task.completed_steps.extend([1, 2]);
+        let proof = StepProof::Session {
+            session_id: "s-1a2b3c".into(),
+            command: "cargo test".into(),
+            exit_code: 0,
+        };
+        let at = Timestamp::from_secs(1_771_004_100);
+        task.step_evidence.insert(1, StepEvidence { proof, at });
+        let bytes = task.encode();
+        assert_eq!(bytes[0], 3, "V4 is variant index 3");
+        assert_eq!(TaskRecord::decode(&bytes).unwrap(), task);
+        // A V3 record is the V4 one without its last field (an empty map, one 0 byte).
+        task.step_evidence.clear();
+        let v4 = task.encode();
+        assert_eq!(v4.last(), Some(&0));
+        let mut v3 = vec![2];
+        v3.extend_from_slice(&v4[1..v4.len() - 1]);
+        let old = TaskRecord::decode(&v3).unwrap();
+        assert_eq!(old, task);
+        assert!(
+            old.step_evidence.is_empty(),
+            "its two done steps are claimed"
         );
     }
 
@@ -188,7 +218,7 @@ mod tests {
         assert!(TaskRecord::decode(&[]).is_err());
     }
 
-    fn a_wait(deadline_boot: Option<crate::model::BootDeadline>) -> WaitRecord {
+    fn a_wait(deadline_boot: Option<crate::model::BootDeadline>, step: Option<u32>) -> WaitRecord {
         use crate::model::{WaitCounters, WaitId, WaitState};
         WaitRecord {
             id: WaitId::from_sequence(1),
@@ -209,24 +239,32 @@ mod tests {
             match_existing: false,
             baseline: None,
             deadline_boot,
+            step,
         }
     }
 
     #[test]
-    fn wait_records_are_written_as_v3_and_v2_ones_still_read() {
-        let anchored = a_wait(Some(crate::model::BootDeadline {
-            boot_id: "b07-1d".into(),
-            at_ms: 123_456,
-        }));
+    fn wait_records_are_written_as_v4_and_v3_and_v2_ones_still_read() {
+        let anchored = a_wait(
+            Some(crate::model::BootDeadline {
+                boot_id: "b07-1d".into(),
+                at_ms: 123_456,
+            }),
+            Some(2),
+        );
         let bytes = anchored.encode();
-        assert_eq!(bytes[0], 2, "V3 is variant index 2");
+        assert_eq!(bytes[0], 3, "V4 is variant index 3");
         assert_eq!(WaitRecord::decode(&bytes).unwrap(), anchored);
-        // A V2 record is the V3 one without its last field (an absent anchor, one 0 byte).
-        let plain = a_wait(None);
-        let v3 = plain.encode();
-        assert_eq!(v3.last(), Some(&0));
+        // A V3 record is the V4 one without its last field (no step, one 0 byte), and a V2
+        // record the V3 one without its own last field (an absent anchor, one 0 byte).
+        let plain = a_wait(None, None);
+        let v4 = plain.encode();
+        assert_eq!(&v4[v4.len() - 2..], &[0, 0]);
+        let mut v3 = vec![2];
+        v3.extend_from_slice(&v4[1..v4.len() - 1]);
+        assert_eq!(WaitRecord::decode(&v3).unwrap(), plain);
         let mut v2 = vec![1];
-        v2.extend_from_slice(&v3[1..v3.len() - 1]);
+        v2.extend_from_slice(&v4[1..v4.len() - 2]);
         assert_eq!(WaitRecord::decode(&v2).unwrap(), plain);
     }
 }

@@ -6,6 +6,7 @@
 mod codec;
 pub mod doctor;
 mod error;
+pub mod evidence;
 pub mod faults;
 mod journal;
 mod legacy;
@@ -20,6 +21,7 @@ pub mod testkit;
 
 pub use codec::Versioned;
 pub use error::StorageError;
+pub use evidence::{StepEvidence, StepProof};
 pub use faults::StorageFaults;
 pub use journal::{CHECKPOINT_RECORDS, JOURNAL_BYTES};
 pub use model::{

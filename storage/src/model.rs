@@ -4,10 +4,12 @@
 //! Enums here are stored by variant index (postcard), so their variants are append-only:
 //! never reorder or remove one, only add at the end.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+
+use crate::evidence::StepEvidence;
 
 /// Milliseconds since the Unix epoch, UTC. Only the clock makes these.
 #[derive(
@@ -264,6 +266,9 @@ pub enum MsgType {
     Wait,
     Stuck,
     Plan,
+    /// Something stands in the way of a step: a wait on it timed out or failed, a session
+    /// on it exited non-zero.
+    Blocker,
 }
 
 impl MsgType {
@@ -275,6 +280,7 @@ impl MsgType {
             Self::Wait => "wait",
             Self::Stuck => "stuck",
             Self::Plan => "plan",
+            Self::Blocker => "blocker",
         }
     }
 }
@@ -354,6 +360,9 @@ pub struct TaskRecord {
     /// The agent session and working directory the task was registered from, when the
     /// client knew them (`lookout mcp` under Claude Code does). Added in record format V3.
     pub origin: Option<Origin>,
+    /// How each completed step was established (a completed step missing here was
+    /// claimed). Added in record format V4.
+    pub step_evidence: BTreeMap<u32, StepEvidence>,
 }
 
 /// Where a task was registered from: the agent runtime's session id and working directory.
@@ -513,6 +522,8 @@ pub struct WaitRecord {
     /// it: a daemon restarted in the same boot counts the time left from it, so a wall clock
     /// set forward or back meanwhile moves no deadline. `None` for records from before it.
     pub deadline_boot: Option<BootDeadline>,
+    /// The step of its task this wait proves when it resolves. Added in record format V4.
+    pub step: Option<u32>,
 }
 
 /// A deadline on one boot's steady clock.

@@ -38,5 +38,6 @@ pub fn deploy_task(plan: &[&str], done: &[u32]) -> TaskRecord {
         last_stuck_alert_at: None,
         stuck_threshold_s: None,
         origin: None,
+        step_evidence: Default::default(),
     }
 }

@@ -683,6 +683,7 @@ fn fixture_v3_batch() -> WriteBatch {
         match_existing: true,
         baseline: None,
         deadline_boot: None,
+        step: None,
     };
     let mut fixture = fixture_v2_batch();
     fixture.mutations.extend([

@@ -366,7 +366,8 @@ async fn task_get_reads_back_everything_the_task_was_told() {
     assert_eq!(
         task["plan"],
         json!([
-            {"step": 1, "text": "1. Build", "status": "done"},
+            {"step": 1, "text": "1. Build", "status": "done", "evidence": "claimed",
+             "proof": "claimed: \"Step 1 done\""},
             {"step": 2, "text": "2. Migrate", "status": "current"},
             {"step": 3, "text": "3. Push", "status": "todo"},
             {"step": 4, "text": "4. Verify", "status": "todo"},

@@ -38,7 +38,7 @@ async fn task_commands_round_trip_through_the_daemon() {
         "{out}"
     );
     assert!(
-        out.contains("  ✓ 1. Build\n  ▶ 2. Push\n  ○ 3. Verify"),
+        out.contains("  ✓? 1. Build\n  ▶ 2. Push\n  ○ 3. Verify"),
         "{out}"
     );
     assert!(out.contains("Next: step 2, Push."), "{out}");

@@ -10,6 +10,7 @@ mod channel;
 mod claude_code;
 mod cli;
 mod console;
+mod evidence;
 mod full_disk;
 mod function_tools;
 mod gateway;

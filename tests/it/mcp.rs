@@ -213,7 +213,8 @@ async fn the_mcp_server_serves_the_catalogue_and_forwards_calls_to_the_daemon() 
     let answer: Value = serde_json::from_str(text_of(&answer)).unwrap();
     assert_eq!(
         answer["summary"],
-        "Completed steps 1-2 (Build Docker image, Push to registry). Currently on step 3 (SSH into server). \
+        "Completed steps 1-2 (Build Docker image, Push to registry). Steps 1-2 claimed, none verified. \
+         Currently on step 3 (SSH into server). \
          Remaining: Pull and run, Verify. No active waits. No blockers noted."
     );
     assert_eq!(answer["message"], "Next: step 3, SSH into server.");

@@ -631,12 +631,16 @@ async fn every_bound_the_catalogue_states_is_the_daemons() {
         .into_iter()
         .map(|call| (call.method, call.params))
         .collect();
-    // The wait and the session the examples end are gone; start fresh ones to bound against.
-    let task_id = ids
-        .values()
-        .find(|id| id.starts_with("t-"))
-        .unwrap()
-        .clone();
+    // The wait and the session the examples end are gone; start fresh ones to bound against,
+    // on a task still open (its first step standing for the step an example names).
+    let mut task_id = None;
+    for id in ids.values().filter(|id| id.starts_with("t-")) {
+        let task = daemon.ok("task_get", json!({"task_id": id})).await;
+        if task["status"] == "active" {
+            task_id = Some(id.clone());
+        }
+    }
+    let task_id = task_id.expect("the examples leave a task open");
     let wait = daemon
         .ok(
             "smart_wait",
@@ -652,6 +656,7 @@ async fn every_bound_the_catalogue_states_is_the_daemons() {
             ("task_id", json!(task_id)),
             ("wait_id", wait["wait_id"].clone()),
             ("session_id", session["session_id"].clone()),
+            ("step", json!(1)),
         ] {
             if params.get(key).is_some() {
                 params[key] = value;

@@ -194,7 +194,8 @@ async fn progress_updates_and_the_where_am_i_query() {
         .await;
     assert_eq!(
         answer["summary"],
-        "Completed steps 1-2 (Build Docker image, Push to registry). Currently on step 3 (SSH into server). \
+        "Completed steps 1-2 (Build Docker image, Push to registry). Steps 1-2 claimed, none verified. \
+         Currently on step 3 (SSH into server). \
          Remaining: Pull and run, Verify. No active waits. No blockers noted."
     );
     assert_eq!(answer["plan_progress"]["current"], 3);

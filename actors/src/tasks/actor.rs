@@ -17,7 +17,7 @@ use storage::{
 use crate::directory::Directory;
 use crate::error::CallError;
 use crate::faults::ActorKind;
-use crate::linkage::{Link, WaitChange};
+use crate::linkage::{Link, SessionChange, WaitChange};
 use crate::registry;
 use crate::tasks::TasksMsg;
 use crate::tasks::relevance::most_relevant;
@@ -57,6 +57,13 @@ pub enum TaskMsg {
     /// with the task's linkage, a `wait` message and the wake event. Replies with the stored
     /// wait (it takes the task's session key when it has none).
     Wait(Box<WaitChange>, RpcReplyPort<Result<WaitRecord, CallError>>),
+    /// A terminal session linked to this task: checked before it starts, noted when it
+    /// started, and when it ended its step proven or blocked. The pump sends the end
+    /// without a reply port.
+    Session(
+        Box<SessionChange>,
+        Option<RpcReplyPort<Result<(), CallError>>>,
+    ),
 }
 
 pub struct TaskActor;
@@ -177,7 +184,50 @@ async fn handle_message(myself: &ActorRef<TaskMsg>, msg: TaskMsg, state: &mut Ta
             };
             let _ = reply.send(outcome);
         }
+        TaskMsg::Session(change, reply) => {
+            let outcome = match load(myself, state).await {
+                Ok(current) => apply_session_change(state, &current, &change).await,
+                Err(error) => Err(error),
+            };
+            if let Err(error) = &outcome
+                && reply.is_none()
+            {
+                tracing::warn!(task = %state.id, %error, "a terminal session's end was not recorded");
+            }
+            if let Some(reply) = reply {
+                let _ = reply.send(outcome);
+            }
+        }
     }
+}
+
+/// Writes what a linked terminal session changed: its thread messages, and the step it
+/// proved (verified) or blocked.
+async fn apply_session_change(
+    state: &mut TaskState,
+    current: &TaskRecord,
+    change: &SessionChange,
+) -> Result<(), CallError> {
+    let now = state.directory.now();
+    let mut task = current.clone();
+    let messages = transition::session_change(&mut task, change, now)?;
+    if messages.is_empty() {
+        return Ok(());
+    }
+    task.updated_at = now;
+    let mut batch = WriteBatch::new();
+    for message in messages {
+        task.last_seq += 1;
+        batch.push(Mutation::AppendMessage {
+            task_id: task.id.clone(),
+            seq: task.last_seq,
+            message,
+        });
+    }
+    batch.push(Mutation::PutTask(task.clone()));
+    commit(state, batch).await?;
+    state.record = Some(task);
+    Ok(())
 }
 
 /// The message a panic carried.
@@ -411,6 +461,22 @@ async fn apply_wait_change(
             "reopen the task with task_update(status: \"active\") first, or wait without task_id",
         ));
     }
+    if change.link == Link::Add
+        && let Some(step) = change.wait.step
+        && !(1..=current.plan.len() as u32).contains(&step)
+    {
+        return Err(CallError::invalid(
+            format!(
+                "step {step} is not in the plan of task {} ({})",
+                current.id,
+                crate::words::count(current.plan.len() as u64, "step", None)
+            ),
+            format!(
+                "name the step this wait proves, 1 to {}, or leave step out",
+                current.plan.len()
+            ),
+        ));
+    }
     let now = state.directory.now();
     let mut task = current.clone();
     let mut wait = change.wait;
@@ -426,25 +492,42 @@ async fn apply_wait_change(
     task.last_wait_state = Some(wait.state);
     task.last_wait_event_at = Some(now);
     task.updated_at = now;
-    task.last_seq += 1;
+    let mut messages = vec![MessageRecord {
+        role: Role::System,
+        msg_type: MsgType::Wait,
+        content: change.note,
+        created_at: now,
+    }];
+    let step_outcome = match (change.link, wait.step) {
+        (Link::Remove, Some(step)) => {
+            let (outcome, message) = transition::settle_step(&mut task, &wait, step, now);
+            messages.extend(message);
+            outcome
+        }
+        _ => None,
+    };
     let mut batch = WriteBatch::new();
-    batch
-        .push(Mutation::PutTask(task.clone()))
-        .push(Mutation::AppendMessage {
+    for message in messages {
+        task.last_seq += 1;
+        batch.push(Mutation::AppendMessage {
             task_id: task.id.clone(),
             seq: task.last_seq,
-            message: MessageRecord {
-                role: Role::System,
-                msg_type: MsgType::Wait,
-                content: change.note,
-                created_at: now,
-            },
-        })
+            message,
+        });
+    }
+    batch
+        .push(Mutation::PutTask(task.clone()))
         .push(Mutation::PutWait(wait.clone()));
     batch.mutations.extend(change.extra);
     let mut staged = Staged::default();
     if let Some((kind, head)) = change.event {
-        let tail = report::wait_event_tail(kind, &wait.id, &task, &progress_of(&task));
+        let tail = report::wait_event_tail(
+            kind,
+            &wait.id,
+            &task,
+            &progress_of(&task),
+            step_outcome.as_deref(),
+        );
         staged.stage(
             &state.directory,
             &mut batch,

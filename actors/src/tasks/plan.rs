@@ -127,6 +127,8 @@ pub struct Remapped {
     pub current_step: Option<u32>,
     /// New numbers of the steps whose completion was kept.
     pub kept: Vec<u32>,
+    /// Each kept step's old number and its new one, so what proved it moves with it.
+    pub moved: Vec<(u32, u32)>,
     /// Old numbers and texts of completed steps that no longer appear.
     pub dropped: Vec<(u32, String)>,
 }
@@ -151,10 +153,14 @@ pub fn remap_progress(
         positions.get_mut(&normalized_step(text))?.pop_front()
     };
     let mut kept = Vec::new();
+    let mut moved = Vec::new();
     let mut dropped = Vec::new();
     for &old_step in completed.iter().filter(|&&s| s >= 1) {
         match take_new_number(old_step) {
-            Some(new_step) => kept.push(new_step),
+            Some(new_step) => {
+                kept.push(new_step);
+                moved.push((old_step, new_step));
+            }
             None => {
                 let text = old_plan
                     .get(old_step as usize - 1)
@@ -172,6 +178,7 @@ pub fn remap_progress(
         completed: kept.iter().copied().collect(),
         current_step,
         kept,
+        moved,
         dropped,
     }
 }

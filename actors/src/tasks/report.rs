@@ -1,7 +1,7 @@
 //! The words lookout says about a task: summaries, "next" lines and the `message` of each
 //! reply. Every text stands on its own for an agent that has lost its context. Pure.
 
-use storage::{EventKind, MessageRecord, MsgType, Role, Status, TaskRecord, WaitId};
+use storage::{EventKind, MessageRecord, MsgType, Role, Status, StepProof, TaskRecord, WaitId};
 
 use crate::tasks::plan::{PlanProgress, step_ranges, step_text};
 use crate::tasks::types::{PlanRevised, UpdateEffects};
@@ -45,6 +45,60 @@ fn step_name(task: &TaskRecord, step: u32) -> String {
     shorten(text, STEP_TEXT_IN_SUMMARY)
 }
 
+/// What established a step, in a few words: "wait w-4hx8q2 on file:/tmp/build.log
+/// resolved: BUILD SUCCESSFUL", "session s-1a2b3c (cargo test) exited 0", "claimed: \"Step 2
+/// done\"".
+pub fn proof_text(proof: &StepProof) -> String {
+    match proof {
+        StepProof::Wait {
+            wait_id,
+            target,
+            observation,
+        } => format!(
+            "wait {wait_id} on {} resolved: {}",
+            shorten(target, 80),
+            shorten(observation, 160)
+        ),
+        StepProof::Session {
+            session_id,
+            command,
+            exit_code,
+        } => format!(
+            "session {session_id} ({}) exited {exit_code}",
+            shorten(command, 80)
+        ),
+        StepProof::Claimed { note: Some(note) } => {
+            format!("claimed: \"{}\"", shorten(note, 160))
+        }
+        StepProof::Claimed { note: None } => "claimed (marked with completed_steps)".to_owned(),
+    }
+}
+
+/// Done steps lookout saw proven (a wait resolved, a session exited 0), in order.
+pub fn verified_steps(task: &TaskRecord) -> Vec<u32> {
+    task.completed_steps
+        .iter()
+        .copied()
+        .filter(|step| is_verified(task, *step))
+        .collect()
+}
+
+/// Done steps that only the agent's word says are done, in order (a done step without
+/// evidence, from before evidence was kept, is claimed).
+pub fn claimed_steps(task: &TaskRecord) -> Vec<u32> {
+    task.completed_steps
+        .iter()
+        .copied()
+        .filter(|step| !is_verified(task, *step))
+        .collect()
+}
+
+fn is_verified(task: &TaskRecord, step: u32) -> bool {
+    task.step_evidence
+        .get(&step)
+        .is_some_and(|evidence| evidence.proof.is_verified())
+}
+
 /// What to do next, in one sentence.
 pub fn next_line(task: &TaskRecord, progress: &PlanProgress) -> String {
     match (task.status, progress.current) {
@@ -78,6 +132,7 @@ pub fn summary(
         parts.push(format!("Task is {}.", task.status));
     }
     parts.push(completed_part(task, progress));
+    parts.extend(evidence_part(task));
     if let Some(step) = progress.current {
         parts.push(format!(
             "Currently on step {step} ({}).",
@@ -134,6 +189,48 @@ fn completed_part(task: &TaskRecord, progress: &PlanProgress) -> String {
     }
 }
 
+/// Which done steps lookout saw proven: "Verified: step 1 (session s-1a2b3c exited 0);
+/// steps 2-3 claimed." Nothing when no step is done.
+fn evidence_part(task: &TaskRecord) -> Option<String> {
+    if task.completed_steps.is_empty() {
+        return None;
+    }
+    let claimed = claimed_steps(task);
+    let verified: Vec<String> = task
+        .step_evidence
+        .iter()
+        .filter(|(step, evidence)| {
+            evidence.proof.is_verified() && task.completed_steps.contains(step)
+        })
+        .take(NAMED_STEPS_IN_SUMMARY)
+        .map(|(step, evidence)| format!("step {step} ({})", proof_brief(&evidence.proof)))
+        .collect();
+    let claimed_part = match claimed.len() {
+        0 => None,
+        1 => Some(format!(" {} claimed", claimed[0])),
+        _ => Some(format!("s {} claimed", step_ranges(&claimed))),
+    };
+    Some(match (verified.is_empty(), claimed_part) {
+        (true, Some(claimed)) => format!("Step{claimed}, none verified."),
+        (false, Some(claimed)) => format!("Verified: {}; step{claimed}.", verified.join(", ")),
+        (false, None) => format!("Verified: {}.", verified.join(", ")),
+        (true, None) => return None,
+    })
+}
+
+/// A proof in a handful of words, for one-line summaries.
+fn proof_brief(proof: &StepProof) -> String {
+    match proof {
+        StepProof::Wait { wait_id, .. } => format!("wait {wait_id} resolved"),
+        StepProof::Session {
+            session_id,
+            exit_code,
+            ..
+        } => format!("session {session_id} exited {exit_code}"),
+        StepProof::Claimed { .. } => "claimed".to_owned(),
+    }
+}
+
 fn waits_part(task: &TaskRecord) -> String {
     let last = task
         .last_wait_state
@@ -146,16 +243,19 @@ fn waits_part(task: &TaskRecord) -> String {
     }
 }
 
-/// The newest recent agent message that sounds like something is in the way.
+/// The newest recent blocker: one lookout posted (a wait on a step that timed out, a
+/// session on it that failed), or an agent message that sounds like something is in the way.
 fn blocker(recent_messages: &[(u64, MessageRecord)]) -> Option<(u64, &str)> {
     recent_messages
         .iter()
         .rev()
-        .filter(|(_, m)| m.role == Role::Agent && m.msg_type == MsgType::Text)
+        .filter(|(_, m)| {
+            m.msg_type == MsgType::Blocker || (m.role == Role::Agent && m.msg_type == MsgType::Text)
+        })
         .take(BLOCKER_LOOKBACK)
         .find(|(_, m)| {
             let lower = m.content.to_lowercase();
-            BLOCKER_WORDS.iter().any(|word| lower.contains(word))
+            m.msg_type == MsgType::Blocker || BLOCKER_WORDS.iter().any(|word| lower.contains(word))
         })
         .map(|(seq, m)| (*seq, m.content.as_str()))
 }
@@ -235,6 +335,19 @@ pub fn update_message(
                 step_ranges(&open)
             ));
         }
+        let claimed = claimed_steps(task);
+        if to == Status::Completed && !claimed.is_empty() {
+            let (noun, verb) = if claimed.len() == 1 {
+                ("Step", "rests")
+            } else {
+                ("Steps", "rest")
+            };
+            parts.push(format!(
+                "{noun} {} {verb} on your word only (nothing lookout watched proved {}); a                  smart_wait or term_start with step proves a step.",
+                step_ranges(&claimed),
+                if claimed.len() == 1 { "it" } else { "them" }
+            ));
+        }
     }
     parts.push(next_line(task, progress));
     parts.join(" ")
@@ -309,6 +422,7 @@ pub fn wait_event_tail(
     wait_id: &WaitId,
     task: &TaskRecord,
     progress: &PlanProgress,
+    step_outcome: Option<&str>,
 ) -> String {
     let on = match progress.current {
         Some(step) => format!("the task is on {}", step_label(task, step)),
@@ -331,7 +445,14 @@ pub fn wait_event_tail(
              watches again); {on}"
         ),
     };
-    format!(" Task {} \"{}\": {next}.", task.id, shorten(&task.name, 80))
+    let step_outcome = step_outcome
+        .map(|outcome| format!(" {outcome}"))
+        .unwrap_or_default();
+    format!(
+        "{step_outcome} Task {} \"{}\": {next}.",
+        task.id,
+        shorten(&task.name, 80)
+    )
 }
 
 #[cfg(test)]
@@ -361,7 +482,7 @@ mod tests {
         let progress = PlanProgress::new(5, &task.completed_steps, None);
         assert_eq!(
             summary(&task, &progress, &[agent(4, "Step 2 done — pushed")]),
-            "Completed steps 1-2 (Build Docker image, Push to registry). Currently on step 3 \
+            "Completed steps 1-2 (Build Docker image, Push to registry). Steps 1-2 claimed, none verified. Currently on step 3 \
              (SSH into server). Remaining: Pull and run, Verify. No active waits. No blockers noted."
         );
         assert_eq!(

@@ -14,7 +14,7 @@ use storage::{MessageRecord, MsgType, Role, TaskRecord, WaitState};
 
 use crate::budget::{self, Shrinkable, lower};
 use crate::tasks::plan::{PlanProgress, PlanWindow, step_ranges, step_text};
-use crate::tasks::report::step_label;
+use crate::tasks::report::{self, step_label};
 use crate::tasks::transition::progress_of;
 use crate::words::shorten;
 
@@ -123,7 +123,10 @@ impl<'a> Packet<'a> {
         let is_note =
             |(_, m): &&(u64, MessageRecord)| m.role == Role::Agent && m.msg_type == MsgType::Text;
         let is_event = |(_, m): &&(u64, MessageRecord)| {
-            matches!(m.msg_type, MsgType::Progress | MsgType::Wait)
+            matches!(
+                m.msg_type,
+                MsgType::Progress | MsgType::Wait | MsgType::Blocker
+            )
         };
         let is_lifecycle = |entry: &&(u64, MessageRecord)| {
             !is_note(entry) && !is_event(entry) && entry.1.msg_type != MsgType::Stuck
@@ -188,6 +191,8 @@ impl Shrinkable for Packet<'_> {
                 "current": progress.current,
                 "remaining": progress.remaining,
                 "pct": progress.pct,
+                // Done steps lookout saw proven; the other done steps rest on the agent's word.
+                "verified": report::verified_steps(self.task),
             },
             "plan": self.plan(),
             "recent_messages": self.messages().into_iter().map(|(message, limit)| json!({
@@ -394,7 +399,7 @@ mod tests {
         );
         assert_eq!(
             packet["progress"],
-            json!({"completed": [1, 2], "current": 3, "remaining": [4, 5], "pct": 40})
+            json!({"completed": [1, 2], "current": 3, "remaining": [4, 5], "pct": 40, "verified": []})
         );
         let contents: Vec<&str> = packet["recent_messages"]
             .as_array()

@@ -362,5 +362,11 @@ fn fail_request(msg: TaskMsg, error: CallError) {
         TaskMsg::Wait(_, reply) => {
             let _ = reply.send(Err(error));
         }
+        TaskMsg::Session(_, Some(reply)) => {
+            let _ = reply.send(Err(error));
+        }
+        TaskMsg::Session(change, None) => {
+            tracing::warn!(?change, %error, "a terminal session's end reached no task");
+        }
     }
 }

@@ -2,17 +2,20 @@
 //! thread messages to post and the plan revision to store. No I/O; the TaskActor writes
 //! what these return in one batch, or nothing.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use storage::{
-    Author, MessageRecord, MsgType, PlanRevisionRecord, Role, Status, TaskId, TaskRecord, Timestamp,
+    Author, MessageRecord, MsgType, PlanRevisionRecord, Role, Status, StepEvidence, StepProof,
+    TaskId, TaskRecord, Timestamp, WaitRecord, WaitState,
 };
 
 use crate::error::CallError;
-use crate::tasks::plan::{PlanProgress, remap_progress};
+use crate::linkage::SessionChange;
+use crate::tasks::plan::{PlanProgress, remap_progress, step_text};
 use crate::tasks::progress::{steps_reported_beyond, steps_reported_done};
 use crate::tasks::report;
 use crate::tasks::types::{PlanChange, PlanRevised, RegisterTask, UpdateEffects, UpdateTask};
+use crate::words::shorten;
 
 /// The outcome of a transition, ready to be written.
 #[derive(Clone, Debug)]
@@ -46,6 +49,7 @@ pub fn register(id: TaskId, request: RegisterTask, now: Timestamp) -> Transition
         last_stuck_alert_at: None,
         stuck_threshold_s: request.metadata.stuck_threshold_s(),
         origin: request.origin,
+        step_evidence: BTreeMap::new(),
     };
     let note = system_message(MsgType::Lifecycle, report::registration_note(&record), now);
     record.last_seq = 1;
@@ -131,6 +135,16 @@ pub fn update(
         record
             .completed_steps
             .extend(effects.newly_completed.iter().copied());
+        let note = request
+            .message
+            .as_deref()
+            .map(|text| shorten(text.trim(), 200));
+        for &step in &effects.newly_completed {
+            let proof = StepProof::Claimed { note: note.clone() };
+            record
+                .step_evidence
+                .insert(step, StepEvidence { proof, at: now });
+        }
         let note = report::progress_note(&record, &effects.newly_completed);
         messages.push(system_message(MsgType::Progress, note, now));
     }
@@ -206,6 +220,12 @@ fn revise(
     };
     record.completed_steps = remapped.completed;
     record.current_step = remapped.current_step;
+    let mut evidence = std::mem::take(&mut record.step_evidence);
+    record.step_evidence = remapped
+        .moved
+        .iter()
+        .filter_map(|(old, new)| Some((*new, evidence.remove(old)?)))
+        .collect();
     let revised = PlanRevised {
         revision: record.plan_revisions,
         reason,
@@ -221,7 +241,7 @@ fn plan_note(revised: &PlanRevised) -> String {
         let dropped: Vec<String> = revised
             .dropped_completed
             .iter()
-            .map(|(step, text)| format!("{step} ({text})"))
+            .map(|(step, text)| format!("{step} ({})", step_text(text)))
             .collect();
         note.push_str(&format!(
             "\nDropped done marks of old steps: {}",
@@ -229,6 +249,198 @@ fn plan_note(revised: &PlanRevised) -> String {
         ));
     }
     note
+}
+
+/// What a proof did to its step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Proved {
+    /// The step was not done: it is now, verified.
+    Marked,
+    /// The step was done on the agent's word: now it is verified.
+    Confirmed,
+    /// Nothing changed: the step was verified already, or the task is closed (failed or
+    /// cancelled), or its plan has no such step any more (the reason).
+    Unchanged(String),
+}
+
+/// A linked wait resolved or a linked session exited 0: `step` is done, verified by
+/// `proof`. Returns what changed and the thread message saying so (none when nothing did).
+pub fn prove_step(
+    record: &mut TaskRecord,
+    step: u32,
+    proof: StepProof,
+    now: Timestamp,
+) -> (Proved, Option<MessageRecord>) {
+    if matches!(record.status, Status::Failed | Status::Cancelled) {
+        let why = format!("the task is {}", record.status);
+        return (Proved::Unchanged(why), None);
+    }
+    if step == 0 || step as usize > record.plan.len() {
+        let why = format!(
+            "the plan has {} now",
+            crate::words::count(record.plan.len() as u64, "step", None)
+        );
+        return (Proved::Unchanged(why), None);
+    }
+    let was_verified = record
+        .step_evidence
+        .get(&step)
+        .is_some_and(|evidence| evidence.proof.is_verified());
+    if record.completed_steps.contains(&step) && was_verified {
+        return (Proved::Unchanged("it was verified already".into()), None);
+    }
+    let proved = if record.completed_steps.insert(step) {
+        Proved::Marked
+    } else {
+        Proved::Confirmed
+    };
+    let note = format!("✓ Step {step} verified: {}", report::proof_text(&proof));
+    record
+        .step_evidence
+        .insert(step, StepEvidence { proof, at: now });
+    if record.current_step == Some(step) {
+        record.current_step = None;
+    }
+    (proved, Some(system_message(MsgType::Progress, note, now)))
+}
+
+/// A wait linked to `step` ended: resolved, the step is proven (verified); timed out or
+/// failed, a blocker is posted on it; a change nobody judged proves nothing. Returns the
+/// sentence the wake text says about the step, and the thread message.
+pub fn settle_step(
+    record: &mut TaskRecord,
+    wait: &WaitRecord,
+    step: u32,
+    now: Timestamp,
+) -> (Option<String>, Option<MessageRecord>) {
+    let observation = wait.last_observation.clone().unwrap_or_default();
+    match wait.state {
+        WaitState::Resolved => {
+            let proof = StepProof::Wait {
+                wait_id: wait.id.clone(),
+                target: wait.target.clone(),
+                observation,
+            };
+            let (proved, message) = prove_step(record, step, proof, now);
+            let sentence = match proved {
+                Proved::Marked => format!("Step {step} is marked done, verified by this wait."),
+                Proved::Confirmed => {
+                    format!("Step {step}, claimed done before, is now verified by this wait.")
+                }
+                Proved::Unchanged(why) => format!("Step {step} was not marked: {why}."),
+            };
+            (Some(sentence), message)
+        }
+        WaitState::Timeout | WaitState::Error => {
+            let what = if wait.state == WaitState::Timeout {
+                format!("wait {} timed out after {}s", wait.id, wait.timeout_s)
+            } else {
+                format!("wait {} failed", wait.id)
+            };
+            let why = if observation.is_empty() {
+                what
+            } else {
+                format!("{what}; last observation: {}", shorten(&observation, 160))
+            };
+            let message = block_step(record, step, &why, now);
+            let sentence = format!("Step {step} is not marked done; a blocker is posted on it.");
+            (Some(sentence), Some(message))
+        }
+        WaitState::Changed => (
+            Some(format!(
+                "Step {step} is not marked done: nobody judged the change; look, then mark it \
+                 with task_update(completed_steps: [{step}]) if it holds."
+            )),
+            None,
+        ),
+        WaitState::Watching | WaitState::Cancelled => (None, None),
+    }
+}
+
+/// A linked wait timed out or failed, or a linked session exited non-zero: a blocker on
+/// `step` (the step stays as it was).
+pub fn block_step(record: &TaskRecord, step: u32, why: &str, now: Timestamp) -> MessageRecord {
+    let label = if step >= 1 && step as usize <= record.plan.len() {
+        report::step_label(record, step)
+    } else {
+        format!("step {step}")
+    };
+    system_message(
+        MsgType::Blocker,
+        format!("⚠ Blocker on {label}: {why}"),
+        now,
+    )
+}
+
+/// A terminal session linked to the task: `Check` before it starts (the task open, the
+/// step in its plan), a thread message when it started, and when it ended one saying how,
+/// with the step it was linked to proven (exit 0) or blocked (anything else).
+pub fn session_change(
+    record: &mut TaskRecord,
+    change: &SessionChange,
+    now: Timestamp,
+) -> Result<Vec<MessageRecord>, CallError> {
+    match change {
+        SessionChange::Check { step } => {
+            if record.status.is_terminal() {
+                return Err(CallError::conflict(
+                    format!(
+                        "task {} is {}; a session cannot be linked to it",
+                        record.id, record.status
+                    ),
+                    "reopen the task with task_update(status: \"active\") first, or start \
+                     the session without task_id",
+                ));
+            }
+            check_steps("step", *step, record.plan.len() as u32)?;
+            Ok(Vec::new())
+        }
+        SessionChange::Started {
+            session_id,
+            command,
+            step,
+        } => {
+            let on = step.map_or_else(String::new, |step| {
+                format!(" for {}", report::step_label(record, step))
+            });
+            let note = format!(
+                "▶ Terminal session {session_id} started{on}: {}",
+                shorten(command, 200)
+            );
+            Ok(vec![system_message(MsgType::Progress, note, now)])
+        }
+        SessionChange::Ended {
+            session_id,
+            command,
+            step,
+            code,
+            how,
+            last_line,
+        } => {
+            let last = last_line
+                .as_deref()
+                .map(|line| format!("; last line: {}", shorten(line, 160)))
+                .unwrap_or_default();
+            let ended = format!(
+                "Terminal session {session_id} ({}) {how}{last}",
+                shorten(command, 120)
+            );
+            let mut messages = vec![system_message(MsgType::Progress, ended.clone(), now)];
+            match (step, code) {
+                (Some(step), Some(0)) => {
+                    let proof = StepProof::Session {
+                        session_id: session_id.clone(),
+                        command: command.clone(),
+                        exit_code: 0,
+                    };
+                    messages.extend(prove_step(record, *step, proof, now).1);
+                }
+                (Some(step), _) => messages.push(block_step(record, *step, &ended, now)),
+                (None, _) => {}
+            }
+            Ok(messages)
+        }
+    }
 }
 
 fn check_steps(
@@ -269,190 +481,4 @@ pub fn progress_of(record: &TaskRecord) -> PlanProgress {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tasks::types::{Metadata, Plan, TaskName};
-
-    fn registered() -> TaskRecord {
-        let request = RegisterTask {
-            name: TaskName::new("Deploy coursefolio").unwrap(),
-            plan: Plan::new(&["Build", "Push", "SSH", "Pull and run", "Verify"].map(String::from))
-                .unwrap(),
-            metadata: Metadata::empty(),
-            session_key: None,
-            agent_id: None,
-            origin: None,
-        };
-        register(TaskId::new("t-000001"), request, Timestamp::from_secs(100)).record
-    }
-
-    fn note(text: &str) -> UpdateTask {
-        UpdateTask {
-            message: Some(text.into()),
-            ..UpdateTask::default()
-        }
-    }
-
-    #[test]
-    fn registration_posts_the_plan_as_a_lifecycle_message() {
-        let request = RegisterTask {
-            name: TaskName::new("  Ship  ").unwrap(),
-            plan: Plan::new(&["Build".into(), "Ship".into()]).unwrap(),
-            metadata: Metadata::empty(),
-            session_key: Some("agent:main:main".into()),
-            agent_id: None,
-            origin: None,
-        };
-        let transition = register(TaskId::new("t-000001"), request, Timestamp::from_secs(5));
-        assert_eq!(transition.record.name, "Ship");
-        assert_eq!(transition.record.last_seq, 1);
-        assert_eq!(transition.messages[0].msg_type, MsgType::Lifecycle);
-        assert_eq!(
-            transition.messages[0].content,
-            "Task registered: Ship\nPlan:\n  1. Build\n  2. Ship"
-        );
-    }
-
-    #[test]
-    fn a_progress_message_marks_steps_and_posts_a_progress_note() {
-        let task = registered();
-        let next = update(
-            &task,
-            &note("Step 1 done — built image"),
-            Timestamp::from_secs(200),
-        )
-        .unwrap();
-        assert_eq!(next.effects.newly_completed, [1]);
-        assert_eq!(next.record.updated_at, Timestamp::from_secs(200));
-        let kinds: Vec<MsgType> = next.messages.iter().map(|m| m.msg_type).collect();
-        assert_eq!(kinds, [MsgType::Text, MsgType::Progress]);
-        assert_eq!(next.messages[1].content, "✓ Step 1: Build");
-        assert_eq!(next.record.last_seq, 3);
-        // Saying it again changes nothing but the thread.
-        let again = update(
-            &next.record,
-            &note("step 1 done"),
-            Timestamp::from_secs(300),
-        )
-        .unwrap();
-        assert!(again.effects.newly_completed.is_empty());
-        assert_eq!(again.messages.len(), 1);
-    }
-
-    #[test]
-    fn explicit_steps_are_checked_against_the_plan() {
-        let task = registered();
-        let request = UpdateTask {
-            completed_steps: BTreeSet::from([6]),
-            ..UpdateTask::default()
-        };
-        let error = update(&task, &request, Timestamp::from_secs(1)).unwrap_err();
-        assert!(error.message.contains("the plan has 5 steps"), "{error}");
-        let request = UpdateTask {
-            current_step: Some(0),
-            ..UpdateTask::default()
-        };
-        assert!(update(&task, &request, Timestamp::from_secs(1)).is_err());
-    }
-
-    #[test]
-    fn status_changes_post_lifecycle_and_terminal_tasks_refuse_notes() {
-        let task = registered();
-        let request = UpdateTask {
-            message: Some("All done — site is live".into()),
-            status: Some(Status::Completed),
-            ..UpdateTask::default()
-        };
-        let done = update(&task, &request, Timestamp::from_secs(10)).unwrap();
-        assert_eq!(
-            done.effects.status_change,
-            Some((Status::Active, Status::Completed))
-        );
-        assert_eq!(
-            done.messages.last().unwrap().content,
-            "Status changed: active → completed"
-        );
-
-        let error = update(
-            &done.record,
-            &note("one more thing"),
-            Timestamp::from_secs(11),
-        )
-        .unwrap_err();
-        assert_eq!(error.kind, crate::error::ErrorKind::Conflict);
-
-        let reopen = UpdateTask {
-            status: Some(Status::Active),
-            ..note("one more thing")
-        };
-        let reopened = update(&done.record, &reopen, Timestamp::from_secs(12)).unwrap();
-        assert_eq!(reopened.record.status, Status::Active);
-    }
-
-    #[test]
-    fn a_query_alone_does_not_count_as_activity() {
-        let task = registered();
-        let query = UpdateTask {
-            query: Some("where am I?".into()),
-            ..UpdateTask::default()
-        };
-        let next = update(&task, &query, Timestamp::from_secs(999)).unwrap();
-        assert_eq!(next.record.updated_at, task.updated_at);
-        assert!(next.messages.is_empty());
-    }
-
-    #[test]
-    fn plan_revision_stores_old_and_new_and_keeps_unchanged_marks() {
-        let mut task = registered();
-        task.completed_steps = BTreeSet::from([1, 2]);
-        let new_plan = [
-            "Build",
-            "Push",
-            "Run migrations",
-            "SSH",
-            "Pull and run",
-            "Verify",
-        ];
-        let request = UpdateTask {
-            plan: Some(PlanChange {
-                new_plan: Plan::new(&new_plan.map(String::from)).unwrap(),
-                reason: Some("the release needs a schema migration".into()),
-            }),
-            ..UpdateTask::default()
-        };
-        let next = update(&task, &request, Timestamp::from_secs(50)).unwrap();
-        let stored = next.revision.unwrap();
-        assert_eq!(
-            (
-                stored.revision,
-                stored.old_plan.len(),
-                stored.new_plan.len()
-            ),
-            (1, 5, 6)
-        );
-        assert_eq!(stored.author, Author::Agent);
-        let revised = next.effects.revision.unwrap();
-        assert_eq!(revised.kept_completed, [1, 2]);
-        assert_eq!(
-            next.messages[0].content,
-            "Plan revised: the release needs a schema migration"
-        );
-        assert_eq!(next.messages[0].msg_type, MsgType::Plan);
-        assert_eq!(progress_of(&next.record).current, Some(3));
-    }
-
-    #[test]
-    fn current_step_is_named_then_cleared_once_done() {
-        let task = registered();
-        let request = UpdateTask {
-            current_step: Some(3),
-            ..UpdateTask::default()
-        };
-        let next = update(&task, &request, Timestamp::from_secs(1)).unwrap();
-        assert_eq!(next.messages[0].content, "▶ Now on step 3, SSH");
-        assert_eq!(progress_of(&next.record).current, Some(3));
-        let done = update(&next.record, &note("step 3 done"), Timestamp::from_secs(2)).unwrap();
-        assert_eq!(done.record.current_step, None);
-        assert_eq!(progress_of(&done.record).current, Some(1));
-    }
-}
+mod tests;

@@ -188,6 +188,7 @@ fn start(state: &TerminalsState, request: &StartSession) -> Result<SessionStarte
         now,
         writer,
         control,
+        request.link.clone(),
     ));
     state.sessions.admit(session.clone());
     spawn_pump(
@@ -203,6 +204,7 @@ fn start(state: &TerminalsState, request: &StartSession) -> Result<SessionStarte
         pid,
         command,
         size: request.size,
+        link: request.link.clone(),
     })
 }
 

@@ -19,12 +19,14 @@ use tokio::sync::watch;
 
 use crate::directory::Directory;
 use crate::error::CallError;
+use crate::linkage::{SessionChange, StepLink};
 use crate::locks::lock;
 use crate::process::pty::{Signal, signal_session};
 use crate::recall::RecallMsg;
 use crate::recall::documents::session_document;
 use crate::sight::capture::CaptureError;
 use crate::sight::content::{Content, TextOrigin};
+use crate::tasks::{TaskMsg, TasksMsg};
 use crate::terminals::screen::Screen;
 use crate::terminals::types::{
     ExitStatus, InputSent, RunState, SessionId, SessionSnapshot, TermInput, TermSize,
@@ -70,6 +72,8 @@ pub struct Session {
     pub command: String,
     pub size: TermSize,
     pub started_at: Timestamp,
+    /// The task (and step) the session works on, told how it ended.
+    pub link: Option<StepLink>,
     screen: Mutex<Screen>,
     /// Released when the session ends.
     writer: tokio::sync::Mutex<Option<OwnedWritePty>>,
@@ -95,6 +99,7 @@ impl Session {
         started_at: Timestamp,
         writer: OwnedWritePty,
         control: OwnedFd,
+        link: Option<StepLink>,
     ) -> Session {
         Session {
             id,
@@ -102,6 +107,7 @@ impl Session {
             command,
             size,
             started_at,
+            link,
             screen: Mutex::new(Screen::new(size)),
             writer: tokio::sync::Mutex::new(Some(writer)),
             control: Mutex::new(Some(control)),
@@ -492,11 +498,42 @@ pub(crate) fn spawn_pump(
         session.finish(status).await;
         table.ended(&session.id);
         let snapshot = session.snapshot(crate::terminals::screen::SCROLLBACK_LINES);
+        if let Some(link) = &session.link {
+            tell_task(&directory, link, &snapshot, status);
+        }
         let document = session_document(&snapshot, status, directory.now().as_millis());
         if let Ok(recall) = directory.recall() {
             let _ = recall.cast(RecallMsg::Put(vec![document]));
         }
     });
+}
+
+/// Tells the session's task how it ended (the task proves or blocks the linked step).
+fn tell_task(
+    directory: &Directory,
+    link: &StepLink,
+    snapshot: &SessionSnapshot,
+    status: ExitStatus,
+) {
+    let last_line = snapshot
+        .screen
+        .lines()
+        .rev()
+        .chain(snapshot.scrollback.iter().rev().map(String::as_str))
+        .find(|line| !line.trim().is_empty())
+        .map(|line| line.trim().to_owned());
+    let change = SessionChange::Ended {
+        session_id: snapshot.id.to_string(),
+        command: snapshot.command.clone(),
+        step: link.step,
+        code: status.code,
+        how: status.to_string(),
+        last_line,
+    };
+    if let Ok(tasks) = directory.tasks() {
+        let message = TaskMsg::Session(Box::new(change), None);
+        let _ = tasks.cast(TasksMsg::Forward(link.task_id.clone(), message));
+    }
 }
 
 async fn pump(

@@ -12,6 +12,7 @@ use std::time::Duration;
 use storage::Timestamp;
 
 use crate::error::CallError;
+use crate::linkage::StepLink;
 use crate::process::pty::{Signal, signal_name};
 use crate::sight::content::ProcessExit;
 use crate::terminals::keys::Key;
@@ -229,6 +230,9 @@ pub struct StartSession {
     pub cwd: Option<PathBuf>,
     pub env: Vec<(String, String)>,
     pub size: TermSize,
+    /// The task (and step of it) the session works on: it appears in the task's thread,
+    /// and its exit proves the step (0) or blocks it.
+    pub link: Option<StepLink>,
 }
 
 impl StartSession {
@@ -278,6 +282,7 @@ impl StartSession {
             cwd,
             env: env.into_iter().collect(),
             size,
+            link: None,
         })
     }
 }
@@ -396,6 +401,8 @@ pub struct SessionStarted {
     pub pid: u32,
     pub command: String,
     pub size: TermSize,
+    /// The task and step the session works for.
+    pub link: Option<StepLink>,
 }
 
 /// The reply to a send.

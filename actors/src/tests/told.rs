@@ -24,6 +24,7 @@ fn wait_for(target: &str, condition: &str) -> NewWait {
         task_id: None,
         session_key: None,
         match_existing: false,
+        step: None,
     }
 }
 
@@ -87,6 +88,7 @@ async fn a_terminal_sessions_output_and_exit_are_decided_as_they_come() {
             cwd: None,
             env: Vec::new(),
             size: TermSize::default(),
+            link: None,
         })
         .await
         .unwrap()

@@ -55,6 +55,7 @@ fn wait_for(target: &str, condition: &str, timeout_s: u64, task: Option<&TaskId>
         task_id: task.cloned(),
         session_key: None,
         match_existing: false,
+        step: None,
     }
 }
 

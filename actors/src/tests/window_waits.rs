@@ -92,6 +92,7 @@ impl WindowWait {
             task_id: None,
             session_key: None,
             match_existing: false,
+            step: None,
         };
         self.fixture.tree.smart_wait(new).await.unwrap().record.id
     }

@@ -4,7 +4,7 @@
 //! wait, and — when the wait belongs to a task — the task and what to do next (the TaskActor
 //! adds that part, since it knows the task's next step).
 
-use storage::{EventKind, WaitId};
+use storage::{EventKind, TaskId, WaitId};
 
 use crate::condition::{JudgedBy, Judges, Reading};
 use crate::error::CallError;
@@ -176,6 +176,14 @@ pub fn already_present_note(phrase: &str, line: &str, lines_from_end: usize) -> 
         "'{phrase}' is already there ({place}: \"{}\"); only a new occurrence counts (pass \
          match_existing: true to count what is there).",
         crate::words::shorten(line.trim(), 120)
+    )
+}
+
+/// What a wait linked to a step does to it, for the reply that starts it.
+pub fn step_note(task: &TaskId, step: u32) -> String {
+    format!(
+        "Resolved, it marks step {step} of {task} done as verified (a change nobody judged marks \
+         nothing); a timeout or an error posts a blocker on that step."
     )
 }
 
@@ -402,6 +410,7 @@ mod tests {
             &id,
             &task,
             &progress,
+            None,
         );
         assert_eq!(
             resolved,
@@ -428,8 +437,13 @@ mod tests {
             error.starts_with("smart_wait error (w-4hx8): tmux pane main:9: can't find pane. Fix"),
             "{error}"
         );
-        let timeout_tail =
-            crate::tasks::report::wait_event_tail(EventKind::WaitTimeout, &id, &task, &progress);
+        let timeout_tail = crate::tasks::report::wait_event_tail(
+            EventKind::WaitTimeout,
+            &id,
+            &task,
+            &progress,
+            None,
+        );
         assert!(
             timeout_tail.contains("wait_update(wait_id: \"w-4hx8\""),
             "{timeout_tail}"

@@ -65,6 +65,7 @@ pub fn new_record(
         baseline: if new.match_existing { None } else { baseline },
         // The actor anchors the deadline on the steady clock (it asks the Clock).
         deadline_boot: None,
+        step: new.step,
     };
     add_history(&mut record, now, WaitEvent::Created, None, None);
     record

@@ -47,6 +47,9 @@ pub struct NewWait {
     /// Count what a text target already shows (by default only what arrives after the
     /// wait starts counts).
     pub match_existing: bool,
+    /// The step of its task this wait proves: resolved, the step is marked done as
+    /// verified; timed out or failed, a blocker is posted on it.
+    pub step: Option<u32>,
 }
 
 /// `wait_update`'s changes.

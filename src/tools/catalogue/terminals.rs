@@ -26,7 +26,9 @@ pub(super) static TERM_START: Tool = Tool {
                 "env": {"type": "object", "additionalProperties": {"type": "string"},
                         "description": "Extra environment variables"},
                 "cols": {"type": "integer", "minimum": MIN_COLS, "maximum": MAX_COLS, "description": format!("Default: {DEFAULT_COLS}")},
-                "rows": {"type": "integer", "minimum": MIN_ROWS, "maximum": MAX_ROWS, "description": format!("Default: {DEFAULT_ROWS}")}
+                "rows": {"type": "integer", "minimum": MIN_ROWS, "maximum": MAX_ROWS, "description": format!("Default: {DEFAULT_ROWS}")},
+                "task_id": {"type": "string", "description": "The task it works for (shown in its thread)"},
+                "step": {"type": "integer", "minimum": 1, "description": "The task's step it proves: exit 0 marks it done as verified; else a blocker"}
             },
             "required": ["command"],
             "additionalProperties": false

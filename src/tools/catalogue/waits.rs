@@ -27,6 +27,7 @@ pub(super) static SMART_WAIT: Tool = Tool {
                 "wake_when": {"type": "string", "description": "e.g. \"'ALL DONE' is printed or an error appears\""},
                 "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT_TIMEOUT_S, "description": format!("Seconds. Default: {DEFAULT_WAIT_TIMEOUT_S}")},
                 "task_id": {"type": "string", "description": "The task it belongs to"},
+                "step": {"type": "integer", "minimum": 1, "description": "The task's step it proves: resolved marks it done as verified; a timeout posts a blocker"},
                 "poll_interval": {"type": "number", "minimum": POLL_INTERVAL_RANGE_S.0, "maximum": POLL_INTERVAL_RANGE_S.1, "description": format!("Seconds between looks. Default: {DEFAULT_POLL_INTERVAL_S}")},
                 "session_key": {"type": "string", "description": "Session to wake (default: the task's)"},
                 "match_existing": {"type": "boolean", "description": "Count text already there. Default: false (true for a background .output file)"}

@@ -64,6 +64,26 @@ fn whole_numbers_as_integers(params: Value) -> Value {
     }
 }
 
+/// The task a wait or a session works for, and the step of it that it proves: a step needs
+/// its task, and steps count from 1.
+pub fn step_link(
+    task: Option<&str>,
+    step: Option<u32>,
+) -> Result<(Option<TaskId>, Option<u32>), CallError> {
+    let task = task.map(task_id).transpose()?;
+    match (task.is_some(), step) {
+        (_, Some(0)) => Err(CallError::invalid(
+            "step 0 is not a step",
+            "steps count from 1: pass the number task_register's plan gave the step",
+        )),
+        (false, Some(step)) => Err(CallError::invalid(
+            format!("step {step} was given without task_id"),
+            "a step belongs to a task: pass task_id with it, e.g. task_id: \"t-7k2m9q\", step: 2",
+        )),
+        _ => Ok((task, step)),
+    }
+}
+
 pub fn task_id(text: &str) -> Result<TaskId, CallError> {
     let text = text.trim();
     if text.is_empty() || text.chars().count() > MAX_TASK_ID_CHARS {

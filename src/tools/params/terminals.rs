@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use actors::CallError;
+use actors::linkage::StepLink;
 use actors::process::pty::Signal;
 use actors::terminals::keys::Key;
 use actors::terminals::types::{CommandLine, SessionId, StartSession, TermInput, TermSize};
@@ -28,6 +29,10 @@ pub struct TermStartParams {
     cols: Option<u32>,
     #[serde(default)]
     rows: Option<u32>,
+    #[serde(default)]
+    task_id: Option<String>,
+    #[serde(default)]
+    step: Option<u32>,
 }
 
 impl TermStartParams {
@@ -54,12 +59,15 @@ impl TermStartParams {
                 ));
             }
         };
-        StartSession::new(
+        let (task_id, step) = super::step_link(self.task_id.as_deref(), self.step)?;
+        let mut request = StartSession::new(
             command,
             self.cwd,
             environment_of(self.env)?,
             TermSize::new(self.cols, self.rows)?,
-        )
+        )?;
+        request.link = task_id.map(|task_id| StepLink { task_id, step });
+        Ok(request)
     }
 }
 

@@ -9,7 +9,7 @@ use actors::waits::{NewWait, WaitUpdate};
 use serde::Deserialize;
 use storage::{TaskId, WaitId};
 
-use super::{max_bytes, non_blank, optional_key, required_text, task_id};
+use super::{max_bytes, non_blank, optional_key, required_text, step_link, task_id};
 use crate::tools::limits::*;
 
 fn wait_id(text: &str) -> Result<WaitId, CallError> {
@@ -48,6 +48,8 @@ pub struct SmartWaitParams {
     session_key: Option<String>,
     #[serde(default)]
     match_existing: Option<bool>,
+    #[serde(default)]
+    step: Option<u32>,
 }
 
 impl SmartWaitParams {
@@ -63,6 +65,7 @@ impl SmartWaitParams {
             ));
         }
         let target = Target::parse(&self.target)?;
+        let (task_id, step) = step_link(self.task_id.as_deref(), self.step)?;
         // A background command's output file is new when the command starts: what it holds
         // is the command's output, all of it news.
         let match_existing = self
@@ -78,9 +81,10 @@ impl SmartWaitParams {
             )?,
             timeout_s: wait_timeout(self.timeout)?.unwrap_or(DEFAULT_WAIT_TIMEOUT_S),
             poll_interval: Duration::from_secs_f64(poll_interval),
-            task_id: self.task_id.as_deref().map(task_id).transpose()?,
+            task_id,
             session_key: optional_key("session_key", self.session_key)?,
             match_existing,
+            step,
         })
     }
 }

@@ -13,6 +13,7 @@ pub mod tasks;
 pub use recall::{forgotten, recalled, recorder_changed, recorder_status};
 pub use tasks::{plan_updated, registered, task_detail, task_list, thread, updated};
 
+use actors::linkage::StepLink;
 use actors::tasks::plan::PlanProgress;
 use actors::terminals::session::MAX_ENDED_SESSIONS;
 use actors::terminals::types::{
@@ -208,6 +209,7 @@ fn wait_status_keeping(view: &WaitView, kept: usize) -> Value {
         "reading": reading(&view.reading),
         "match_existing": record.match_existing,
         "task_id": record.task_id.as_ref().map(TaskId::as_str),
+        "step": record.step,
         "created_at": record.created_at.to_rfc3339(),
         "elapsed_s": elapsed_s,
         "remaining_s": remaining_s,
@@ -273,6 +275,19 @@ pub fn wait_list(views: &[WaitView], of_task: Option<&TaskId>, max_bytes: usize)
 
 pub fn term_started(started: &SessionStarted) -> Value {
     let id = &started.id;
+    let linked = match &started.link {
+        Some(StepLink {
+            task_id,
+            step: Some(step),
+        }) => format!(
+            " It works for step {step} of {task_id}: exit 0 marks that step done as verified, \
+             any other end posts a blocker on it."
+        ),
+        Some(StepLink { task_id, .. }) => {
+            format!(" Its start and end are noted in {task_id}'s thread.")
+        }
+        None => String::new(),
+    };
     json!({
         "session_id": id.as_str(),
         "pid": started.pid,
@@ -282,7 +297,7 @@ pub fn term_started(started: &SessionStarted) -> Value {
         "message": format!(
             "Started {id} (pid {}) in a {} terminal: `{}`. It keeps running if you disconnect. \
              Read its screen with term_read, type into it with term_send, stop it with term_stop, \
-             or let lookout wait for it: smart_wait(target: \"pty:{id}\", wake_when: \"'DONE' is printed or the command exits\").",
+             or let lookout wait for it: smart_wait(target: \"pty:{id}\", wake_when: \"'DONE' is printed or the command exits\").{linked}",
             started.pid, started.size, started.command
         ),
     })

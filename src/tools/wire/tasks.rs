@@ -17,7 +17,7 @@ use actors::tasks::types::{
 };
 use actors::words::{count, shorten};
 use serde_json::{Map, Value, json};
-use storage::{ListCursor, MessageRecord, StatusFilter, TaskRecord, WaitRecord};
+use storage::{ListCursor, MessageRecord, StatusFilter, StepProof, TaskRecord, WaitRecord};
 
 use super::{message, plan_progress, wait_linkage};
 use crate::tools::limits::*;
@@ -72,7 +72,8 @@ pub fn plan_updated(updated: &PlanUpdated) -> Value {
 // ---- steps as answers show them ----
 
 /// One plan step: `{"step": 3, "text": "…", "status": "current"}`, with `"chars"` (its full
-/// length) when the text was shortened to `max_chars`.
+/// length) when the text was shortened to `max_chars`; a done step says how it was
+/// established: `"evidence": "verified"` or `"claimed"`, and `"proof"` in a few words.
 fn step_entry(task: &TaskRecord, progress: &PlanProgress, step: u32, max_chars: usize) -> Value {
     let text = task.plan.get(step as usize - 1).map_or("", String::as_str);
     let status = if progress.completed.binary_search(&step).is_ok() {
@@ -86,6 +87,15 @@ fn step_entry(task: &TaskRecord, progress: &PlanProgress, step: u32, max_chars: 
     let chars = text.chars().count();
     if chars > max_chars {
         entry["chars"] = json!(chars);
+    }
+    if status == "done" {
+        let claimed = StepProof::Claimed { note: None };
+        let proof = task
+            .step_evidence
+            .get(&step)
+            .map_or(&claimed, |evidence| &evidence.proof);
+        entry["evidence"] = json!(proof.kind());
+        entry["proof"] = json!(report::proof_text(proof));
     }
     entry
 }

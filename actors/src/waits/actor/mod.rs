@@ -444,6 +444,9 @@ fn monitoring_message(
             }
         }
     }
+    if let (Some(task), Some(step)) = (&new.task_id, new.step) {
+        notes.push(texts::step_note(task, step));
+    }
     texts::monitoring(&new.condition, new.timeout_s, &reading, &notes)
 }
 

@@ -26,6 +26,7 @@ fn record() -> WaitRecord {
             task_id: None,
             session_key: None,
             match_existing: false,
+            step: None,
         },
         None,
         T0,
