@@ -167,6 +167,14 @@ pub fn seeded(sequence: u64, seed: u64) -> u64 {
     (sequence % ID_SPACE + seed % ID_SPACE) % ID_SPACE
 }
 
+/// The `sequence`-th wait id of a database whose ids start at `seed`: half the id space
+/// away from its tasks, so the first wait does not read as if it belonged to the first task
+/// (`t-mmx8li`, `w-mmx8li`). A database from before this offset never reuses an id: its
+/// waits would need to number half the space first.
+pub fn seeded_wait(sequence: u64, seed: u64) -> u64 {
+    seeded(sequence, seed % ID_SPACE + ID_SPACE / 2)
+}
+
 /// Six base-36 digits that look random but are unique per `sequence` below 36^6.
 pub fn scrambled_base36(sequence: u64) -> String {
     let mut value = ((sequence % ID_SPACE) * ID_MULTIPLIER + ID_OFFSET) % ID_SPACE;

@@ -1081,6 +1081,12 @@ fn each_fresh_database_has_its_own_id_seed_and_old_ones_keep_theirs() {
         TaskId::from_sequence(crate::model::seeded(1, seeds[0])),
         TaskId::from_sequence(crate::model::seeded(1, seeds[1]))
     );
+    // A database's first wait does not share its first task's digits.
+    for seed in seeds.iter().copied().chain([0, 36u64.pow(6) - 1]) {
+        let task = TaskId::from_sequence(crate::model::seeded(1, seed));
+        let wait = WaitId::from_sequence(crate::model::seeded_wait(1, seed));
+        assert_ne!(task.as_str()[2..], wait.as_str()[2..], "seed {seed}");
+    }
 
     // The fixture of schema version 1 had made task ids: it gets no seed.
     let (_dir, old) = open_fixture_copy(1);

@@ -431,6 +431,15 @@ async fn plan_revisions_through_both_tools_share_one_path() {
         .ok("task_update", json!({"task_id": id, "plan": ["Build Docker image", "Ship it"], "plan_reason": "simpler"}))
         .await;
     assert_eq!(second["plan_progress"]["completed"], json!([1]));
+    // As task_plan_update says it: what became of the done marks.
+    assert_eq!(
+        (
+            &second["revision"],
+            &second["kept_completed"],
+            &second["dropped_completed"]
+        ),
+        (&json!(2), &json!([1]), &json!([2]))
+    );
     let thread = daemon.ok("task_thread", json!({"task_id": id})).await;
     let plans: Vec<&str> = thread["messages"]
         .as_array()

@@ -243,6 +243,17 @@ fn waits_part(task: &TaskRecord) -> String {
     }
 }
 
+/// The newest blocker with no progress after it (a step marked done since makes it old
+/// news): its seq and text.
+pub fn blocker_since_progress(thread: &[(u64, MessageRecord)]) -> Option<(u64, &str)> {
+    let last_progress = thread
+        .iter()
+        .rev()
+        .find(|(_, m)| m.msg_type == MsgType::Progress && m.content.starts_with('✓'))
+        .map_or(0, |(seq, _)| *seq);
+    blocker(thread).filter(|(seq, _)| *seq > last_progress)
+}
+
 /// The newest recent blocker: one lookout posted (a wait on a step that timed out, a
 /// session on it that failed), or an agent message that sounds like something is in the way.
 fn blocker(recent_messages: &[(u64, MessageRecord)]) -> Option<(u64, &str)> {

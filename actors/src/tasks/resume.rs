@@ -10,7 +10,7 @@
 //! is valid at every size.
 
 use serde_json::{Value, json};
-use storage::{MessageRecord, MsgType, Role, TaskRecord, WaitState};
+use storage::{MessageRecord, MsgType, Role, TaskRecord, WaitId, WaitState};
 
 use crate::budget::{self, Shrinkable, lower};
 use crate::tasks::plan::{PlanProgress, PlanWindow, step_ranges, step_text};
@@ -142,7 +142,7 @@ impl<'a> Packet<'a> {
             .take(room)
             .collect();
         Self {
-            action: suggested_next_action(task, &progress),
+            action: suggested_next_action(task, &progress, thread),
             task,
             progress,
             reason,
@@ -271,23 +271,37 @@ pub fn plan_lines(
     lines
 }
 
-/// A simple heuristic for what to do first after waking.
-pub fn suggested_next_action(task: &TaskRecord, progress: &PlanProgress) -> String {
+/// A simple heuristic for what to do first after waking, from the task and the newest
+/// messages of its thread (oldest first): the wait that ended, naming it; else the latest
+/// blocker, when no step was done since; else the step to resume.
+pub fn suggested_next_action(
+    task: &TaskRecord,
+    progress: &PlanProgress,
+    thread: &[(u64, MessageRecord)],
+) -> String {
     // A wait outcome is the latest news only when nothing happened after it.
     let wait_is_latest = task
         .last_wait_event_at
         .is_some_and(|at| at >= task.updated_at);
+    let last_wait = thread
+        .iter()
+        .rev()
+        .find(|(_, m)| m.msg_type == MsgType::Wait)
+        .and_then(|(_, m)| wait_id_in(&m.content))
+        .map_or_else(|| "The last wait".to_owned(), |id| format!("Wait {id}"));
     match task.last_wait_state {
         Some(WaitState::Timeout) if wait_is_latest => {
-            return "The last wait timed out: look at its target (read the terminal or take a screenshot) to \
-                    see where things stand, then extend it with wait_update (a new condition or a longer \
-                    timeout) or change approach."
-                .to_owned();
+            return format!(
+                "{last_wait} timed out: look at its target (read the terminal or take a \
+                 screenshot) to see where things stand, then extend it with wait_update (a new \
+                 condition or a longer timeout) or change approach."
+            );
         }
         Some(WaitState::Error) if wait_is_latest => {
-            return "The last wait ended in an error: check that its target still exists, then start a new \
-                    smart_wait or continue without it."
-                .to_owned();
+            return format!(
+                "{last_wait} ended in an error: check that its target still exists, then start \
+                 a new smart_wait or continue without it."
+            );
         }
         Some(WaitState::Changed) if wait_is_latest => {
             return "The last wait woke you at a change nobody judged (no model was configured for its \
@@ -309,12 +323,31 @@ pub fn suggested_next_action(task: &TaskRecord, progress: &PlanProgress) -> Stri
         Some(step) => {
             let label = step_label(task, step);
             let label = label.strip_prefix("step ").unwrap_or(&label);
-            format!(
-                "Resume step {label}. Report it with task_update when it is done, or revise the plan with \
-                 task_plan_update if it no longer applies."
-            )
+            let resume = format!(
+                "step {label}. Report it with task_update when it is done, or revise the plan \
+                 with task_plan_update if it no longer applies."
+            );
+            match report::blocker_since_progress(thread) {
+                Some((seq, text)) => format!(
+                    "First deal with the blocker in message {seq}: \"{}\". Then resume {resume}",
+                    shorten(text, 200)
+                ),
+                None => format!("Resume {resume}"),
+            }
         }
     }
+}
+
+/// The first wait id (`w-` and six base-36 characters) a text names.
+fn wait_id_in(text: &str) -> Option<&str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .find(|word| {
+            word.len() == 8
+                && word.starts_with(WaitId::PREFIX)
+                && word[2..]
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+        })
 }
 
 #[cfg(test)]
@@ -468,7 +501,7 @@ mod tests {
         timed_out.last_wait_state = Some(WaitState::Timeout);
         timed_out.last_wait_event_at = Some(timed_out.updated_at);
         assert!(
-            suggested_next_action(&timed_out, &progress(&timed_out))
+            suggested_next_action(&timed_out, &progress(&timed_out), &[])
                 .starts_with("The last wait timed out: look at its target")
         );
 
@@ -476,7 +509,8 @@ mod tests {
         let mut moved_on = timed_out.clone();
         moved_on.last_wait_event_at = Some(Timestamp::from_secs(1_500));
         assert!(
-            suggested_next_action(&moved_on, &progress(&moved_on)).starts_with("Resume step 3")
+            suggested_next_action(&moved_on, &progress(&moved_on), &[])
+                .starts_with("Resume step 3")
         );
 
         let mut failed = timed_out;
@@ -484,17 +518,57 @@ mod tests {
         let mut changed = failed.clone();
         changed.last_wait_state = Some(WaitState::Changed);
         assert!(
-            suggested_next_action(&changed, &progress(&changed)).contains("change nobody judged")
+            suggested_next_action(&changed, &progress(&changed), &[])
+                .contains("change nobody judged")
         );
         assert!(
-            suggested_next_action(&failed, &progress(&failed))
+            suggested_next_action(&failed, &progress(&failed), &[])
                 .starts_with("The last wait ended in an error")
+        );
+
+        // The wait that timed out is named, from its note in the thread.
+        let thread = [message(
+            7,
+            MsgType::Wait,
+            "Wait w-4hx8q2 timed out after 600s. Last observation: still building",
+        )];
+        let mut named = task();
+        named.last_wait_state = Some(WaitState::Timeout);
+        named.last_wait_event_at = Some(named.updated_at);
+        assert!(
+            suggested_next_action(&named, &progress(&named), &thread)
+                .starts_with("Wait w-4hx8q2 timed out: look at its target")
+        );
+        // The latest blocker comes first while no step was done after it.
+        let blocked = [
+            message(8, MsgType::Progress, "✓ Step 2: Push to registry"),
+            message(
+                9,
+                MsgType::Blocker,
+                "⚠ Blocker on step 3, SSH into server: session s-1a2b3c (ssh prod) exited with status 255",
+            ),
+        ];
+        let action = suggested_next_action(&moved_on, &progress(&moved_on), &blocked);
+        assert!(
+            action.starts_with(
+                "First deal with the blocker in message 9: \"⚠ Blocker on step 3, SSH into server: \
+                 session s-1a2b3c (ssh prod) exited with status 255\". Then resume step 3"
+            ),
+            "{action}"
+        );
+        let unblocked = [
+            blocked[1].clone(),
+            message(10, MsgType::Progress, "✓ Step 3: SSH into server"),
+        ];
+        assert!(
+            suggested_next_action(&moved_on, &progress(&moved_on), &unblocked)
+                .starts_with("Resume step 3")
         );
 
         let mut finished = task();
         finished.completed_steps = (1..=5).collect();
         assert!(
-            suggested_next_action(&finished, &progress(&finished))
+            suggested_next_action(&finished, &progress(&finished), &[])
                 .starts_with("All 5 steps are marked done: verify")
         );
     }

@@ -133,7 +133,8 @@ impl Actor for WaitsSupervisor {
                 }
                 let sequence = state.next_sequence;
                 state.next_sequence += 1;
-                let id = WaitId::from_sequence(storage::model::seeded(sequence, state.id_seed));
+                let id =
+                    WaitId::from_sequence(storage::model::seeded_wait(sequence, state.id_seed));
                 match spawn_child(&myself, state, id).await {
                     Ok(child) => {
                         let _ = child.cast(WaitMsg::Create(new, sequence, reply));

@@ -13,7 +13,7 @@ use actors::tasks::relevance::Excerpt;
 use actors::tasks::report;
 use actors::tasks::transition::progress_of;
 use actors::tasks::types::{
-    PlanUpdated, TaskDetail, TaskListing, TaskReport, TaskUpdated, ThreadPage,
+    PlanRevised, PlanUpdated, TaskDetail, TaskListing, TaskReport, TaskUpdated, ThreadPage,
 };
 use actors::words::{count, shorten};
 use serde_json::{Map, Value, json};
@@ -36,7 +36,7 @@ pub fn registered(task: &TaskRecord) -> Value {
 /// The result of `task_update`: the update shape, or the query answer (within `max_bytes`)
 /// when it asked.
 pub fn updated(updated: &TaskUpdated, max_bytes: usize) -> Value {
-    match &updated.report {
+    let mut result = match &updated.report {
         Some(answer) => {
             let mut result = query_answer(answer, max_bytes);
             if updated.changed {
@@ -53,7 +53,23 @@ pub fn updated(updated: &TaskUpdated, max_bytes: usize) -> Value {
             "plan_progress": plan_progress(&updated.progress),
             "message": report::update_message(&updated.task, &updated.progress, &updated.effects),
         }),
+    };
+    // A new plan says what became of the done marks, as task_plan_update's reply does.
+    if let Some(revised) = &updated.effects.revision {
+        result["revision"] = json!(revised.revision);
+        result["kept_completed"] = json!(revised.kept_completed);
+        result["dropped_completed"] = json!(dropped_steps(revised));
     }
+    result
+}
+
+/// The old numbers of the done steps a revision dropped.
+fn dropped_steps(revised: &PlanRevised) -> Vec<u32> {
+    revised
+        .dropped_completed
+        .iter()
+        .map(|(step, _)| *step)
+        .collect()
 }
 
 pub fn plan_updated(updated: &PlanUpdated) -> Value {
@@ -63,7 +79,7 @@ pub fn plan_updated(updated: &PlanUpdated) -> Value {
         "revision": revised.revision,
         "plan": updated.task.plan,
         "kept_completed": revised.kept_completed,
-        "dropped_completed": revised.dropped_completed.iter().map(|(step, _)| *step).collect::<Vec<_>>(),
+        "dropped_completed": dropped_steps(revised),
         "plan_progress": plan_progress(&updated.progress),
         "message": report::plan_revised_message(revised, &updated.progress, &updated.task),
     })
