@@ -9,9 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorRef, RpcReplyPort};
-use storage::{
-    EventRecord, ListCursor, StatusFilter, Store, StoreStats, TaskId, TaskRecord, WaitId,
-};
+use storage::{EventRecord, Store, StoreStats, TaskId, WaitId};
 use tokio::sync::broadcast;
 
 use crate::clock::{ClockMsg, TICK_ACTIONS_TIMEOUT};
@@ -25,12 +23,7 @@ use crate::recall::RecallMsg;
 use crate::recall::recorder::{RecorderMsg, RecorderSettings, RecorderStatus};
 use crate::registry::{self, RegistryStats};
 use crate::root::{Child, RootActor, RootArgs, RootMsg, SHUTDOWN_TIMEOUT};
-use crate::tasks::actor::not_found;
-use crate::tasks::types::{
-    PlanChange, PlanUpdated, RegisterTask, TaskDetail, TaskListing, TaskUpdated, ThreadPage,
-    UpdateTask,
-};
-use crate::tasks::{SCAN_TIMEOUT, ScanReport, TASK_CALL_TIMEOUT, TaskMsg, TasksMsg, TasksStats};
+use crate::tasks::{SCAN_TIMEOUT, ScanReport, TaskMsg, TasksMsg, TasksStats};
 use crate::terminals::session::SessionTable;
 use crate::terminals::types::{
     InputSent, SessionId, SessionSnapshot, SessionStarted, SessionStopped, StartSession, TermInput,
@@ -55,6 +48,7 @@ use crate::wake::{WakeMsg, WakeSettings, WakeStats};
 pub(crate) const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long `settle` keeps ticking before it gives up, and how often it looks.
 mod args;
+mod tasks;
 
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(60);
 const SETTLE_POLL: Duration = Duration::from_millis(2);
@@ -225,29 +219,6 @@ impl Tree {
         self.judge.usage(wait_id)
     }
 
-    pub async fn register_task(&self, request: RegisterTask) -> Result<TaskRecord, CallError> {
-        self.ask_tasks(|reply| TasksMsg::Register(request, reply))
-            .await
-    }
-
-    pub async fn update_task(
-        &self,
-        id: TaskId,
-        request: UpdateTask,
-    ) -> Result<TaskUpdated, CallError> {
-        self.ask_tasks(|reply| TasksMsg::Forward(id, TaskMsg::Update(request, reply)))
-            .await
-    }
-
-    pub async fn revise_plan(
-        &self,
-        id: TaskId,
-        change: PlanChange,
-    ) -> Result<PlanUpdated, CallError> {
-        self.ask_tasks(|reply| TasksMsg::Forward(id, TaskMsg::RevisePlan(change, reply)))
-            .await
-    }
-
     /// `smart_wait`: starts watching; answers once the wait is stored and its watcher runs.
     pub async fn smart_wait(&self, new: NewWait) -> Result<WaitView, CallError> {
         self.ask_waits(|reply| WaitsMsg::Create(new, reply)).await
@@ -283,81 +254,6 @@ impl Tree {
             .call(request, Some(WAIT_CALL_TIMEOUT))
             .await;
         from_call("wait actor", WAIT_CALL_TIMEOUT, outcome)
-    }
-
-    /// Sends a request built around a reply port to the Tasks supervisor and waits for the
-    /// answer of whichever actor serves it.
-    async fn ask_tasks<T: Send + 'static>(
-        &self,
-        request: impl FnOnce(RpcReplyPort<Result<T, CallError>>) -> TasksMsg,
-    ) -> Result<T, CallError> {
-        let outcome = self
-            .directory
-            .tasks()?
-            .call(request, Some(TASK_CALL_TIMEOUT))
-            .await;
-        from_call("task actor", TASK_CALL_TIMEOUT, outcome)
-    }
-
-    /// Up to `limit` tasks of the filter's statuses, most recently updated first, from
-    /// where the page `after` stopped.
-    pub async fn list_tasks(
-        &self,
-        filter: StatusFilter,
-        limit: usize,
-        after: Option<ListCursor>,
-    ) -> Result<TaskListing, CallError> {
-        let page = registry::read(&self.directory.registry()?, move |store: &Store| {
-            store.list_tasks_after(&filter, limit, after.as_ref())
-        })
-        .await?;
-        Ok(TaskListing {
-            tasks: page.tasks,
-            more: page.more,
-        })
-    }
-
-    /// One task whole: its record, its plan revisions and the waits it launched.
-    pub async fn task_detail(&self, id: TaskId) -> Result<TaskDetail, CallError> {
-        let lookup = id.clone();
-        let found = registry::read(&self.directory.registry()?, move |store: &Store| {
-            let Some(task) = store.task(&lookup)? else {
-                return Ok(None);
-            };
-            let revisions = store.plan_revisions(&lookup)?;
-            let waits = store.waits_of_task(&lookup)?;
-            Ok(Some(TaskDetail {
-                task,
-                revisions,
-                waits,
-            }))
-        })
-        .await?;
-        found.ok_or_else(|| not_found(&id))
-    }
-
-    /// Up to `limit` messages before seq `before` (newest when `None`), oldest first.
-    pub async fn thread(
-        &self,
-        id: TaskId,
-        limit: usize,
-        before: Option<u64>,
-    ) -> Result<ThreadPage, CallError> {
-        let lookup = id.clone();
-        let (task, messages) = registry::read(&self.directory.registry()?, move |store: &Store| {
-            let Some(task) = store.task(&lookup)? else {
-                return Ok((None, Vec::new()));
-            };
-            let messages = store.thread(&lookup, before, limit)?;
-            Ok((Some(task), messages))
-        })
-        .await?;
-        let task = task.ok_or_else(|| not_found(&id))?;
-        Ok(ThreadPage {
-            task_id: id,
-            messages,
-            total: task.last_seq,
-        })
     }
 
     pub async fn status(&self) -> Result<TreeStatus, CallError> {

@@ -188,10 +188,54 @@ fn task_block(task: &Value, rank: u8, answer: Option<&Value>) -> String {
                     block.push_str(text);
                 }
             }
+            for line in inventory_lines(&answer["inventory"]) {
+                block.push_str("\n- ");
+                block.push_str(&line);
+            }
         }
         None => block.push_str("\n(could not read its summary; ask task_update with a query)"),
     }
     block
+}
+
+/// One line per wait still watching and session still running, each with the call that
+/// continues it: a fresh session must not start them again.
+fn inventory_lines(inventory: &Value) -> Vec<String> {
+    let text = |value: &Value, key: &str| value[key].as_str().unwrap_or("").to_owned();
+    let step = |value: &Value| {
+        value["step"]
+            .as_u64()
+            .map_or_else(String::new, |step| format!(" for step {step}"))
+    };
+    let mut lines = Vec::new();
+    for wait in inventory["waits"].as_array().into_iter().flatten() {
+        let last = wait["last_observation"]
+            .as_str()
+            .map_or_else(String::new, |seen| format!(", last seen: {seen}"));
+        lines.push(format!(
+            "still watching{}: {} on {} until {} ({}s so far{last}) → {}",
+            step(wait),
+            text(wait, "wait_id"),
+            text(wait, "target"),
+            text(wait, "wake_when"),
+            wait["running_for_s"].as_u64().unwrap_or(0),
+            text(wait, "continue"),
+        ));
+    }
+    for session in inventory["sessions"].as_array().into_iter().flatten() {
+        let last = session["last_line"]
+            .as_str()
+            .map_or_else(String::new, |line| format!(", last line: {line}"));
+        lines.push(format!(
+            "still running{}: {} `{}` ({}s so far{last}) → {}",
+            step(session),
+            text(session, "session_id"),
+            text(session, "command"),
+            session["running_for_s"].as_u64().unwrap_or(0),
+            text(session, "continue"),
+        ));
+    }
+    lines
 }
 
 /// Text built block by block that never grows past its bound.

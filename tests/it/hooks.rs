@@ -213,3 +213,108 @@ async fn session_start_speaks_claude_codes_hook_json_when_asked() {
     );
     assert!(text.contains("Deploy coursefolio"), "{text}");
 }
+
+/// After a compaction, a fresh session reads what still runs for its tasks: the hook lists
+/// each wait still watching and each session still running with the call that continues it,
+/// within its budget, and "where am I?" gives the same in its `inventory`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_session_reads_every_wait_and_session_still_running() {
+    let daemon = TestDaemon::start().await;
+    let socket = daemon.socket();
+    let socket = socket.to_str().unwrap();
+    let id = daemon
+        .register(json!({"name": "Release v2", "plan": ["Build", "Test", "Deploy"]}))
+        .await;
+    let session = daemon
+        .ok(
+            "term_start",
+            json!({"command": "echo compiling crate 41 of 97; sleep 600", "task_id": id, "step": 1}),
+        )
+        .await;
+    let session_id = session["session_id"].as_str().unwrap().to_owned();
+    let mut waits = Vec::new();
+    for (index, phrase) in ["BUILD OK", "tests passed", "deployed"].iter().enumerate() {
+        let wait = daemon
+            .ok(
+                "smart_wait",
+                json!({
+                    "target": format!("file:/tmp/lookout-inventory-{index}.log"),
+                    "wake_when": format!("'{phrase}' is printed"),
+                    "task_id": id,
+                    "step": index + 1,
+                }),
+            )
+            .await;
+        waits.push(wait["wait_id"].as_str().unwrap().to_owned());
+    }
+    // A wait ended is not still running.
+    daemon
+        .ok(
+            "wait_cancel",
+            json!({"wait_id": waits[2], "reason": "not yet"}),
+        )
+        .await;
+    crate::support::wait_until(
+        "the session printed its line",
+        std::time::Duration::from_secs(10),
+        async || {
+            let read = daemon
+                .ok("term_read", json!({"session_id": session_id}))
+                .await;
+            read["screen"].as_str().unwrap_or("").contains("crate 41")
+        },
+    )
+    .await;
+
+    let (code, out, err) = cli(&["--socket", socket, "hook", "session-start"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.len() <= 4096, "{} bytes", out.len());
+    for wait in &waits[..2] {
+        let line = out
+            .lines()
+            .find(|line| line.starts_with("- ") && line.contains(wait.as_str()))
+            .unwrap_or_else(|| panic!("{wait} is listed: {out}"));
+        assert!(line.starts_with("- still watching for step "), "{line}");
+        assert!(
+            line.ends_with(&format!("→ wait_status(wait_id: \"{wait}\")")),
+            "{line}"
+        );
+    }
+    assert!(!out.contains(waits[2].as_str()), "a cancelled wait: {out}");
+    let line = out
+        .lines()
+        .find(|line| line.starts_with("- ") && line.contains(session_id.as_str()))
+        .unwrap_or_else(|| panic!("the session is listed: {out}"));
+    assert!(line.starts_with("- still running for step 1: "), "{line}");
+    assert!(
+        line.contains("last line: compiling crate 41 of 97"),
+        "{line}"
+    );
+    assert!(line.ends_with(&format!("→ term_read(session_id: \"{session_id}\")")));
+
+    let answer = daemon
+        .ok(
+            "task_update",
+            json!({"task_id": id, "query": "where am I?", "max_bytes": 4096}),
+        )
+        .await;
+    let listed: Vec<&str> = answer["inventory"]["waits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|wait| wait["wait_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [waits[0].as_str(), waits[1].as_str()]);
+    assert_eq!(
+        answer["inventory"]["sessions"][0]["session_id"],
+        session_id.as_str()
+    );
+    let message = answer["message"].as_str().unwrap();
+    assert!(
+        message
+            .contains("2 waits still watching and 1 terminal session still running for this task"),
+        "{message}"
+    );
+    let detail = daemon.ok("task_get", json!({"task_id": id})).await;
+    assert_eq!(detail["inventory"], answer["inventory"]);
+}

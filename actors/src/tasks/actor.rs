@@ -374,6 +374,7 @@ async fn build_report(
         relevant_messages,
         progress,
         task: record.clone(),
+        inventory: Default::default(),
     })
 }
 

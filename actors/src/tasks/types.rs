@@ -263,6 +263,31 @@ pub struct TaskReport {
     pub relevant_messages: Vec<(u64, MessageRecord)>,
     /// One line: what to do next.
     pub next: String,
+    /// What still runs for the task (filled in by the tree, which sees the sessions).
+    pub inventory: Inventory,
+}
+
+/// What still runs for a task, for an agent whose context was wiped: its waits still
+/// watching and the terminal sessions started for it that still run.
+#[derive(Clone, Debug, Default)]
+pub struct Inventory {
+    /// Oldest first.
+    pub waits: Vec<storage::WaitRecord>,
+    /// Oldest first.
+    pub sessions: Vec<RunningSession>,
+    /// When it was taken, to say how long each has been running.
+    pub at: storage::Timestamp,
+}
+
+/// A terminal session still running for a task.
+#[derive(Clone, Debug)]
+pub struct RunningSession {
+    pub id: String,
+    pub command: String,
+    pub step: Option<u32>,
+    pub started_at: storage::Timestamp,
+    /// The newest non-blank line of its output.
+    pub last_line: Option<String>,
 }
 
 /// A stored plan revision and how completion marks carried over.
@@ -297,6 +322,8 @@ pub struct TaskDetail {
     pub revisions: Vec<storage::PlanRevisionRecord>,
     /// The waits the task launched, live or ended.
     pub waits: Vec<storage::WaitRecord>,
+    /// What still runs for it.
+    pub inventory: Inventory,
 }
 
 #[derive(Clone, Debug)]

@@ -10,6 +10,7 @@
 //! to end) runs in tasks that answer the caller, so one stuck program never blocks the
 //! mailbox. When the tree stops, every running session is hung up.
 
+mod ended;
 pub mod keys;
 pub mod screen;
 pub mod session;

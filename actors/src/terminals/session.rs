@@ -13,20 +13,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pty_process::{OwnedReadPty, OwnedWritePty};
-use storage::Timestamp;
+use storage::{TaskId, Timestamp};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
 
 use crate::directory::Directory;
 use crate::error::CallError;
-use crate::linkage::{SessionChange, StepLink};
+use crate::linkage::StepLink;
 use crate::locks::lock;
 use crate::process::pty::{Signal, signal_session};
-use crate::recall::RecallMsg;
-use crate::recall::documents::session_document;
 use crate::sight::capture::CaptureError;
 use crate::sight::content::{Content, TextOrigin};
-use crate::tasks::{TaskMsg, TasksMsg};
 use crate::terminals::screen::Screen;
 use crate::terminals::types::{
     ExitStatus, InputSent, RunState, SessionId, SessionSnapshot, TermInput, TermSize,
@@ -449,6 +446,22 @@ impl SessionTable {
         }
     }
 
+    /// The running sessions started for `task`, oldest first.
+    pub fn running_for(&self, task: &TaskId) -> Vec<Arc<Session>> {
+        let mut sessions: Vec<Arc<Session>> = self
+            .running()
+            .into_iter()
+            .filter(|session| {
+                session
+                    .link
+                    .as_ref()
+                    .is_some_and(|link| link.task_id == *task)
+            })
+            .collect();
+        sessions.sort_by_key(|session| session.started_at);
+        sessions
+    }
+
     fn running(&self) -> Vec<Arc<Session>> {
         lock(&self.inner)
             .sessions
@@ -484,7 +497,7 @@ impl SessionTable {
 
 /// Starts the task that reads the program's output into its screen until the program has
 /// ended and its output is drained, then records the end.
-/// Once it ended, the session's command, output and exit go to the recall index.
+/// Once it ended, its task and the recall index are told ([`crate::terminals::ended`]).
 pub(crate) fn spawn_pump(
     table: SessionTable,
     session: Arc<Session>,
@@ -497,43 +510,8 @@ pub(crate) fn spawn_pump(
         tracing::debug!(session = %session.id, %status, "terminal session ended");
         session.finish(status).await;
         table.ended(&session.id);
-        let snapshot = session.snapshot(crate::terminals::screen::SCROLLBACK_LINES);
-        if let Some(link) = &session.link {
-            tell_task(&directory, link, &snapshot, status);
-        }
-        let document = session_document(&snapshot, status, directory.now().as_millis());
-        if let Ok(recall) = directory.recall() {
-            let _ = recall.cast(RecallMsg::Put(vec![document]));
-        }
+        crate::terminals::ended::announce(&directory, &session, status);
     });
-}
-
-/// Tells the session's task how it ended (the task proves or blocks the linked step).
-fn tell_task(
-    directory: &Directory,
-    link: &StepLink,
-    snapshot: &SessionSnapshot,
-    status: ExitStatus,
-) {
-    let last_line = snapshot
-        .screen
-        .lines()
-        .rev()
-        .chain(snapshot.scrollback.iter().rev().map(String::as_str))
-        .find(|line| !line.trim().is_empty())
-        .map(|line| line.trim().to_owned());
-    let change = SessionChange::Ended {
-        session_id: snapshot.id.to_string(),
-        command: snapshot.command.clone(),
-        step: link.step,
-        code: status.code,
-        how: status.to_string(),
-        last_line,
-    };
-    if let Ok(tasks) = directory.tasks() {
-        let message = TaskMsg::Session(Box::new(change), None);
-        let _ = tasks.cast(TasksMsg::Forward(link.task_id.clone(), message));
-    }
 }
 
 async fn pump(

@@ -432,6 +432,18 @@ pub struct SessionSnapshot {
     pub output_bytes: u64,
 }
 
+impl SessionSnapshot {
+    /// The newest non-blank line of the output (the screen, then the scrollback), trimmed.
+    pub fn last_line(&self) -> Option<String> {
+        self.screen
+            .lines()
+            .rev()
+            .chain(self.scrollback.iter().rev().map(String::as_str))
+            .find(|line| !line.trim().is_empty())
+            .map(|line| line.trim().to_owned())
+    }
+}
+
 /// The reply to a stop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionStopped {

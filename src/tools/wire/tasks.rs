@@ -13,11 +13,14 @@ use actors::tasks::relevance::Excerpt;
 use actors::tasks::report;
 use actors::tasks::transition::progress_of;
 use actors::tasks::types::{
-    PlanRevised, PlanUpdated, TaskDetail, TaskListing, TaskReport, TaskUpdated, ThreadPage,
+    Inventory, PlanRevised, PlanUpdated, TaskDetail, TaskListing, TaskReport, TaskUpdated,
+    ThreadPage,
 };
 use actors::words::{count, shorten};
 use serde_json::{Map, Value, json};
-use storage::{ListCursor, MessageRecord, StatusFilter, StepProof, TaskRecord, WaitRecord};
+use storage::{
+    ListCursor, MessageRecord, StatusFilter, StepProof, TaskRecord, Timestamp, WaitRecord,
+};
 
 use super::{message, plan_progress, wait_linkage};
 use crate::tools::limits::*;
@@ -116,6 +119,76 @@ fn step_entry(task: &TaskRecord, progress: &PlanProgress, step: u32, max_chars: 
     entry
 }
 
+// ---- what still runs for a task ----
+
+/// A task's live waits and running sessions, each with the call that continues it, at most
+/// `keep` of each (the newest). What is left out is counted.
+fn inventory(inventory: &Inventory, keep: usize) -> Value {
+    let seconds_since = |at: Timestamp| inventory.at.0.saturating_sub(at.0) / 1000;
+    let newest = |len: usize| len.saturating_sub(keep);
+    let waits: Vec<Value> = inventory.waits[newest(inventory.waits.len())..]
+        .iter()
+        .map(|wait| {
+            json!({
+                "wait_id": wait.id.as_str(),
+                "target": shorten(&wait.target, 80),
+                "wake_when": shorten(&wait.condition, 120),
+                "step": wait.step,
+                "running_for_s": seconds_since(wait.started_at),
+                "last_observation": wait.last_observation.as_deref().map(|text| shorten(text, 120)),
+                "continue": format!("wait_status(wait_id: \"{}\")", wait.id),
+            })
+        })
+        .collect();
+    let sessions: Vec<Value> = inventory.sessions[newest(inventory.sessions.len())..]
+        .iter()
+        .map(|session| {
+            json!({
+                "session_id": session.id,
+                "command": shorten(&session.command, 80),
+                "step": session.step,
+                "running_for_s": seconds_since(session.started_at),
+                "last_line": session.last_line.as_deref().map(|text| shorten(text, 120)),
+                "continue": format!("term_read(session_id: \"{}\")", session.id),
+            })
+        })
+        .collect();
+    let mut result = json!({"waits": waits, "sessions": sessions});
+    let left_out = newest(inventory.waits.len()) + newest(inventory.sessions.len());
+    if left_out > 0 {
+        result["not_shown"] = json!(format!(
+            "{} more: wait_status(task_id) lists every live wait, task_get the sessions",
+            left_out
+        ));
+    }
+    result
+}
+
+/// One sentence on what still runs, for a reply's `message`; empty when nothing does.
+fn inventory_sentence(inventory: &Inventory) -> String {
+    let (waits, sessions) = (inventory.waits.len(), inventory.sessions.len());
+    if waits + sessions == 0 {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    if waits > 0 {
+        parts.push(format!(
+            "{} still watching",
+            count(waits as u64, "wait", None)
+        ));
+    }
+    if sessions > 0 {
+        parts.push(format!(
+            "{} still running",
+            count(sessions as u64, "terminal session", None)
+        ));
+    }
+    format!(
+        " {} for this task (inventory): continue them, do not start them again.",
+        parts.join(" and ")
+    )
+}
+
 // ---- "where am I?" ----
 
 /// One thing a query answer gives up when it does not fit, in the order given up.
@@ -129,6 +202,8 @@ enum Give {
     StepChars(usize),
     /// The least relevant message goes, down to this many.
     DropMessages(usize),
+    /// The inventory lists this many waits and as many sessions (the newest).
+    Inventory(usize),
 }
 
 const QUERY_GIVE_UP: &[Give] = &[
@@ -155,6 +230,8 @@ const QUERY_GIVE_UP: &[Give] = &[
     Give::Window(1),
     Give::MessageChars(120),
     Give::DropMessages(0),
+    Give::Inventory(3),
+    Give::Inventory(1),
 ];
 
 /// A query answer at some stage of giving up.
@@ -167,6 +244,7 @@ struct QueryAnswer<'a> {
     step_chars: usize,
     message_chars: usize,
     messages: usize,
+    inventory: usize,
     next: usize,
 }
 
@@ -261,7 +339,8 @@ impl Shrinkable for QueryAnswer<'_> {
             "last_update": task.updated_at.to_rfc3339(),
             "relevant_messages": relevant,
             "wait": wait_linkage(task),
-            "message": answer.next,
+            "inventory": inventory(&answer.inventory, self.inventory),
+            "message": format!("{}{}", answer.next, inventory_sentence(&answer.inventory)),
         });
         if !window.is_whole() {
             result["plan_not_shown"] = json!({
@@ -270,7 +349,11 @@ impl Shrinkable for QueryAnswer<'_> {
             });
         }
         if let Some(note) = self.left_out(&window) {
-            result["message"] = json!(format!("{} {note}", answer.next));
+            result["message"] = json!(format!(
+                "{}{} {note}",
+                answer.next,
+                inventory_sentence(&answer.inventory)
+            ));
         }
         result
     }
@@ -303,6 +386,7 @@ impl Shrinkable for QueryAnswer<'_> {
                 Give::Window(n) => lower(&mut self.window, n),
                 Give::StepChars(n) => lower(&mut self.step_chars, n),
                 Give::DropMessages(n) => lower(&mut self.messages, n),
+                Give::Inventory(n) => lower(&mut self.inventory, n),
             };
             if gave {
                 return true;
@@ -327,6 +411,7 @@ fn query_answer(answer: &TaskReport, max_bytes: usize) -> Value {
         step_chars: usize::MAX,
         message_chars: usize::MAX,
         messages: answer.relevant_messages.len(),
+        inventory: usize::MAX,
         next: 0,
     };
     match budget::fit(&mut shaped, max_bytes) {
@@ -676,6 +761,7 @@ impl Shrinkable for Detail<'_> {
             live,
             count(task.message_count(), "message", None),
         );
+        message.push_str(&inventory_sentence(&detail.inventory));
         if let Some(note) = self.left_out() {
             message.push(' ');
             message.push_str(&note);
@@ -693,6 +779,7 @@ impl Shrinkable for Detail<'_> {
             "plan_progress": plan_progress(&progress),
             "plan_revisions": revisions,
             "waits": waits,
+            "inventory": inventory(&detail.inventory, usize::MAX),
             "messages": task.message_count(),
             "message": message,
         });
