@@ -247,6 +247,16 @@ async fn connections_are_capped_and_idle_ones_closed() {
         "[connections]\nidle_timeout_s = 2\nline_timeout_s = 2\n",
         &["prlimit", "--nofile=300:300", "--"],
     );
+    // The readiness probe's connection holds a slot until the server reads its end: let a
+    // round trip through the daemon and a moment pass, so the count below starts from zero.
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    client
+        .call("daemon.status", json!({}))
+        .await
+        .unwrap()
+        .unwrap();
+    drop(client);
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let mut connections = Vec::new();
     for _ in 0..60 {
         connections.push(BufReader::new(
