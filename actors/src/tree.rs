@@ -41,6 +41,7 @@ use crate::waits::{
     NewWait, WAIT_CALL_TIMEOUT, WaitSettings, WaitUpdate, WaitView, WaitsMsg, WaitsStats,
 };
 use crate::wake::event::WakeEvent;
+use crate::wake::reminders::{Attention, WakeAttention};
 use crate::wake::sinks::build_sinks;
 use crate::wake::{WakeMsg, WakeSettings, WakeStats};
 
@@ -70,6 +71,8 @@ pub struct TreeStatus {
     pub tasks: TasksStats,
     pub restarts: HashMap<&'static str, u64>,
     pub wake: WakeStats,
+    /// How this run's wakes fared with the agent (taken, not taken, reminded).
+    pub wake_attention: WakeAttention,
     pub waits: WaitsStats,
     pub vision: VisionStatus,
     pub recorder: RecorderStatus,
@@ -83,6 +86,8 @@ pub struct Tree {
     judge: VisionJudge,
     /// The daemon's terminal sessions, shared with the Terminals actor and `pty:` sources.
     terminal_sessions: SessionTable,
+    /// What the agent called about, shared with the Wake actor's reminders.
+    attention: Arc<Attention>,
 }
 
 impl Tree {
@@ -135,10 +140,13 @@ impl Tree {
                 "ended wake sink programs that a daemon killed before this start left running"
             );
         }
+        let attention = Arc::new(Attention::default());
         let wake = WakeSettings {
             sinks: build_sinks(args.wake.sinks, &args.spawner, &owner)?,
             max_attempts: args.wake.max_delivery_attempts.max(1),
             in_flight: Default::default(),
+            attention: attention.clone(),
+            remind_after: args.wake.remind_after.filter(|after| !after.is_zero()),
         };
         let sources = args.waits.sources.unwrap_or_else(|| {
             Arc::new(ProductionSources {
@@ -193,7 +201,18 @@ impl Tree {
             root,
             judge,
             terminal_sessions,
+            attention,
         })
+    }
+
+    /// The agent called about this task or wait: its wakes are taken.
+    pub fn took(&self, id: &str) {
+        self.attention.took(id, self.directory.now());
+    }
+
+    /// How this run's wakes fared with the agent, as of the last reminder scan.
+    pub fn wake_attention(&self) -> WakeAttention {
+        self.attention.counts()
     }
 
     pub fn directory(&self) -> &Directory {
@@ -226,6 +245,7 @@ impl Tree {
 
     /// `wait_update`: a new condition or timeout for a live wait, or an ended one revived.
     pub async fn wait_update(&self, id: WaitId, update: WaitUpdate) -> Result<WaitView, CallError> {
+        self.took(id.as_str());
         self.ask_waits(|reply| WaitsMsg::Update(id, update, reply))
             .await
     }
@@ -235,12 +255,16 @@ impl Tree {
         id: WaitId,
         reason: Option<String>,
     ) -> Result<WaitView, CallError> {
+        self.took(id.as_str());
         self.ask_waits(|reply| WaitsMsg::Cancel(id, reason, reply))
             .await
     }
 
     /// One wait (live or ended), or every live wait.
     pub async fn wait_status(&self, id: Option<WaitId>) -> Result<Vec<WaitView>, CallError> {
+        if let Some(id) = &id {
+            self.took(id.as_str());
+        }
         self.ask_waits(|reply| WaitsMsg::Status(id, reply)).await
     }
 
@@ -304,6 +328,7 @@ impl Tree {
             tasks,
             restarts,
             wake,
+            wake_attention: self.attention.counts(),
             waits,
             vision,
             health: self.directory.health(),

@@ -235,6 +235,18 @@ fn inventory_lines(inventory: &Value) -> Vec<String> {
             text(session, "continue"),
         ));
     }
+    for wake in inventory["wakes_not_taken"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        lines.push(format!(
+            "wake not taken ({}s ago): {} → {}",
+            wake["ago_s"].as_u64().unwrap_or(0),
+            text(wake, "text"),
+            text(wake, "continue"),
+        ));
+    }
     lines
 }
 

@@ -320,10 +320,12 @@ pub fn status(result: &Value) -> String {
         stuck_line(&result["stuck"]),
         recall_line(&result["recall"]),
         format!(
-            "wakes:    {} pending, {} dead, {} refused; sinks: {}",
+            "wakes:    {} pending, {} dead, {} refused; {} not taken, {} reminded; sinks: {}",
             result["wake"]["pending"],
             result["wake"]["dead"],
             result["wake"]["rejected"],
+            result["wake"]["not_taken"],
+            result["wake"]["reminded"],
             result["wake"]["sinks"]
                 .as_array()
                 .filter(|sinks| !sinks.is_empty())

@@ -32,6 +32,8 @@ pub fn tree_args(
     args.tasks.unload_after = config.storage.task_unload_after();
     args.tasks.stuck = stuck_policy(&config.stuck);
     args.wake.max_delivery_attempts = config.wake.max_attempts;
+    args.wake.remind_after =
+        (config.wake.remind_after_s > 0).then(|| Duration::from_secs(config.wake.remind_after_s));
     args.wake.sinks = sinks.specs;
     args.waits.max_consecutive_failures = config.wait.max_consecutive_failures;
     args.waits.max_live = config.wait.max_live_waits;

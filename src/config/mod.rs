@@ -206,6 +206,9 @@ pub struct StuckConfig {
 pub struct WakeConfig {
     /// Attempts per event and sink before it is recorded as dead.
     pub max_attempts: u32,
+    /// A wake the agent did not act on (no call about its wait or task) within this many
+    /// seconds is delivered once more, as a reminder; 0 turns reminders off.
+    pub remind_after_s: u64,
     pub sinks: Vec<SinkConfig>,
 }
 
@@ -484,6 +487,9 @@ impl Default for WakeConfig {
     fn default() -> Self {
         Self {
             max_attempts: actors::wake::WakeSettings::default().max_attempts,
+            remind_after_s: actors::wake::WakeSettings::default()
+                .remind_after
+                .map_or(0, |after| after.as_secs()),
             sinks: Vec::new(),
         }
     }

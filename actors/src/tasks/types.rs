@@ -275,6 +275,9 @@ pub struct Inventory {
     pub waits: Vec<storage::WaitRecord>,
     /// Oldest first.
     pub sessions: Vec<RunningSession>,
+    /// This run's wakes of the task nobody asked about since (reminders aside), newest
+    /// first.
+    pub wakes: Vec<storage::EventRecord>,
     /// When it was taken, to say how long each has been running.
     pub at: storage::Timestamp,
 }

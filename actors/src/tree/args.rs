@@ -114,6 +114,8 @@ pub struct WakeArgs {
     pub sinks: Vec<SinkSpec>,
     /// Attempts per event and sink before it is recorded as dead.
     pub max_delivery_attempts: u32,
+    /// A wake the agent did not take this long is delivered once more; `None`: never.
+    pub remind_after: Option<Duration>,
 }
 
 /// The Recall subsystem's arguments: the index and the screen recorder.
@@ -164,6 +166,7 @@ impl TreeArgs {
             wake: WakeArgs {
                 sinks: Vec::new(),
                 max_delivery_attempts: WakeSettings::default().max_attempts,
+                remind_after: WakeSettings::default().remind_after,
             },
             vision: VisionSpec::default(),
             terminal_limits: TerminalLimits::default(),

@@ -3,7 +3,7 @@
 //! with what still runs for the task (its live waits and the sessions started for it).
 
 use ractor::RpcReplyPort;
-use storage::{ListCursor, StatusFilter, Store, TaskId, TaskRecord, WaitRecord};
+use storage::{EventRecord, ListCursor, StatusFilter, Store, TaskId, TaskRecord, WaitRecord};
 
 use super::Tree;
 use crate::error::{CallError, from_call};
@@ -14,6 +14,9 @@ use crate::tasks::types::{
     TaskUpdated, ThreadPage, UpdateTask,
 };
 use crate::tasks::{TASK_CALL_TIMEOUT, TaskMsg, TasksMsg};
+
+/// The newest events an inventory looks through for wakes not taken.
+const RECENT_EVENTS: usize = 500;
 
 impl Tree {
     pub async fn register_task(&self, request: RegisterTask) -> Result<TaskRecord, CallError> {
@@ -30,11 +33,17 @@ impl Tree {
         let lookup = id.clone();
         let mut updated = self
             .ask_tasks(|reply| TasksMsg::Forward(id, TaskMsg::Update(request, reply)))
-            .await?;
-        if let Some(report) = &mut updated.report {
+            .await;
+        if let Ok(TaskUpdated {
+            report: Some(report),
+            ..
+        }) = &mut updated
+        {
+            // Before the call counts: the wakes it is told of were not taken until now.
             report.inventory = self.inventory(&lookup).await?;
         }
-        Ok(updated)
+        self.took(lookup.as_str());
+        updated
     }
 
     pub async fn revise_plan(
@@ -87,32 +96,56 @@ impl Tree {
             };
             let revisions = store.plan_revisions(&lookup)?;
             let waits = store.waits_of_task(&lookup)?;
-            Ok(Some(TaskDetail {
+            let events = store.recent_events(RECENT_EVENTS)?;
+            let detail = TaskDetail {
                 task,
                 revisions,
                 waits,
                 inventory: Inventory::default(),
-            }))
+            };
+            Ok(Some((detail, events)))
         })
         .await?;
-        let mut detail = found.ok_or_else(|| not_found(&id))?;
+        let (mut detail, events) = found.ok_or_else(|| not_found(&id))?;
         let live = detail.waits.iter().filter(|wait| wait.is_live()).cloned();
-        detail.inventory = self.inventory_with(&id, live.collect());
+        detail.inventory = self.inventory_with(&id, live.collect(), &events);
+        self.took(id.as_str());
         Ok(detail)
     }
 
     /// What still runs for a task: its waits still watching and its running sessions.
     pub async fn inventory(&self, id: &TaskId) -> Result<Inventory, CallError> {
         let lookup = id.clone();
-        let waits = registry::read(&self.directory.registry()?, move |store: &Store| {
-            store.waits_of_task(&lookup)
+        let (waits, events) = registry::read(&self.directory.registry()?, move |store: &Store| {
+            Ok((
+                store.waits_of_task(&lookup)?,
+                store.recent_events(RECENT_EVENTS)?,
+            ))
         })
         .await?;
-        Ok(self.inventory_with(id, waits.into_iter().filter(WaitRecord::is_live).collect()))
+        let live = waits.into_iter().filter(WaitRecord::is_live).collect();
+        Ok(self.inventory_with(id, live, &events))
     }
 
-    fn inventory_with(&self, id: &TaskId, mut waits: Vec<WaitRecord>) -> Inventory {
+    fn inventory_with(
+        &self,
+        id: &TaskId,
+        mut waits: Vec<WaitRecord>,
+        events: &[EventRecord],
+    ) -> Inventory {
         waits.sort_by_key(|wait| wait.created_at);
+        let of_task: Vec<EventRecord> = events
+            .iter()
+            .filter(|event| event.task_id.as_ref() == Some(id))
+            .cloned()
+            .collect();
+        let mut wakes: Vec<EventRecord> = self
+            .attention
+            .not_taken(&of_task)
+            .into_iter()
+            .cloned()
+            .collect();
+        wakes.reverse();
         let sessions = self
             .terminal_sessions
             .running_for(id)
@@ -128,6 +161,7 @@ impl Tree {
         Inventory {
             waits,
             sessions,
+            wakes,
             at: self.directory.now(),
         }
     }

@@ -15,6 +15,7 @@
 pub mod event;
 pub mod gateway;
 pub mod outbox;
+pub mod reminders;
 pub mod sinks;
 
 use std::collections::{BTreeMap, HashSet};
@@ -67,7 +68,16 @@ pub struct WakeSettings {
     /// The attempts running, shared with the actor's restarts: a restarted Wake actor does not
     /// start an event on a sink while its predecessor's attempt at it still runs.
     pub in_flight: InFlight,
+    /// What the agent called about, shared with the tree (which sees the calls).
+    pub attention: Arc<reminders::Attention>,
+    /// A wake not taken this long is delivered once more; `None`: never.
+    pub remind_after: Option<Duration>,
 }
+
+/// The timer of the reminder scan.
+const REMINDER_TIMER: &str = "wake-reminders";
+/// The reminder scan runs this often at most (a tenth of `remind_after`, at least 1 s).
+const LONGEST_REMINDER_SCAN: Duration = Duration::from_secs(30);
 
 impl Default for WakeSettings {
     fn default() -> Self {
@@ -75,8 +85,32 @@ impl Default for WakeSettings {
             sinks: Vec::new(),
             max_attempts: 20,
             in_flight: InFlight::default(),
+            attention: Arc::default(),
+            remind_after: Some(Duration::from_secs(600)),
         }
     }
+}
+
+/// Follows the wakes from now on and scans for those not taken (see [`reminders`]).
+fn start_reminders(state: &WakeState) {
+    let settings = &state.settings;
+    let now = state.directory.now();
+    settings.attention.start(now);
+    let Some(remind_after) = settings.remind_after else {
+        return;
+    };
+    let period = (remind_after / 10).clamp(Duration::from_secs(1), LONGEST_REMINDER_SCAN);
+    let first = now.saturating_add_millis(period.as_millis() as u64);
+    let (directory, attention) = (state.directory.clone(), settings.attention.clone());
+    state
+        .directory
+        .timers()
+        .every(REMINDER_TIMER, first, period, move || {
+            let (directory, attention) = (directory.clone(), attention.clone());
+            async move {
+                reminders::remind(&directory, &attention, remind_after).await;
+            }
+        });
 }
 
 /// (event seq, sink index) pairs being attempted.
@@ -201,6 +235,7 @@ impl Actor for WakeActor {
             );
         }
         admit(&mut state, stored).await;
+        start_reminders(&state);
         Ok(state)
     }
 

@@ -110,15 +110,23 @@ pub fn daemon_status(status: &TreeStatus, info: &DaemonInfo, now: Timestamp) -> 
             "failed_attempts_since_start": status.wake.failed_attempts,
             "dead": status.store.dead_deliveries,
             "rejected": status.store.rejected_deliveries,
+            // Of this run's wakes: asked about since (taken), not yet, and reminded once.
+            "taken": status.wake_attention.taken,
+            "not_taken": status.wake_attention.not_taken,
+            "reminded": status.wake_attention.reminded,
         },
         "message": format!(
-            "lookout {} serving for {uptime_s}s; {active} active tasks; {} wake events pending delivery{}.",
+            "lookout {} serving for {uptime_s}s; {active} active tasks; {} wake events pending delivery{}{}.",
             info.version,
             status.store.events_pending,
             if status.store.dead_deliveries > 0 {
                 format!(", {} deliveries gave up (see the daemon log)", status.store.dead_deliveries)
             } else {
                 String::new()
+            },
+            match status.wake_attention.not_taken {
+                0 => String::new(),
+                n => format!(", {} not taken (nobody asked about {} since)", actors::words::count(n, "wake", None), if n == 1 { "it" } else { "them" }),
             }
         ),
     })

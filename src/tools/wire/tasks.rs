@@ -153,8 +153,29 @@ fn inventory(inventory: &Inventory, keep: usize) -> Value {
             })
         })
         .collect();
-    let mut result = json!({"waits": waits, "sessions": sessions});
-    let left_out = newest(inventory.waits.len()) + newest(inventory.sessions.len());
+    let wakes: Vec<Value> = inventory
+        .wakes
+        .iter()
+        .take(keep)
+        .map(|event| {
+            let next = match (&event.wait_id, &event.task_id) {
+                (Some(wait), _) => format!("wait_status(wait_id: \"{wait}\")"),
+                (None, Some(task)) => format!("task_update(task_id: \"{task}\", query: …)"),
+                (None, None) => "events.subscribe".to_owned(),
+            };
+            json!({
+                "event_id": event.id(),
+                "kind": event.kind.as_str(),
+                "ago_s": seconds_since(event.created_at),
+                "text": shorten(&event.text, 240),
+                "continue": next,
+            })
+        })
+        .collect();
+    let mut result = json!({"waits": waits, "sessions": sessions, "wakes_not_taken": wakes});
+    let left_out = newest(inventory.waits.len())
+        + newest(inventory.sessions.len())
+        + inventory.wakes.len().saturating_sub(keep);
     if left_out > 0 {
         result["not_shown"] = json!(format!(
             "{} more: wait_status(task_id) lists every live wait, task_get the sessions",
@@ -167,8 +188,17 @@ fn inventory(inventory: &Inventory, keep: usize) -> Value {
 /// One sentence on what still runs, for a reply's `message`; empty when nothing does.
 fn inventory_sentence(inventory: &Inventory) -> String {
     let (waits, sessions) = (inventory.waits.len(), inventory.sessions.len());
+    let untaken = match inventory.wakes.len() {
+        0 => String::new(),
+        n => format!(
+            " {} of this task came while you were away and nobody asked about {} since \
+             (inventory.wakes_not_taken).",
+            count(n as u64, "wake", None),
+            if n == 1 { "it" } else { "them" }
+        ),
+    };
     if waits + sessions == 0 {
-        return String::new();
+        return untaken;
     }
     let mut parts = Vec::new();
     if waits > 0 {
@@ -184,7 +214,7 @@ fn inventory_sentence(inventory: &Inventory) -> String {
         ));
     }
     format!(
-        " {} for this task (inventory): continue them, do not start them again.",
+        " {} for this task (inventory): continue them, do not start them again.{untaken}",
         parts.join(" and ")
     )
 }
