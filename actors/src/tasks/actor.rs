@@ -216,14 +216,7 @@ async fn apply_session_change(
     }
     task.updated_at = now;
     let mut batch = WriteBatch::new();
-    for message in messages {
-        task.last_seq += 1;
-        batch.push(Mutation::AppendMessage {
-            task_id: task.id.clone(),
-            seq: task.last_seq,
-            message,
-        });
-    }
+    append_messages(&mut task, &mut batch, messages);
     batch.push(Mutation::PutTask(task.clone()));
     commit(state, batch).await?;
     state.record = Some(task);
@@ -343,6 +336,19 @@ fn batch_for(transition: &Transition, last_seq: u64) -> WriteBatch {
         batch.push(Mutation::PutPlanRevision(revision.clone()));
     }
     batch
+}
+
+/// Appends `messages` to the task's thread in `batch`, numbered after its `last_seq`,
+/// which moves on with them.
+fn append_messages(task: &mut TaskRecord, batch: &mut WriteBatch, messages: Vec<MessageRecord>) {
+    for message in messages {
+        task.last_seq += 1;
+        batch.push(Mutation::AppendMessage {
+            task_id: task.id.clone(),
+            seq: task.last_seq,
+            message,
+        });
+    }
 }
 
 /// Answers "where am I?": the summary, the next step and the messages that match the query.
@@ -508,14 +514,7 @@ async fn apply_wait_change(
         _ => None,
     };
     let mut batch = WriteBatch::new();
-    for message in messages {
-        task.last_seq += 1;
-        batch.push(Mutation::AppendMessage {
-            task_id: task.id.clone(),
-            seq: task.last_seq,
-            message,
-        });
-    }
+    append_messages(&mut task, &mut batch, messages);
     batch
         .push(Mutation::PutTask(task.clone()))
         .push(Mutation::PutWait(wait.clone()));
