@@ -738,3 +738,123 @@ wait
     bystander.kill().unwrap();
     let _ = bystander.wait();
 }
+
+/// A wake the webhook accepted but the agent never asked about comes back once, marked as a
+/// reminder naming the first event; one the agent took (it asked `wait_status`) never does.
+/// Until taken it is listed to a fresh session (the hook) and in `daemon.status`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wake_nobody_took_is_reminded_once_through_the_webhook() {
+    let stub = HttpStub::start(200).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[wake]\nremind_after_s = 2\n\n[[wake.sinks]]\nkind = \"webhook\"\nurl = \"{}/hooks/wake\"\n",
+        stub.url
+    );
+    let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let task_id = ok(
+        &mut client,
+        "task_register",
+        json!({"name": "Release v3", "plan": ["Build", "Test", "Ship"]}),
+    )
+    .await["task_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut wait_on = async |step: u64, phrase: &str| {
+        let file = dir.path().join(format!("step-{step}.log"));
+        append(&file, "starting");
+        let wait = ok(
+            &mut client,
+            "smart_wait",
+            json!({
+                "target": format!("file:{}", file.display()),
+                "wake_when": format!("'{phrase}' is printed"),
+                "task_id": task_id, "step": step,
+            }),
+        )
+        .await;
+        (file, wait["wait_id"].as_str().unwrap().to_owned())
+    };
+    let (built_log, built) = wait_on(1, "BUILD OK").await;
+    let (tested_log, tested) = wait_on(2, "TESTS OK").await;
+    let bodies = || -> Vec<Value> {
+        stub.requests()
+            .iter()
+            .map(|request| serde_json::from_str(&request.body).unwrap())
+            .collect()
+    };
+    let wakes_of = |wait: &str| -> Vec<Value> {
+        bodies()
+            .into_iter()
+            .filter(|body| body["event"]["wait_id"] == wait)
+            .collect()
+    };
+
+    // The first wake is taken: the agent asks about its wait.
+    append(&built_log, "BUILD OK");
+    wait_until("the build's wake was posted", PATIENCE, async || {
+        !wakes_of(&built).is_empty()
+    })
+    .await;
+    ok(&mut client, "wait_status", json!({"wait_id": built})).await;
+    // The second is not.
+    append(&tested_log, "TESTS OK");
+    wait_until("the test's wake was reminded", PATIENCE, async || {
+        wakes_of(&tested).len() >= 2
+    })
+    .await;
+    let tested_wakes = wakes_of(&tested);
+    let original = &tested_wakes[0]["event"];
+    let reminder = &tested_wakes[1]["event"];
+    assert_eq!(original["kind"], "wait_resolved");
+    assert_eq!(reminder["kind"], "wait_resolved");
+    assert_eq!(reminder["task_id"], task_id.as_str());
+    let text = reminder["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "Reminder: nothing was asked about this wake ({})",
+            original["id"].as_str().unwrap()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("TESTS OK"), "{text}");
+
+    // A fresh session reads the wake it never took, with the call that continues it.
+    let socket = daemon.socket.to_str().unwrap().to_owned();
+    let (code, out, err) = crate::support::cli(&["--socket", &socket, "hook", "session-start"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.len() <= 4096, "{} bytes", out.len());
+    let line = out
+        .lines()
+        .find(|line| line.contains("wake not taken"))
+        .unwrap_or_else(|| panic!("the untaken wake is listed: {out}"));
+    assert!(line.contains(&tested), "{line}");
+    assert!(
+        !out.lines()
+            .any(|line| line.contains("wake not taken") && line.contains(&built)),
+        "a taken wake is not listed: {out}"
+    );
+    let status = status(&mut client).await;
+    assert_eq!(status["wake"]["reminded"], 1, "{status}");
+    assert!(status["wake"]["taken"].as_u64().unwrap() >= 1, "{status}");
+
+    // The hook asked about the task: the wake is taken now, and no longer listed.
+    let answer = ok(
+        &mut client,
+        "task_update",
+        json!({"task_id": task_id, "query": "where am I?"}),
+    )
+    .await;
+    assert_eq!(
+        answer["inventory"]["wakes_not_taken"]
+            .as_array()
+            .map_or(0, Vec::len),
+        0,
+        "{answer}"
+    );
+    // Reminded once only, and the taken wake never: three scans past the reminder's due time.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(wakes_of(&tested).len(), 2, "{:?}", wakes_of(&tested));
+    assert_eq!(wakes_of(&built).len(), 1, "{:?}", wakes_of(&built));
+}
