@@ -13,9 +13,13 @@ mod window_waits;
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::{Store, Timestamp, WaitId, WaitState};
+use storage::{Store, TaskId, Timestamp, WaitId, WaitState};
 
+use crate::sight::target::Target;
 use crate::tasks::types::{Metadata, Plan, RegisterTask, TaskName, UpdateTask};
+use crate::waits::NewWait;
+use crate::waits::scripted::ScriptedSources;
+use crate::wake::sinks::{RecordingSink, SinkSpec};
 use crate::{ManualClock, RestartPolicy, Tree, TreeArgs};
 
 const START: &str = "2026-02-13T17:00:00Z";
@@ -53,6 +57,50 @@ impl Fixture {
     async fn advance(&self, by: Duration) {
         self.clock.advance(by);
         self.tree.settle().await.unwrap();
+    }
+}
+
+/// A tree whose waits watch scripted targets and whose wakes go to a recording sink.
+struct Scripted {
+    fixture: Fixture,
+    sources: Arc<ScriptedSources>,
+    sink: Arc<RecordingSink>,
+}
+
+impl Scripted {
+    /// `adjust` changes whatever else the test needs.
+    async fn start(adjust: impl FnOnce(&mut TreeArgs)) -> Scripted {
+        let sources = Arc::new(ScriptedSources::default());
+        let sink = RecordingSink::new("recorder");
+        let (factory, recorder) = (sources.clone(), sink.clone());
+        let fixture = Fixture::start(move |args| {
+            args.waits.sources = Some(factory);
+            args.wake.sinks = vec![SinkSpec::Custom(recorder)];
+            adjust(args);
+        })
+        .await;
+        Scripted {
+            fixture,
+            sources,
+            sink,
+        }
+    }
+}
+
+/// How often the waits of these tests poll their targets.
+const POLL: Duration = Duration::from_secs(2);
+
+/// A wait on `target` for `condition`, polled every [`POLL`].
+fn wait_for(target: &str, condition: &str, timeout_s: u64, task: Option<&TaskId>) -> NewWait {
+    NewWait {
+        target: Target::parse(target).unwrap(),
+        condition: condition.into(),
+        timeout_s,
+        poll_interval: POLL,
+        task_id: task.cloned(),
+        session_key: None,
+        match_existing: false,
+        step: None,
     }
 }
 

@@ -3,49 +3,27 @@
 //! never a second time; a wake whose wait the agent asked about is not reminded; stuck alerts
 //! are not reminded (they come again by themselves).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use storage::{EventKind, TaskId, WaitId};
 
-use super::{Fixture, deploy_request};
+use super::{POLL, Scripted as Reminded, deploy_request, wait_for};
 use crate::sight::content::Content;
-use crate::sight::target::Target;
 use crate::tasks::stuck::StuckPolicy;
 use crate::tasks::types::UpdateTask;
-use crate::waits::NewWait;
-use crate::waits::scripted::ScriptedSources;
 use crate::wake::reminders::WakeAttention;
-use crate::wake::sinks::{RecordingSink, SinkSpec};
 
-const POLL: Duration = Duration::from_secs(2);
 const REMIND_AFTER: Duration = Duration::from_secs(600);
 
-struct Reminded {
-    fixture: Fixture,
-    sources: Arc<ScriptedSources>,
-    sink: Arc<RecordingSink>,
-}
-
 async fn start() -> Reminded {
-    let sources = Arc::new(ScriptedSources::default());
-    let sink = RecordingSink::new("recorder");
-    let (factory, recorder) = (sources.clone(), sink.clone());
-    let fixture = Fixture::start(move |args| {
-        args.waits.sources = Some(factory);
-        args.wake.sinks = vec![SinkSpec::Custom(recorder)];
+    Reminded::start(|args| {
         args.wake.remind_after = Some(REMIND_AFTER);
         args.tasks.stuck = StuckPolicy {
             scan_interval: Duration::from_secs(100_000),
             ..StuckPolicy::default()
         };
     })
-    .await;
-    Reminded {
-        fixture,
-        sources,
-        sink,
-    }
+    .await
 }
 
 impl Reminded {
@@ -54,16 +32,7 @@ impl Reminded {
         let tree = &self.fixture.tree;
         let task = tree.register_task(deploy_request()).await.unwrap().id;
         let screen = self.sources.target(target, Content::text("building"));
-        let new = NewWait {
-            target: Target::parse(target).unwrap(),
-            condition: "'ALL DONE' is printed".into(),
-            timeout_s: 3600,
-            poll_interval: POLL,
-            task_id: Some(task.clone()),
-            session_key: None,
-            match_existing: false,
-            step: None,
-        };
+        let new = wait_for(target, "'ALL DONE' is printed", 3600, Some(&task));
         let wait = tree.smart_wait(new).await.unwrap().record.id;
         screen.show(Content::text("building\nALL DONE in 3s"));
         self.fixture.advance(POLL).await;

@@ -6,57 +6,26 @@ use std::time::Duration;
 
 use storage::{EventKind, MsgType, Status, Store, TaskId, Timestamp, WaitId, WaitState};
 
-use super::{Fixture, START, deploy_request, eventually, note, query, wait_state};
+use super::Scripted as Waits;
+use super::{Fixture, POLL, START, deploy_request, eventually, note, query, wait_for, wait_state};
 use crate::condition::judge::{Judge, JudgeFailure, Usage, Verdict};
 use crate::sight::capture::CaptureError;
 use crate::sight::content::{Content, Frame, ProcessExit, WINDOW_CLOSED};
-use crate::sight::target::Target;
 use crate::tasks::stuck::StuckPolicy;
+use crate::waits::WaitUpdate;
 use crate::waits::scripted::{ScriptedJudge, ScriptedSources, ScriptedTarget};
-use crate::waits::{NewWait, WaitUpdate};
 use crate::wake::sinks::{RecordingSink, SinkSpec};
 use crate::{ActorKind, ErrorKind, ManualClock, Tree, TreeArgs};
 
-const POLL: Duration = Duration::from_secs(2);
-
-struct Waits {
-    fixture: Fixture,
-    sources: Arc<ScriptedSources>,
-    sink: Arc<RecordingSink>,
-}
-
 async fn start(model: Option<Arc<ScriptedJudge>>) -> Waits {
-    let sources = Arc::new(ScriptedSources::default());
-    let sink = RecordingSink::new("recorder");
-    let (factory, recorder) = (sources.clone(), sink.clone());
-    let fixture = Fixture::start(move |args| {
-        args.waits.sources = Some(factory);
-        args.wake.sinks = vec![SinkSpec::Custom(recorder)];
+    Waits::start(move |args| {
         args.waits.text_model = model.map(|judge| judge as Arc<dyn Judge>);
         args.tasks.stuck = StuckPolicy {
             scan_interval: Duration::from_secs(60),
             ..StuckPolicy::default()
         };
     })
-    .await;
-    Waits {
-        fixture,
-        sources,
-        sink,
-    }
-}
-
-fn wait_for(target: &str, condition: &str, timeout_s: u64, task: Option<&TaskId>) -> NewWait {
-    NewWait {
-        target: Target::parse(target).unwrap(),
-        condition: condition.into(),
-        timeout_s,
-        poll_interval: POLL,
-        task_id: task.cloned(),
-        session_key: None,
-        match_existing: false,
-        step: None,
-    }
+    .await
 }
 
 impl Waits {
@@ -794,21 +763,11 @@ const GRACE: Duration = Duration::from_secs(10);
 
 /// A tree watching scripted windows, judged by `model` (none: the first settled change wakes).
 async fn start_watching_windows(model: Option<Arc<dyn Judge>>) -> Waits {
-    let sources = Arc::new(ScriptedSources::default());
-    let sink = RecordingSink::new("recorder");
-    let (factory, recorder) = (sources.clone(), sink.clone());
-    let fixture = Fixture::start(move |args| {
-        args.waits.sources = Some(factory);
-        args.wake.sinks = vec![SinkSpec::Custom(recorder)];
+    Waits::start(move |args| {
         args.waits.pixel_judge = model;
         args.waits.window_gone_grace = GRACE;
     })
-    .await;
-    Waits {
-        fixture,
-        sources,
-        sink,
-    }
+    .await
 }
 
 fn window(shade: u8) -> Content {
