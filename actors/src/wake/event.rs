@@ -37,6 +37,11 @@ pub fn with_event_id(text: &str, id: &str) -> String {
     format!("{text} [lookout {id}]")
 }
 
+/// The text [`with_event_id`] was given, when `text` ends with event `id`'s mark.
+pub fn without_event_id<'t>(text: &'t str, id: &str) -> Option<&'t str> {
+    text.strip_suffix(&format!(" [lookout {id}]"))
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WakeEvent {
     pub seq: u64,
@@ -93,5 +98,12 @@ mod tests {
         for not_an_id in ["e-", "e-12a", "w-000123", "123", "e--1"] {
             assert_eq!(event_seq(not_an_id), None, "{not_an_id}");
         }
+    }
+
+    #[test]
+    fn a_marked_text_gives_back_what_was_marked() {
+        let marked = with_event_id("Build done.", "e-000007");
+        assert_eq!(without_event_id(&marked, "e-000007"), Some("Build done."));
+        assert_eq!(without_event_id(&marked, "e-000008"), None);
     }
 }

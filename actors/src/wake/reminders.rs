@@ -18,7 +18,7 @@ use storage::{EventKind, EventRecord, Store, Timestamp, WriteBatch};
 use crate::directory::Directory;
 use crate::locks::lock;
 use crate::registry;
-use crate::wake::event::{event_id, with_event_id};
+use crate::wake::event::{event_id, with_event_id, without_event_id};
 use crate::wake::outbox::{self, NewEvent, Staged};
 
 /// The newest events a scan looks at.
@@ -145,11 +145,7 @@ pub async fn remind(directory: &Directory, attention: &Attention, remind_after: 
     let mut reminders = Vec::new();
     for event in &due {
         let original = event_id(event.seq);
-        let text = event
-            .text
-            .strip_suffix(&format!(" [lookout {original}]"))
-            .unwrap_or(&event.text)
-            .to_owned();
+        let text = without_event_id(&event.text, &original).unwrap_or(&event.text);
         let waited = now.0.saturating_sub(event.created_at.0) / 1000;
         let seq = staged.stage(
             directory,

@@ -175,7 +175,7 @@ fn inventory(inventory: &Inventory, keep: usize) -> Value {
     let mut result = json!({"waits": waits, "sessions": sessions, "wakes_not_taken": wakes});
     let left_out = newest(inventory.waits.len())
         + newest(inventory.sessions.len())
-        + inventory.wakes.len().saturating_sub(keep);
+        + newest(inventory.wakes.len());
     if left_out > 0 {
         result["not_shown"] = json!(format!(
             "{} more: wait_status(task_id) lists every live wait, task_get the sessions",
