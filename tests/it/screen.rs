@@ -39,6 +39,23 @@ async fn recorder(daemon: &TestDaemon) -> Value {
     daemon.ok("daemon.status", json!({})).await["recall"].clone()
 }
 
+/// Polls the recorder's status until `holds` it; when it never does, the failure shows the
+/// status last seen.
+async fn recorder_until(daemon: &TestDaemon, what: &str, holds: impl Fn(&Value) -> bool) {
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        let status = recorder(daemon).await;
+        if holds(&status) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out after {PATIENCE:?} waiting for: {what}\nrecorder: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 async fn screen_results(daemon: &TestDaemon, query: &str) -> Vec<Value> {
     let answer = daemon
         .ok(
@@ -49,23 +66,32 @@ async fn screen_results(daemon: &TestDaemon, query: &str) -> Vec<Value> {
     answer["results"].as_array().unwrap().clone()
 }
 
-/// Waits until a screen segment matching `query` has a step containing `step`.
+/// Waits until a screen segment matching `query` has a step containing `step`; when none
+/// comes, the failure shows the recorder's status and every segment the index holds.
 async fn found_with_step(daemon: &TestDaemon, query: &str, step: &str) -> Value {
-    let mut found = Value::Null;
-    wait_until(
-        &format!("a screen segment for '{query}' with a step '{step}'"),
-        PATIENCE,
-        async || {
-            found = screen_results(daemon, query)
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        let found = screen_results(daemon, query)
+            .await
+            .into_iter()
+            .find(|result| steps(result).iter().any(|s| s.contains(step)));
+        if let Some(found) = found {
+            return found;
+        }
+        if std::time::Instant::now() >= deadline {
+            let held: Vec<Value> = screen_results(daemon, "xterm")
                 .await
                 .into_iter()
-                .find(|result| steps(result).iter().any(|s| s.contains(step)))
-                .unwrap_or(Value::Null);
-            !found.is_null()
-        },
-    )
-    .await;
-    found
+                .map(|r| json!({"title": r["title"], "summary": r["summary"], "steps": r["steps"]}))
+                .collect();
+            panic!(
+                "timed out after {PATIENCE:?} waiting for a screen segment for '{query}' with a \
+                 step '{step}'\nrecorder: {}\nsegments: {held:#?}",
+                recorder(daemon).await
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 fn steps(result: &Value) -> Vec<String> {
@@ -135,8 +161,8 @@ async fn a_session_recorded_for_a_task_is_found_with_its_steps_and_keyframes() {
     windows.focus(shell);
 
     // tasks mode: no task is active, so nothing is captured.
-    wait_until("the recorder is idle", PATIENCE, async || {
-        recorder(&daemon).await["state"] == "idle"
+    recorder_until(&daemon, "the recorder is idle", |status| {
+        status["state"] == "idle"
     })
     .await;
     let_it_look(&daemon, 4).await;
@@ -273,8 +299,7 @@ async fn excluded_windows_a_pause_a_locked_screen_and_secrets_leave_nothing_on_d
     // A password manager is excluded by default.
     let _vault = show("KeePassXC - Passwords", "zebra vault entry for the bank");
     windows.focus(windows.find("KeePassXC", PATIENCE));
-    wait_until("the recorder pauses for privacy", PATIENCE, async || {
-        let status = recorder(&daemon).await;
+    recorder_until(&daemon, "the recorder pauses for privacy", |status| {
         status["state"] == "paused_privacy"
             && status["reason"].as_str().unwrap().contains("keepass")
     })
@@ -295,8 +320,8 @@ async fn excluded_windows_a_pause_a_locked_screen_and_secrets_leave_nothing_on_d
     // A locked screen: nothing is captured either.
     daemon.ok("recall.resume", json!({})).await;
     windows.screen_saver(true);
-    wait_until("the recorder pauses while locked", PATIENCE, async || {
-        recorder(&daemon).await["state"] == "paused_locked"
+    recorder_until(&daemon, "the recorder pauses while locked", |status| {
+        status["state"] == "paused_locked"
     })
     .await;
     let_it_look(&daemon, 4).await;
@@ -318,8 +343,8 @@ async fn excluded_windows_a_pause_a_locked_screen_and_secrets_leave_nothing_on_d
     );
     windows.focus(windows.find("api setup", PATIENCE));
     let found = found_with_step(&daemon, "narwhal", "Opened").await;
-    wait_until("the secret was redacted", PATIENCE, async || {
-        recorder(&daemon).await["redactions"].as_u64().unwrap() >= 1
+    recorder_until(&daemon, "the secret was redacted", |status| {
+        status["redactions"].as_u64().unwrap() >= 1
     })
     .await;
     let found = screen_results(&daemon, "narwhal")
