@@ -2,22 +2,27 @@
 //! and outcome; later terminal sessions and screen segments), searchable by `memory_recall`.
 //!
 //! SQLite FTS5 (BM25 with the title weighted 5×, prefix matching, `unicode61` folding
-//! diacritics) in `recall.sqlite`, a file of its own beside the redb database, which stays
+//! diacritics; a question read with synonyms and typo correction, `question.rs`, and ranked
+//! by what it holds of it, `search.rs` and `rank.rs`) in `recall.sqlite`, a file of its own beside the redb database, which stays
 //! the record: everything indexed here from tasks can be rebuilt from it, so losing this file
 //! loses nothing. Synchronous; one owner (the Recall actor) holds the connection.
 
+mod question;
 mod rank;
+mod search;
+mod synonyms;
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-pub use rank::{Ranked, confidence, rank};
+pub use question::{CORRECTION_WEIGHT, content_words};
+pub use rank::{Ranked, WEAK_COVERAGE};
+pub use search::{Found, Search, match_expression};
+pub use synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT};
 
 /// The index's layout version; a file of another version is rebuilt from scratch.
 const SCHEMA_VERSION: i64 = 3;
-/// Candidates BM25 returns before recency re-ranks them.
-const CANDIDATES: usize = 50;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecallError {
@@ -123,29 +128,6 @@ pub struct Forgotten {
     pub frames: Vec<Frame>,
 }
 
-/// A search: its words (any of them; each matches as a prefix), the filters, and how much
-/// recency counts against relevance (0 = relevance only, 1 = recency only).
-#[derive(Clone, Debug)]
-pub struct Search {
-    pub words: String,
-    pub limit: usize,
-    pub recency_bias: f64,
-    pub task_id: Option<String>,
-    pub source: Option<Source>,
-    pub now_ms: u64,
-}
-
-/// A document found: its row, when it ended and its BM25 (lower is better, as FTS5 gives
-/// it). Ranking needs nothing more; only the documents returned are read whole.
-#[derive(Clone, Copy, Debug)]
-pub struct Candidate {
-    pub row: i64,
-    pub end_ms: u64,
-    pub bm25: f64,
-    /// It holds every word of the question (they come first).
-    pub holds_all: bool,
-}
-
 pub struct RecallStore {
     connection: Connection,
     path: PathBuf,
@@ -192,7 +174,8 @@ impl RecallStore {
             )?;
         } else if version != SCHEMA_VERSION {
             self.connection.execute_batch(
-                "DROP TABLE IF EXISTS doc_fts; DROP TABLE IF EXISTS doc; DROP TABLE IF EXISTS mark;",
+                "DROP TABLE IF EXISTS doc_vocab; DROP TABLE IF EXISTS doc_fts; DROP TABLE IF EXISTS doc;
+                 DROP TABLE IF EXISTS mark;",
             )?;
         }
         self.connection.execute_batch(
@@ -222,6 +205,7 @@ impl RecallStore {
                  INSERT INTO doc_fts(doc_fts, rowid, title, body)
                      VALUES ('delete', old.id, old.title, old.body);
              END;
+             CREATE VIRTUAL TABLE IF NOT EXISTS doc_vocab USING fts5vocab(doc_fts, 'row');
              CREATE TABLE IF NOT EXISTS mark(name TEXT PRIMARY KEY, value INTEGER NOT NULL);",
         )?;
         self.connection
@@ -229,7 +213,7 @@ impl RecallStore {
         Ok(())
     }
 
-    fn fail(&self, source: rusqlite::Error) -> RecallError {
+    pub(crate) fn fail(&self, source: rusqlite::Error) -> RecallError {
         RecallError::Sqlite {
             path: self.path.clone(),
             source,
@@ -383,88 +367,8 @@ impl RecallStore {
         Ok(counts)
     }
 
-    /// The documents that match any of the search's words, best BM25 first (title 5×),
-    /// at most [`CANDIDATES`], within its filters. No words, no candidates.
-    ///
-    /// A question of several words asks first for the documents holding all of them (fewer,
-    /// so faster to score, and the better answers), and only when those are fewer than the
-    /// limit for those holding any.
-    pub fn candidates(&self, search: &Search) -> Result<Vec<Candidate>, RecallError> {
-        let words = query_words(&search.words);
-        if words.len() > 1 {
-            let all = self.matching(&expression(&words, " AND "), search, true)?;
-            if all.len() >= search.limit {
-                return Ok(all);
-            }
-            let mut found = all;
-            for candidate in self.matching(&expression(&words, " OR "), search, false)? {
-                if !found.iter().any(|seen| seen.row == candidate.row) {
-                    found.push(candidate);
-                }
-            }
-            return Ok(found);
-        }
-        match match_expression(&search.words) {
-            Some(expression) => self.matching(&expression, search, true),
-            None => Ok(Vec::new()),
-        }
-    }
-
-    /// The documents that match the FTS5 `expression`, best BM25 first, within the filters.
-    ///
-    /// Without a filter FTS5 ranks and cuts the list itself (`ORDER BY rank`), and only the
-    /// candidates kept are joined to their documents; a filter needs every match joined first.
-    /// Both statements take the same four parameters (SQLite numbers them up to the highest
-    /// used, so the first leaves `?2` and `?3` unread).
-    fn matching(
-        &self,
-        expression: &str,
-        search: &Search,
-        holds_all: bool,
-    ) -> Result<Vec<Candidate>, RecallError> {
-        let sql = if search.task_id.is_none() && search.source.is_none() {
-            "SELECT doc.id, doc.end_ms, ranked.rank
-             FROM (SELECT rowid, rank FROM doc_fts
-                   WHERE doc_fts MATCH ?1 AND rank MATCH 'bm25(5.0, 1.0)'
-                   ORDER BY rank LIMIT ?4) AS ranked
-             JOIN doc ON doc.id = ranked.rowid
-             ORDER BY ranked.rank"
-        } else {
-            "SELECT doc.id, doc.end_ms, bm25(doc_fts, 5.0, 1.0) AS score
-             FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
-             WHERE doc_fts MATCH ?1
-               AND (?2 IS NULL OR doc.task_id = ?2)
-               AND (?3 IS NULL OR doc.source = ?3)
-             ORDER BY score LIMIT ?4"
-        };
-        let mut statement = self
-            .connection
-            .prepare_cached(sql)
-            .map_err(|e| self.fail(e))?;
-        let rows = statement
-            .query_map(
-                params![
-                    expression,
-                    search.task_id,
-                    search.source.map(Source::as_str),
-                    CANDIDATES as i64
-                ],
-                |row| {
-                    Ok(Candidate {
-                        row: row.get(0)?,
-                        end_ms: row.get::<_, i64>(1)? as u64,
-                        bm25: row.get(2)?,
-                        holds_all,
-                    })
-                },
-            )
-            .map_err(|e| self.fail(e))?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.fail(e))
-    }
-
     /// One indexed document, by its row.
-    fn document(&self, row: i64) -> Result<Document, RecallError> {
+    pub(crate) fn document(&self, row: i64) -> Result<Document, RecallError> {
         let mut statement = self
             .connection
             .prepare_cached(
@@ -492,23 +396,6 @@ impl RecallStore {
                 })
             })
             .map_err(|e| self.fail(e))
-    }
-
-    /// The best `search.limit` documents, relevance and recency weighed by its bias, each
-    /// read whole with its confidence.
-    pub fn search(&self, search: &Search) -> Result<Vec<Ranked>, RecallError> {
-        let words = query_words(&search.words);
-        rank(self.candidates(search)?, search)
-            .into_iter()
-            .map(|(candidate, score, relevance)| {
-                let document = self.document(candidate.row)?;
-                Ok(Ranked {
-                    confidence: confidence(relevance, &words, &document),
-                    score,
-                    document,
-                })
-            })
-            .collect()
     }
 }
 
@@ -557,40 +444,6 @@ fn decode_steps(text: &str) -> Vec<Step> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The words of a question as an FTS5 expression: each word quoted (so no character of the
-/// question is FTS5 syntax) and matched as a prefix, any of them. `None` when it has no word.
-pub fn match_expression(question: &str) -> Option<String> {
-    let words = query_words(question);
-    (!words.is_empty()).then(|| expression(&words, " OR "))
-}
-
-/// `words`, each quoted and matched as a prefix, joined by `operator`.
-fn expression(words: &[String], operator: &str) -> String {
-    words
-        .iter()
-        .map(|word| format!("\"{word}\"*"))
-        .collect::<Vec<_>>()
-        .join(operator)
-}
-
-/// The searchable words of a question: lowercase runs of letters and digits, without the
-/// words every question has.
-pub fn query_words(question: &str) -> Vec<String> {
-    const COMMON: &[&str] = &[
-        "a", "an", "and", "the", "how", "did", "do", "does", "i", "we", "it", "to", "of", "in",
-        "on", "for", "last", "time", "what", "when", "where", "was", "is", "are", "my", "me",
-        "have", "has", "had", "before", "this", "that", "with", "at", "by", "from", "or",
-    ];
-    let mut words: Vec<String> = question
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .filter(|word| !COMMON.contains(&word.as_str()))
-        .collect();
-    words.dedup();
-    words
 }
 
 #[cfg(test)]

@@ -1,72 +1,137 @@
-//! Ordering what BM25 found: relevance against recency, by the caller's `recency_bias`, and
-//! the `confidence` each result reports. Pure.
+//! Ordering what the index found: each candidate's `confidence` from how much of the
+//! question it holds (coverage), how well BM25 rates it beside the others (relevance), how
+//! many of the question's words its title holds, and — by the caller's `recency_bias` — how
+//! recent it is. The list is sorted by that confidence, the number each result reports. Pure.
 
-use crate::{Candidate, Document, Search};
+use crate::Document;
 
 /// How fast recency fades: a week-old document weighs e⁻¹ of one from now.
 const RECENCY_SCALE_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
+/// A result holding less than this share of the question's words is weak: it matched on
+/// some words only ("configure" of "configure kubernetes ingress").
+pub const WEAK_COVERAGE: f64 = 0.5;
+
+/// What a candidate holds of the question.
+#[derive(Clone, Copy, Debug)]
+pub struct Held {
+    pub row: i64,
+    pub end_ms: u64,
+    /// Per question word, the weight of the best term of it the document holds (1.0 the
+    /// word itself, less a synonym or a correction), averaged: 0 to 1.
+    pub coverage: f64,
+    /// The share of the question's words its title holds.
+    pub in_title: f64,
+    /// Its BM25 relative to the best candidate's: 0 to 1.
+    pub relevance: f64,
+}
 
 /// A document in the order it is returned.
 #[derive(Clone, Debug)]
 pub struct Ranked {
     pub document: Document,
-    /// `(1 − bias) · relevance + bias · recency`, what the order follows.
-    pub score: f64,
-    /// See [`confidence`].
+    /// What the order follows; see [`score`].
     pub confidence: f64,
+    /// It holds less than half of the question's words.
+    pub weak: bool,
 }
 
-/// The best `search.limit` of `candidates` (any order), best first — those holding every
-/// word of the question before the others — each with its score and its relevance (its
-/// BM25 relative to the best candidate's); ties go to the newer.
-pub fn rank(candidates: Vec<Candidate>, search: &Search) -> Vec<(Candidate, f64, f64)> {
-    let best = candidates
-        .iter()
-        .map(|candidate| candidate.bm25)
-        .fold(0.0_f64, f64::min);
-    let bias = search.recency_bias.clamp(0.0, 1.0);
-    let mut ranked: Vec<(Candidate, f64, f64)> = candidates
+/// The confidence: `coverage × (0.7 + 0.2·relevance + 0.1·in_title)`, weighed against
+/// recency by `bias` (0: not at all; 1: an old document scores nothing), reported rounded
+/// to hundredths. A ranking score in [0, 1], not a probability: 1.0 is a recent document
+/// that holds every word of the question, in its title, and is the best BM25 match.
+///
+/// The order follows it before rounding, so that two results reported alike are still in
+/// the order of what they hold.
+fn score(held: &Held, recency_bias: f64, now_ms: u64) -> f64 {
+    let bias = recency_bias.clamp(0.0, 1.0);
+    let age_ms = now_ms.saturating_sub(held.end_ms) as f64;
+    let recency = (-age_ms / RECENCY_SCALE_MS).exp();
+    let matched = held.coverage * (0.7 + 0.2 * held.relevance + 0.1 * held.in_title);
+    matched * (1.0 - bias + bias * recency)
+}
+
+/// The best `limit` of `candidates`, best first by confidence (the newer on a tie), with
+/// their confidence and whether they are weak. Weak ones are kept only when nothing better
+/// was found, so a miss says it is one instead of looking like an answer.
+pub fn rank(
+    candidates: Vec<Held>,
+    recency_bias: f64,
+    now_ms: u64,
+    limit: usize,
+) -> Vec<(Held, f64, bool)> {
+    let mut ranked: Vec<(Held, f64, bool)> = candidates
         .into_iter()
-        .map(|candidate| {
-            // FTS5's bm25 is negative, lower is better.
-            let relevance = if best < 0.0 {
-                (candidate.bm25 / best).clamp(0.0, 1.0)
-            } else {
-                1.0
-            };
-            let age_ms = search.now_ms.saturating_sub(candidate.end_ms) as f64;
-            let recency = (-age_ms / RECENCY_SCALE_MS).exp();
-            (
-                candidate,
-                (1.0 - bias) * relevance + bias * recency,
-                relevance,
-            )
+        .filter(|held| held.coverage > 0.0)
+        .map(|held| {
+            let score = score(&held, recency_bias, now_ms);
+            (held, score, held.coverage < WEAK_COVERAGE)
         })
         .collect();
+    if ranked.iter().any(|(_, _, weak)| !weak) {
+        ranked.retain(|(_, _, weak)| !weak);
+    }
     ranked.sort_by(|(a, a_score, _), (b, b_score, _)| {
-        b.holds_all
-            .cmp(&a.holds_all)
-            .then(b_score.total_cmp(a_score))
-            .then(b.end_ms.cmp(&a.end_ms))
+        b_score.total_cmp(a_score).then(b.end_ms.cmp(&a.end_ms))
     });
-    ranked.truncate(search.limit);
+    ranked.truncate(limit);
+    for (_, score, _) in &mut ranked {
+        *score = (*score * 100.0).round() / 100.0;
+    }
     ranked
 }
 
-/// The document's relevance times the share of the question's `words` it holds: 1.0 for
-/// the best match holding every word. A ranking score in [0, 1], not a probability.
-pub fn confidence(relevance: f64, words: &[String], document: &Document) -> f64 {
-    if words.is_empty() {
-        return 0.0;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(row: i64, coverage: f64, relevance: f64, age_days: u64) -> Held {
+        Held {
+            row,
+            end_ms: 100 * 86_400_000 - age_days * 86_400_000,
+            coverage,
+            in_title: 0.0,
+            relevance,
+        }
     }
-    let text = format!(
-        "{} {}",
-        document.title.to_lowercase(),
-        document.body.to_lowercase()
-    );
-    let held = words
-        .iter()
-        .filter(|word| text.contains(word.as_str()))
-        .count();
-    (relevance * held as f64 / words.len() as f64 * 100.0).round() / 100.0
+
+    const NOW: u64 = 100 * 86_400_000;
+
+    #[test]
+    fn holding_more_of_the_question_beats_a_better_bm25_on_one_word() {
+        let ranked = rank(
+            vec![held(1, 0.5, 1.0, 0), held(2, 1.0, 0.3, 0)],
+            0.0,
+            NOW,
+            5,
+        );
+        let rows: Vec<i64> = ranked.iter().map(|(h, _, _)| h.row).collect();
+        assert_eq!(rows, [2, 1]);
+        // The order is the confidence each reports.
+        assert!(ranked[0].1 >= ranked[1].1);
+    }
+
+    #[test]
+    fn weak_results_stay_only_when_nothing_better_was_found() {
+        let ranked = rank(
+            vec![held(1, 0.34, 1.0, 0), held(2, 1.0, 0.5, 0)],
+            0.0,
+            NOW,
+            5,
+        );
+        assert_eq!(ranked.len(), 1);
+        assert!(!ranked[0].2);
+        let ranked = rank(vec![held(1, 0.34, 1.0, 0)], 0.0, NOW, 5);
+        assert_eq!(ranked.len(), 1);
+        assert!(ranked[0].2, "reported as weak");
+    }
+
+    #[test]
+    fn recency_counts_by_the_bias_alone() {
+        let old = held(1, 1.0, 1.0, 30);
+        let new = held(2, 1.0, 1.0, 0);
+        assert_eq!(score(&old, 0.0, NOW), score(&new, 0.0, NOW));
+        assert!(score(&old, 0.5, NOW) < score(&new, 0.5, NOW));
+        let ranked = rank(vec![old, new], 1.0, NOW, 1);
+        assert_eq!(ranked[0].0.row, 2);
+    }
 }

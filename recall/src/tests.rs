@@ -64,7 +64,8 @@ fn documents_are_found_by_their_words_and_the_title_weighs_more() {
         .unwrap();
     let found = store
         .search(&search("how did I deploy coursefolio last time?", 0.0))
-        .unwrap();
+        .unwrap()
+        .results;
     assert_eq!(
         keys(&found),
         ["t-1", "t-2"],
@@ -76,8 +77,20 @@ fn documents_are_found_by_their_words_and_the_title_weighs_more() {
         found[0].document.steps[0].text,
         "Deploy coursefolio to production: step"
     );
-    assert!(store.search(&search("kubernetes", 0.0)).unwrap().is_empty());
-    assert!(store.search(&search("how did I?", 0.0)).unwrap().is_empty());
+    assert!(
+        store
+            .search(&search("kubernetes", 0.0))
+            .unwrap()
+            .results
+            .is_empty()
+    );
+    assert!(
+        store
+            .search(&search("how did I?", 0.0))
+            .unwrap()
+            .results
+            .is_empty()
+    );
     // FTS5 syntax in a question is only words.
     assert!(store.search(&search("deploy\" OR * NEAR(", 0.0)).is_ok());
 }
@@ -91,19 +104,19 @@ fn recency_bias_reorders_equal_matches_and_filters_narrow() {
     let new = document("t-new", "Deploy the API", "deploy once", NOW - DAY_MS);
     store.put(&[old, new]).unwrap();
     assert_eq!(
-        keys(&store.search(&search("deploy", 0.0)).unwrap()),
+        keys(&store.search(&search("deploy", 0.0)).unwrap().results),
         ["t-old", "t-new"]
     );
     assert_eq!(
-        keys(&store.search(&search("deploy", 1.0)).unwrap()),
+        keys(&store.search(&search("deploy", 1.0)).unwrap().results),
         ["t-new", "t-old"]
     );
     let mut scoped = search("deploy", 0.0);
     scoped.task_id = Some("t-new".into());
-    assert_eq!(keys(&store.search(&scoped).unwrap()), ["t-new"]);
+    assert_eq!(keys(&store.search(&scoped).unwrap().results), ["t-new"]);
     scoped.task_id = None;
     scoped.source = Some(Source::Terminal);
-    assert!(store.search(&scoped).unwrap().is_empty());
+    assert!(store.search(&scoped).unwrap().results.is_empty());
 }
 
 #[test]
@@ -117,9 +130,15 @@ fn a_key_indexed_again_replaces_its_document_and_marks_persist() {
     store
         .put(&[document("t-1", "Deploy", "second words", NOW)])
         .unwrap();
-    assert!(store.search(&search("first", 0.0)).unwrap().is_empty());
+    assert!(
+        store
+            .search(&search("first", 0.0))
+            .unwrap()
+            .results
+            .is_empty()
+    );
     assert_eq!(
-        keys(&store.search(&search("second", 0.0)).unwrap()),
+        keys(&store.search(&search("second", 0.0)).unwrap().results),
         ["t-1"]
     );
     assert_eq!(store.counts().unwrap()[0], (Source::Task, 1));
@@ -137,7 +156,13 @@ fn a_key_indexed_again_replaces_its_document_and_marks_persist() {
     drop(store);
     let store = RecallStore::open(&path).unwrap();
     assert_eq!(store.mark("tasks").unwrap(), 0);
-    assert!(store.search(&search("second", 0.0)).unwrap().is_empty());
+    assert!(
+        store
+            .search(&search("second", 0.0))
+            .unwrap()
+            .results
+            .is_empty()
+    );
 }
 
 #[test]
@@ -158,9 +183,12 @@ fn a_document_holding_every_word_comes_before_those_holding_one() {
         .unwrap();
     let mut one = search("deploy coursefolio", 0.0);
     one.limit = 1;
-    assert_eq!(keys(&store.search(&one).unwrap()), ["t-both"]);
+    assert_eq!(keys(&store.search(&one).unwrap().results), ["t-both"]);
     // Fewer than the limit hold every word: those holding any fill the rest.
-    let found = store.search(&search("deploy coursefolio", 0.0)).unwrap();
+    let found = store
+        .search(&search("deploy coursefolio", 0.0))
+        .unwrap()
+        .results;
     assert_eq!(found.len(), 3);
     assert_eq!(found[0].document.key, "t-both");
 }
@@ -212,7 +240,7 @@ fn forget_removes_screen_and_terminal_history_by_time_app_or_task_and_leaves_tas
         limit: 10,
         ..search("release notes", 0.0)
     };
-    let found = store.search(&all).unwrap();
+    let found = store.search(&all).unwrap().results;
     assert_eq!(found.len(), 5);
     let firefox = found.iter().find(|r| r.document.key == "screen:a").unwrap();
     assert_eq!(firefox.document.app.as_deref(), Some("Firefox"));
@@ -282,7 +310,7 @@ fn a_version_2_index_gains_the_screen_columns_and_keeps_its_documents() {
             .unwrap();
     }
     let store = RecallStore::open(&path).unwrap();
-    let found = store.search(&search("coursefolio", 0.0)).unwrap();
+    let found = store.search(&search("coursefolio", 0.0)).unwrap().results;
     assert_eq!(
         keys(&found),
         ["term:s-9"],
@@ -290,4 +318,60 @@ fn a_version_2_index_gains_the_screen_columns_and_keeps_its_documents() {
     );
     assert_eq!(found[0].document.app, None);
     assert!(found[0].document.frames.is_empty());
+}
+
+#[test]
+fn typos_synonyms_and_kinds_find_what_was_meant_and_say_how() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
+    store
+        .put(&[
+            document(
+                "t-pg",
+                "Upgrade PostgreSQL 14 to 16 on db-1",
+                "pg_upgrade ran; postgres restarted",
+                NOW - 3 * DAY_MS,
+            ),
+            document("t-node", "Upgrade Node to 20", "nvm install 20", NOW),
+            document(
+                "t-tls",
+                "Renew the TLS certificate for coursefolio.dev",
+                "certbot renew",
+                NOW - 10 * DAY_MS,
+            ),
+        ])
+        .unwrap();
+    // A typo is read as the word the index holds, and said so.
+    let found = store.search(&search("upgrade postgress", 0.0)).unwrap();
+    assert_eq!(found.read_as, ["postgress → postgres"]);
+    assert_eq!(keys(&found.results)[0], "t-pg");
+    // "SSL" alone finds the TLS task; "the database" finds the Postgres upgrade first.
+    let found = store.search(&search("renew the SSL cert", 0.0)).unwrap();
+    assert_eq!(keys(&found.results), ["t-tls"]);
+    assert!(found.read_as.is_empty() && found.unmatched.is_empty());
+    let found = store.search(&search("upgrade the database", 0.0)).unwrap();
+    assert_eq!(
+        keys(&found.results)[0],
+        "t-pg",
+        "{:?}",
+        keys(&found.results)
+    );
+    // The order is the confidence each result reports.
+    let confidences: Vec<f64> = found.results.iter().map(|r| r.confidence).collect();
+    assert!(
+        confidences.windows(2).all(|w| w[0] >= w[1]),
+        "{confidences:?}"
+    );
+    // Words nothing matches are named; what holds only one of three words is weak.
+    let found = store
+        .search(&search("how did I upgrade kubernetes ingress?", 0.0))
+        .unwrap();
+    assert_eq!(found.unmatched, ["kubernetes", "ingress"]);
+    assert!(!found.results.is_empty());
+    assert!(
+        found.results.iter().all(|r| r.weak),
+        "{:?}",
+        keys(&found.results)
+    );
+    assert!(found.results[0].confidence < 0.5);
 }

@@ -61,6 +61,10 @@ pub struct RecallAnswer {
     pub indexed: Vec<(Source, u64)>,
     /// The words searched for (none: the question had only common words).
     pub words: Vec<String>,
+    /// Words read as another the index holds: "postgress → postgres".
+    pub read_as: Vec<String>,
+    /// Words nothing in the index matches, in any form.
+    pub unmatched: Vec<String>,
 }
 
 pub enum RecallMsg {
@@ -472,9 +476,9 @@ async fn search(state: &RecallState, request: RecallRequest) -> Result<RecallAns
         source: request.source,
         now_ms: state.directory.now().as_millis(),
     };
-    let words = recall::query_words(&request.query);
     with_index(index, move |store| {
-        let mut results = store.search(&search)?;
+        let found = store.search(&search)?;
+        let mut results = found.results;
         // Keyframes past the byte budget were deleted: list only those still there.
         for ranked in &mut results {
             ranked
@@ -485,7 +489,9 @@ async fn search(state: &RecallState, request: RecallRequest) -> Result<RecallAns
         Ok(RecallAnswer {
             results,
             indexed: store.counts()?,
-            words,
+            words: found.words,
+            read_as: found.read_as,
+            unmatched: found.unmatched,
         })
     })
     .await

@@ -1,8 +1,8 @@
 //! What the recall index holds, as documents. A task: its name as the title; its plan, every
 //! message of its thread and the reasons of its plan revisions as the body; its notes,
-//! progress and status changes with their times as steps; a one-line summary. A terminal
-//! session that ended: its command as the title, its output as the body, its start, last
-//! lines and exit as steps. A wait that woke someone: its target and condition as the
+//! progress and status changes with their times as steps (a note and its "✓ Step N" echo
+//! are one); a one-line summary. A terminal session that ended: its command as the title,
+//! its output as the body, its start, last lines and exit as steps. A wait that woke someone: its target and condition as the
 //! title, its observations and wake texts as the body and steps. Pure.
 
 use recall::{Document, Source, Step};
@@ -46,21 +46,7 @@ pub fn task_document(
         body.push_str(&message.content);
         body.push('\n');
     }
-    let steps: Vec<Step> = thread
-        .iter()
-        .filter(|(_, m)| {
-            (m.role == Role::Agent && m.msg_type == MsgType::Text)
-                || matches!(
-                    m.msg_type,
-                    MsgType::Progress | MsgType::Lifecycle | MsgType::Plan
-                )
-        })
-        .map(|(_, m)| Step {
-            at_ms: m.created_at.as_millis(),
-            text: shorten(&m.content.replace('\n', " "), STEP_CHARS),
-        })
-        .collect();
-    let steps = steps[steps.len().saturating_sub(MAX_STEPS)..].to_vec();
+    let steps = task_steps(thread);
     Document {
         key: task_key(task),
         source: Source::Task,
@@ -75,6 +61,41 @@ pub fn task_document(
         step: None,
         frames: Vec::new(),
     }
+}
+
+/// One step per event: the agent's notes, progress, status changes and plan revisions. A
+/// note and the "✓ Step N" lookout posted for it (at the same moment) are one step: "Step 1
+/// done — built the image → ✓ Step 1: Build Docker image". The last [`MAX_STEPS`].
+fn task_steps(thread: &[(u64, MessageRecord)]) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    let mut note_at: Option<u64> = None;
+    for (_, message) in thread {
+        let note = message.role == Role::Agent && message.msg_type == MsgType::Text;
+        if !note
+            && !matches!(
+                message.msg_type,
+                MsgType::Progress | MsgType::Lifecycle | MsgType::Plan
+            )
+        {
+            continue;
+        }
+        let at_ms = message.created_at.as_millis();
+        let text = message.content.replace('\n', " ");
+        if message.msg_type == MsgType::Progress
+            && note_at == Some(at_ms)
+            && let Some(last) = steps.last_mut()
+        {
+            last.text = shorten(&format!("{} → {text}", last.text), STEP_CHARS);
+            note_at = None;
+            continue;
+        }
+        note_at = note.then_some(at_ms);
+        steps.push(Step {
+            at_ms,
+            text: shorten(&text, STEP_CHARS),
+        });
+    }
+    steps[steps.len().saturating_sub(MAX_STEPS)..].to_vec()
 }
 
 /// "Task "Deploy coursefolio" (completed): 5 of 5 steps done; last note: "…"."

@@ -29,6 +29,7 @@ pub fn recalled(
                 "timestamp": at(document.start_ms),
                 "duration_seconds": duration_ms / 1000,
                 "confidence": ranked.confidence,
+                "weak": ranked.weak,
                 "summary": document.summary,
                 "steps": document.steps.iter().map(|step| format!("{} {}", at(step.at_ms), step.text)).collect::<Vec<_>>(),
                 // Only screen history has a recording to point at.
@@ -95,26 +96,51 @@ pub fn recalled(
         .as_deref()
         .map(|id| format!(" within task {id}"))
         .unwrap_or_default();
+    let words = answer.words.join(", ");
+    let mut read = String::new();
+    if !answer.read_as.is_empty() {
+        read.push_str(&format!(" Read {}.", answer.read_as.join(", ")));
+    }
+    if !answer.unmatched.is_empty() {
+        read.push_str(&format!(
+            " Nothing indexed holds {} in any form (nor a synonym or a near spelling).",
+            answer.unmatched.join(", ")
+        ));
+    }
     let message = if answer.words.is_empty() {
         format!(
             "{searched}. The question has no word to look for: name the thing, e.g. \"deploy coursefolio\"."
         )
     } else if results.is_empty() {
         format!(
-            "{searched}{scope} for {}: nothing matched. Try other words (synonyms, the tool or project name).",
-            answer.words.join(", ")
+            "{searched}{scope} for {words}: nothing matched.{read} Try other words (the tool, \
+             the project or the host name)."
+        )
+    } else if answer.results.iter().all(|ranked| ranked.weak) {
+        format!(
+            "{searched}{scope} for {words}: only weak matches — {}, each holding less than half \
+             of the question's words, so likely not what you look for.{read} Try other words, \
+             or fewer.",
+            count(results.len() as u64, "result", None)
         )
     } else {
         format!(
-            "{searched}{scope} for {}: {}, best first. confidence is a ranking score relative to the \
-             best match (1.0 = the best match, holding every word), not a probability. For more, raise \
-             limit (now {}, max {MAX_RECALL_LIMIT}), try other words, or read a task whole with task_get.",
-            answer.words.join(", "),
+            "{searched}{scope} for {words}: {}, in the order of their confidence.{read} \
+             confidence is a ranking score, not a probability: how much of the question a \
+             result holds (a synonym or a corrected word counts less), how well it matches \
+             beside the others, and how recent it is by recency_bias; 1.0 holds every word, in \
+             its title. For more, raise limit (now {}, max {MAX_RECALL_LIMIT}), try other \
+             words, or read a task whole with task_get.",
             count(results.len() as u64, "result", None),
             request.limit
         )
     };
-    json!({"results": results, "message": message})
+    json!({
+        "results": results,
+        "read_as": answer.read_as,
+        "unmatched": answer.unmatched,
+        "message": message,
+    })
 }
 
 /// The screen recorder's status: its mode, what it is doing and why, and what it did.

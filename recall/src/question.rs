@@ -1,0 +1,450 @@
+//! A question as the index reads it: its content words, each a [`Concept`] matched by the
+//! word in any form ("renewed" finds "renewal"), by its synonyms and abbreviations, by the
+//! things of a kind it names ([`crate::synonyms`]), and — when none of those is anywhere in
+//! the index — by the nearest word the index holds (a typo: "postgress" → "postgres").
+//! Reading a question asks the index's [`Vocabulary`]; the rest is pure.
+
+use crate::synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT, members_of, synonyms_of};
+
+/// How much a corrected word counts beside a word spelled as the index holds it.
+pub const CORRECTION_WEIGHT: f64 = 0.9;
+
+/// Words every question has, and the pieces contractions leave ("didn't" → "didn", "t").
+const COMMON: &[&str] = &[
+    "a",
+    "an",
+    "and",
+    "the",
+    "how",
+    "did",
+    "do",
+    "does",
+    "done",
+    "i",
+    "we",
+    "it",
+    "its",
+    "to",
+    "of",
+    "in",
+    "on",
+    "for",
+    "last",
+    "time",
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "why",
+    "was",
+    "is",
+    "are",
+    "be",
+    "been",
+    "were",
+    "my",
+    "me",
+    "our",
+    "you",
+    "your",
+    "have",
+    "has",
+    "had",
+    "before",
+    "this",
+    "that",
+    "these",
+    "those",
+    "with",
+    "at",
+    "by",
+    "from",
+    "or",
+    "can",
+    "could",
+    "should",
+    "would",
+    "will",
+    "there",
+    "then",
+    "than",
+    "about",
+    "into",
+    "up",
+    "out",
+    "so",
+    "get",
+    "got",
+    "set",
+    "again",
+    "ago",
+    "once",
+    "any",
+    "some",
+    "all",
+    "not",
+    "no",
+    "yes",
+    "if",
+    "as",
+    "one",
+    "didn",
+    "don",
+    "doesn",
+    "isn",
+    "wasn",
+    "weren",
+    "haven",
+    "hasn",
+    "t",
+    "s",
+    "ve",
+    "ll",
+    "re",
+    "d",
+    "m",
+    "us",
+    "them",
+    "they",
+    "he",
+    "she",
+    "him",
+    "her",
+    "find",
+    "remember",
+    "recall",
+    "thing",
+    "things",
+    "stuff",
+    "way",
+    "ever",
+    "previously",
+    "earlier",
+    "yesterday",
+    "week",
+    "today",
+];
+
+/// Where a question's words are looked up: the words the index holds.
+pub trait Vocabulary {
+    /// Whether the index holds `term` (a word starting with it, when `prefix`).
+    fn holds(&self, term: &str, prefix: bool) -> bool;
+    /// The words the index holds that start with `first`, with how many documents hold each.
+    fn starting_with(&self, first: char) -> Vec<(String, u64)>;
+}
+
+/// One way of matching a concept, and how much a document holding it counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    pub text: String,
+    /// Matches every word starting with `text` (else only `text` itself).
+    pub prefix: bool,
+    pub weight: f64,
+}
+
+/// One content word of the question and the terms that match it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Concept {
+    /// As the question wrote it (lowercase).
+    pub word: String,
+    pub terms: Vec<Term>,
+    /// The index's word it was read as, when the word itself is nowhere in the index.
+    pub corrected: Option<String>,
+    /// Whether any of its terms is in the index at all.
+    pub known: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Question {
+    pub concepts: Vec<Concept>,
+}
+
+impl Question {
+    /// Reads `text` against the index's vocabulary.
+    pub fn read(text: &str, vocabulary: &impl Vocabulary) -> Question {
+        let concepts = content_words(text)
+            .into_iter()
+            .map(|word| concept(word, vocabulary))
+            .collect();
+        Question { concepts }
+    }
+
+    /// The question's words, as written.
+    pub fn words(&self) -> Vec<String> {
+        self.concepts.iter().map(|c| c.word.clone()).collect()
+    }
+
+    /// "postgress → postgres" for each word read as another.
+    pub fn read_as(&self) -> Vec<String> {
+        self.concepts
+            .iter()
+            .filter_map(|c| c.corrected.as_ref().map(|to| format!("{} → {to}", c.word)))
+            .collect()
+    }
+
+    /// The words nothing in the index matches, in any form.
+    pub fn unmatched(&self) -> Vec<String> {
+        self.concepts
+            .iter()
+            .filter(|c| !c.known)
+            .map(|c| c.word.clone())
+            .collect()
+    }
+}
+
+/// The searchable words of a question: lowercase runs of letters and digits, without the
+/// words every question has, each once.
+pub fn content_words(question: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+    {
+        if !COMMON.contains(&word.as_str()) && !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    words
+}
+
+fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
+    let mut terms = vec![term_for(&word, 1.0)];
+    add_related(&mut terms, &word, 1.0);
+    let known = terms.iter().any(|t| vocabulary.holds(&t.text, t.prefix));
+    let mut corrected = None;
+    if !known && let Some(nearest) = nearest_word(&word, vocabulary) {
+        terms.push(Term {
+            text: nearest.clone(),
+            prefix: false,
+            weight: CORRECTION_WEIGHT,
+        });
+        add_related(&mut terms, &nearest, CORRECTION_WEIGHT);
+        corrected = Some(nearest);
+    }
+    Concept {
+        known: known || corrected.is_some(),
+        word,
+        terms,
+        corrected,
+    }
+}
+
+/// The word's synonyms and the things of its kind, at their weights times `scale`.
+fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
+    let related = synonyms_of(word)
+        .into_iter()
+        .map(|w| (w, SYNONYM_WEIGHT))
+        .chain(members_of(word).into_iter().map(|w| (w, KIND_WEIGHT)));
+    for (other, weight) in related {
+        if !terms.iter().any(|t| t.text == other) {
+            terms.push(term_for(other, weight * scale));
+        }
+    }
+}
+
+/// How a word is matched: short words exactly ("pg" is not "pgadmin"), longer ones as the
+/// prefix of every form ("renewed" → "renew…", "certificates" → "certificate…").
+fn term_for(word: &str, weight: f64) -> Term {
+    if word.chars().count() <= 3 {
+        return Term {
+            text: word.to_owned(),
+            prefix: false,
+            weight,
+        };
+    }
+    Term {
+        text: stem(word),
+        prefix: true,
+        weight,
+    }
+}
+
+/// The word without an inflection, so that its prefix finds every form; at least four
+/// characters stay.
+pub fn stem(word: &str) -> String {
+    const ENDINGS: &[&str] = &[
+        "ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "es", "ed", "s",
+    ];
+    for ending in ENDINGS {
+        if let Some(root) = word.strip_suffix(ending) {
+            if root.chars().count() < 4 {
+                continue;
+            }
+            if *ending == "es"
+                && !["ss", "x", "z", "ch", "sh"]
+                    .iter()
+                    .any(|e| root.ends_with(e))
+            {
+                // "releases" is "release" + "s"; "fixes" is "fix" + "es".
+                continue;
+            }
+            if *ending == "s" && root.ends_with(['s', 'u', 'i']) {
+                continue; // "access", "status", "analysis"
+            }
+            let mut root = root.to_owned();
+            let chars: Vec<char> = root.chars().collect();
+            let n = chars.len();
+            if matches!(*ending, "ing" | "ed")
+                && n >= 5
+                && chars[n - 1] == chars[n - 2]
+                && !"aeiouls".contains(chars[n - 1])
+            {
+                root.pop(); // "stopped" → "stop", "running" → "run…"
+            }
+            return root;
+        }
+    }
+    word.to_owned()
+}
+
+/// The word the index holds nearest to `word` by edit distance (one edit for words of four
+/// to seven letters, two from eight), the more common on a tie; `None` for shorter words or
+/// when none is near.
+fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
+    let length = word.chars().count();
+    let most = match length {
+        0..=3 => return None,
+        4..=7 => 1,
+        _ => 2,
+    };
+    let first = word.chars().next()?;
+    let mut best: Option<(usize, u64, String)> = None;
+    for (candidate, documents) in vocabulary.starting_with(first) {
+        let other = candidate.chars().count();
+        if other.abs_diff(length) > most || candidate == word {
+            continue;
+        }
+        let distance = edit_distance(word, &candidate);
+        if distance > most {
+            continue;
+        }
+        let better = best
+            .as_ref()
+            .is_none_or(|(d, n, _)| distance < *d || (distance == *d && documents > *n));
+        if better {
+            best = Some((distance, documents, candidate));
+        }
+    }
+    best.map(|(_, _, word)| word)
+}
+
+/// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Words(Vec<(&'static str, u64)>);
+
+    impl Vocabulary for Words {
+        fn holds(&self, term: &str, prefix: bool) -> bool {
+            self.0.iter().any(|(w, _)| {
+                if prefix {
+                    w.starts_with(term)
+                } else {
+                    *w == term
+                }
+            })
+        }
+        fn starting_with(&self, first: char) -> Vec<(String, u64)> {
+            self.0
+                .iter()
+                .filter(|(w, _)| w.starts_with(first))
+                .map(|(w, n)| (w.to_string(), *n))
+                .collect()
+        }
+    }
+
+    #[test]
+    fn common_words_and_contractions_are_not_searched() {
+        assert_eq!(
+            content_words("How didn't I set up the Postgres backup, last time?"),
+            ["postgres", "backup"]
+        );
+        assert!(content_words("how did I do it?").is_empty());
+    }
+
+    #[test]
+    fn a_word_is_matched_in_every_form() {
+        assert_eq!(stem("renewed"), "renew");
+        assert_eq!(stem("certificates"), "certificate");
+        assert_eq!(stem("configuration"), "configur");
+        assert_eq!(stem("deployment"), "deploy");
+        assert_eq!(stem("stopped"), "stop");
+        assert_eq!(stem("patches"), "patch");
+        assert_eq!(stem("releases"), "release");
+        assert_eq!(stem("status"), "status");
+        assert_eq!(stem("access"), "access");
+        assert_eq!(stem("used"), "used");
+    }
+
+    #[test]
+    fn a_typo_is_read_as_the_nearest_word_the_index_holds() {
+        let index = Words(vec![("postgres", 4), ("posters", 1), ("coursefolio", 2)]);
+        let question = Question::read("upgrade postgress for corsefolio", &index);
+        assert_eq!(
+            question.read_as(),
+            ["postgress → postgres", "corsefolio → coursefolio"]
+        );
+        // "upgrade" is not in the index, but nothing near it either: it is unmatched.
+        assert_eq!(question.unmatched(), ["upgrade"]);
+        // A word the index holds (in some form) is never corrected.
+        let question = Question::read("posters", &index);
+        assert!(question.read_as().is_empty());
+        // Short words are not guessed at.
+        assert_eq!(Question::read("pgx", &index).unmatched(), ["pgx"]);
+    }
+
+    #[test]
+    fn synonyms_count_below_the_word_itself() {
+        let index = Words(vec![("tls", 1)]);
+        let question = Question::read("ssl", &index);
+        let concept = &question.concepts[0];
+        assert!(concept.known);
+        let weight = |text: &str| {
+            concept
+                .terms
+                .iter()
+                .find(|t| t.text == text)
+                .unwrap()
+                .weight
+        };
+        assert_eq!(weight("ssl"), 1.0);
+        assert_eq!(weight("tls"), SYNONYM_WEIGHT);
+        assert!(concept.corrected.is_none());
+    }
+
+    #[test]
+    fn edits_are_counted_with_swaps_as_one() {
+        assert_eq!(edit_distance("postgress", "postgres"), 1);
+        assert_eq!(edit_distance("teh", "the"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+}

@@ -1,0 +1,175 @@
+//! The words agents and users write about computers that mean the same thing, and the
+//! general words that stand for a kind of thing. A question's word is searched for as
+//! itself first; its synonyms count a little less ([`SYNONYM_WEIGHT`]), the members of a
+//! kind it names less again ([`KIND_WEIGHT`]), so a document holding the word itself ranks
+//! above one holding only a synonym.
+//!
+//! To add a word: put it in the group it belongs to, or add a group. Each word is written
+//! lowercase as the index spells it (letters and digits only: "k8s", not "k-8-s"); a group's
+//! words are all equivalent. Pure data and two lookups.
+
+/// How much a synonym counts beside the word itself.
+pub const SYNONYM_WEIGHT: f64 = 0.8;
+/// How much a member of a kind counts when the question names the kind ("database" →
+/// "postgres").
+pub const KIND_WEIGHT: f64 = 0.7;
+
+/// Words that mean the same, each group on its own.
+const GROUPS: &[&[&str]] = &[
+    &["ssl", "tls", "https"],
+    &[
+        "cert",
+        "certs",
+        "certificate",
+        "certificates",
+        "letsencrypt",
+        "certbot",
+    ],
+    &["db", "database", "databases"],
+    &["postgres", "postgresql", "pg", "psql"],
+    &["mysql", "mariadb"],
+    &["mongo", "mongodb"],
+    &["k8s", "kubernetes", "kube", "kubectl"],
+    &["upgrade", "migrate", "migration", "bump", "update"],
+    &[
+        "deploy",
+        "deployment",
+        "ship",
+        "release",
+        "rollout",
+        "publish",
+    ],
+    &["repo", "repository", "repositories"],
+    &["config", "configure", "configuration", "settings", "setup"],
+    &["auth", "authentication", "login", "signin"],
+    &["creds", "credentials", "password", "passwords"],
+    &["token", "apikey"],
+    &["env", "environment"],
+    &["prod", "production"],
+    &["staging", "stage", "stg"],
+    &["dev", "development"],
+    &["js", "javascript", "node", "nodejs", "npm"],
+    &["ts", "typescript"],
+    &["py", "python", "pip"],
+    &["rs", "rust", "cargo"],
+    &["backup", "backups", "snapshot", "dump"],
+    &["restore", "recover", "recovery"],
+    &["delete", "remove", "rm", "drop", "purge"],
+    &["install", "installed", "installation"],
+    &[
+        "error", "errors", "failure", "failed", "fail", "crash", "broken",
+    ],
+    &["fix", "fixed", "repair", "patch"],
+    &["test", "tests", "testing", "spec", "specs"],
+    &["ci", "pipeline", "workflow", "actions"],
+    &["docker", "container", "containers", "podman"],
+    &["image", "images"],
+    &["dns", "nameserver", "nameservers"],
+    &["domain", "domains", "hostname"],
+    &["ssh", "sshd"],
+    &["key", "keys", "keypair"],
+    &["vm", "instance", "droplet", "ec2"],
+    &["server", "servers", "host", "hosts"],
+    &["log", "logs", "logging", "journal"],
+    &["cron", "crontab", "schedule", "scheduled", "timer"],
+    &["email", "mail", "smtp"],
+    &["pr", "pullrequest"],
+    &["branch", "branches"],
+    &["renew", "renewal", "renewed", "rotate", "rotation"],
+    &["disk", "disks", "storage", "volume", "volumes"],
+    &["memory", "ram", "oom"],
+    &["nginx", "webserver"],
+    &["firewall", "ufw", "iptables", "nftables"],
+    &["vpn", "wireguard", "openvpn"],
+];
+
+/// A general word, and the specific things of its kind (one way only: "database" finds
+/// "postgres", but "postgres" does not find "mysql").
+const KINDS: &[(&str, &[&str])] = &[
+    (
+        "database",
+        &[
+            "postgres",
+            "postgresql",
+            "mysql",
+            "mariadb",
+            "sqlite",
+            "mongodb",
+            "redis",
+        ],
+    ),
+    ("cloud", &["aws", "gcp", "azure", "hetzner", "digitalocean"]),
+    ("browser", &["firefox", "chrome", "chromium", "safari"]),
+    ("webserver", &["nginx", "apache", "caddy", "traefik"]),
+    ("editor", &["vim", "neovim", "emacs", "vscode"]),
+    ("shell", &["bash", "zsh", "fish"]),
+    (
+        "language",
+        &["rust", "python", "go", "javascript", "typescript", "java"],
+    ),
+    ("cache", &["redis", "memcached", "varnish"]),
+    ("queue", &["kafka", "rabbitmq", "sqs", "nats"]),
+];
+
+/// The words that mean the same as `word` (itself excluded), from every group it is in.
+pub fn synonyms_of(word: &str) -> Vec<&'static str> {
+    let mut found: Vec<&'static str> = GROUPS
+        .iter()
+        .filter(|group| group.contains(&word))
+        .flat_map(|group| group.iter().copied())
+        .filter(|other| *other != word)
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// The specific things of the kind `word` names, or of a kind one of its synonyms names.
+pub fn members_of(word: &str) -> Vec<&'static str> {
+    let mut names = vec![word.to_owned()];
+    names.extend(synonyms_of(word).into_iter().map(str::to_owned));
+    let mut found: Vec<&'static str> = KINDS
+        .iter()
+        .filter(|(kind, _)| names.iter().any(|name| name == kind))
+        .flat_map(|(_, members)| members.iter().copied())
+        .filter(|member| *member != word)
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_is_symmetric_and_a_kind_goes_one_way() {
+        assert!(synonyms_of("ssl").contains(&"tls"));
+        assert!(synonyms_of("tls").contains(&"ssl"));
+        assert!(synonyms_of("k8s").contains(&"kubernetes"));
+        assert!(!synonyms_of("postgres").contains(&"postgres"));
+        assert!(members_of("db").contains(&"postgres"));
+        assert!(members_of("database").contains(&"sqlite"));
+        assert!(members_of("postgres").is_empty());
+        assert!(synonyms_of("qxzzy").is_empty());
+    }
+
+    #[test]
+    fn every_word_is_written_as_the_index_spells_it() {
+        let words = GROUPS.iter().flat_map(|group| group.iter()).chain(
+            KINDS
+                .iter()
+                .flat_map(|(kind, members)| std::iter::once(kind).chain(members.iter())),
+        );
+        for word in words {
+            assert!(
+                !word.is_empty()
+                    && word
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()),
+                "{word:?} is not one lowercase word"
+            );
+        }
+    }
+}
