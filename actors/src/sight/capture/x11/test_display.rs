@@ -12,7 +12,8 @@ use std::process::{Child, Command, Stdio};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, ChangeWindowAttributesAux, ConfigureWindowAux, ConnectionExt as _, CreateGCAux,
-    CreateWindowAux, InputFocus, PropMode, Rectangle, ScreenSaver, StackMode, Window, WindowClass,
+    CreateWindowAux, InputFocus, MapState, PropMode, Rectangle, ScreenSaver, StackMode, Window,
+    WindowClass,
 };
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
@@ -242,12 +243,31 @@ impl TestWindows {
             .atom
     }
 
-    /// Gives `window` the input focus, as a click would (there is no window manager).
+    /// Gives `window` the input focus, as a click would (there is no window manager), and
+    /// waits until it has it. A window is found by its title before its client maps it, and
+    /// the server refuses the focus to a window not yet viewable (an error nobody reads), so
+    /// this tries again until the focus holds.
     pub fn focus(&self, window: Window) {
-        self.connection
-            .set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
-            .unwrap();
-        self.sync();
+        let pause = std::time::Duration::from_millis(50);
+        for _ in 0..1_200 {
+            let viewable = self
+                .connection
+                .get_window_attributes(window)
+                .unwrap()
+                .reply()
+                .is_ok_and(|attributes| attributes.map_state == MapState::VIEWABLE);
+            if viewable {
+                self.connection
+                    .set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
+                    .unwrap();
+                let focused = self.connection.get_input_focus().unwrap().reply().unwrap();
+                if focused.focus == window {
+                    return;
+                }
+            }
+            std::thread::sleep(pause);
+        }
+        panic!("window {window:#x} never became viewable to take the input focus");
     }
 
     /// The first top-level window whose title contains `needle`, once it exists.
