@@ -99,6 +99,8 @@ pub struct RootArgs {
     pub recall_path: std::path::PathBuf,
     /// How long screen and terminal history is kept (`None`: forever).
     pub recall_retention: Option<Duration>,
+    /// Claude Code's projects folder, when its transcripts are a recall source.
+    pub recall_transcripts: Option<std::path::PathBuf>,
     pub recorder: Arc<RecorderSettings>,
 }
 
@@ -246,6 +248,7 @@ async fn start_child(
                 directory: directory.clone(),
                 path: state.args.recall_path.clone(),
                 retention: state.args.recall_retention,
+                transcripts: state.args.recall_transcripts.clone(),
             };
             let (actor, _) = Actor::spawn_linked(None, RecallActor, args, supervisor).await?;
             directory.set(Slot::Recall(Some(actor.clone())));

@@ -171,6 +171,7 @@ impl Tree {
         let root_args = RootArgs {
             recall_path: args.recall.path,
             recall_retention: args.recall.retention,
+            recall_transcripts: args.recall.transcripts.clone(),
             recorder: Arc::new(RecorderSettings {
                 spawner: args.spawner.clone(),
                 ..args.recall.recorder

@@ -7,6 +7,8 @@
 //! the record: everything indexed here from tasks can be rebuilt from it, so losing this file
 //! loses nothing. Synchronous; one owner (the Recall actor) holds the connection.
 
+mod holding;
+pub mod quality;
 mod question;
 mod rank;
 mod search;
@@ -20,6 +22,9 @@ pub use question::{CORRECTION_WEIGHT, content_words};
 pub use rank::{Ranked, WEAK_COVERAGE};
 pub use search::{Found, Search, match_expression};
 pub use synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT};
+
+/// The mark of an agent session (named by its document's key) that was forgotten.
+pub const FORGOTTEN: u64 = u64::MAX;
 
 /// The index's layout version; a file of another version is rebuilt from scratch.
 const SCHEMA_VERSION: i64 = 3;
@@ -53,10 +58,18 @@ pub enum Source {
     Wait,
     Terminal,
     Screen,
+    /// The agent's own past sessions (Claude Code transcripts).
+    Transcript,
 }
 
 impl Source {
-    pub const ALL: [Source; 4] = [Source::Task, Source::Wait, Source::Terminal, Source::Screen];
+    pub const ALL: [Source; 5] = [
+        Source::Task,
+        Source::Wait,
+        Source::Terminal,
+        Source::Screen,
+        Source::Transcript,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -64,6 +77,7 @@ impl Source {
             Source::Wait => "wait",
             Source::Terminal => "terminal",
             Source::Screen => "screen",
+            Source::Transcript => "transcript",
         }
     }
 
@@ -289,9 +303,10 @@ impl RecallStore {
             .map_err(|e| self.fail(e))
     }
 
-    /// Removes the screen segments and terminal sessions the filter names (the records only
-    /// this index holds; tasks and waits come back from the task database), returning the
-    /// keyframe files they listed, for the caller to delete.
+    /// Removes the screen segments, terminal sessions and agent sessions the filter names
+    /// (the records only this index holds; tasks and waits come back from the task
+    /// database), returning the keyframe files they listed, for the caller to delete. An
+    /// agent session forgotten is marked so ([`FORGOTTEN`]): it is not read again.
     pub fn forget(&mut self, filter: &Forget) -> Result<Forgotten, RecallError> {
         self.counts = None;
         let path = self.path.clone();
@@ -303,11 +318,12 @@ impl RecallStore {
         let (documents, frames) = {
             let mut statement = transaction
                 .prepare(
-                    "SELECT id, frames FROM doc
-                     WHERE source IN ('screen', 'terminal')
+                    "SELECT id, frames, key FROM doc
+                     WHERE source IN ('screen', 'terminal', 'transcript')
                        AND (?1 IS NULL OR end_ms >= ?1)
                        AND (?2 IS NULL OR end_ms < ?2)
-                       AND (?3 IS NULL OR (source = 'screen' AND lower(app) = lower(?3)))
+                       AND (?3 IS NULL OR (source IN ('screen', 'transcript')
+                                           AND lower(app) = lower(?3)))
                        AND (?4 IS NULL OR task_id = ?4)",
                 )
                 .map_err(fail)?;
@@ -319,24 +335,36 @@ impl RecallStore {
                         filter.app,
                         filter.task_id
                     ],
-                    |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
+                    |row| {
+                        Ok((
+                            row.get::<_, i64>(0)?,
+                            row.get::<_, String>(1)?,
+                            row.get::<_, String>(2)?,
+                        ))
+                    },
                 )
                 .map_err(fail)?
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(fail)?;
             let frames: Vec<Frame> = rows
                 .iter()
-                .flat_map(|(_, frames)| decode_frames(frames))
+                .flat_map(|(_, frames, _)| decode_frames(frames))
                 .collect();
-            (
-                rows.into_iter().map(|(id, _)| id).collect::<Vec<_>>(),
-                frames,
-            )
+            (rows, frames)
         };
-        for id in &documents {
+        for (id, _, key) in &documents {
             transaction
                 .execute("DELETE FROM doc WHERE id = ?1", [id])
                 .map_err(fail)?;
+            if key.starts_with("transcript:") {
+                transaction
+                    .execute(
+                        "INSERT INTO mark(name, value) VALUES (?1, ?2)
+                         ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                        params![key, FORGOTTEN as i64],
+                    )
+                    .map_err(fail)?;
+            }
         }
         transaction.commit().map_err(fail)?;
         Ok(Forgotten {

@@ -124,6 +124,7 @@ const COMMON: &[&str] = &[
     "yesterday",
     "week",
     "today",
+    "make",
 ];
 
 /// Where a question's words are looked up: the words the index holds.
@@ -265,7 +266,7 @@ fn term_for(word: &str, weight: f64) -> Term {
 /// characters stay.
 pub fn stem(word: &str) -> String {
     const ENDINGS: &[&str] = &[
-        "ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "es", "ed", "s",
+        "ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s",
     ];
     for ending in ENDINGS {
         if let Some(root) = word.strip_suffix(ending) {
@@ -299,9 +300,10 @@ pub fn stem(word: &str) -> String {
     word.to_owned()
 }
 
-/// The word the index holds nearest to `word` by edit distance (one edit for words of four
-/// to seven letters, two from eight), the more common on a tie; `None` for shorter words or
-/// when none is near.
+/// The word the index holds nearest to `word`: the longest word of four letters or more it
+/// starts with, short of at most three ("cleanup" → "clean"), else the nearest by edit
+/// distance (one edit for words of four to seven letters, two from eight), the more common
+/// on a tie; `None` for shorter words or when none is near.
 fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     let length = word.chars().count();
     let most = match length {
@@ -309,6 +311,15 @@ fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
         4..=7 => 1,
         _ => 2,
     };
+    for cut in 1..=3 {
+        if length - cut < 4 {
+            break;
+        }
+        let start: String = word.chars().take(length - cut).collect();
+        if vocabulary.holds(&start, false) {
+            return Some(start);
+        }
+    }
     let first = word.chars().next()?;
     let mut best: Option<(usize, u64, String)> = None;
     for (candidate, documents) in vocabulary.starting_with(first) {
@@ -402,6 +413,7 @@ mod tests {
         assert_eq!(stem("status"), "status");
         assert_eq!(stem("access"), "access");
         assert_eq!(stem("used"), "used");
+        assert_eq!(stem("weekly"), "week");
     }
 
     #[test]
@@ -417,6 +429,12 @@ mod tests {
         // A word the index holds (in some form) is never corrected.
         let question = Question::read("posters", &index);
         assert!(question.read_as().is_empty());
+        // A word the index holds the start of is read as that start.
+        let index = Words(vec![("clean", 1), ("cleaner", 1)]);
+        assert_eq!(
+            Question::read("cleanup", &index).read_as(),
+            ["cleanup → clean"]
+        );
         // Short words are not guessed at.
         assert_eq!(Question::read("pgx", &index).unmatched(), ["pgx"]);
     }

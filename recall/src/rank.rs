@@ -3,12 +3,14 @@
 //! many of the question's words its title holds, and — by the caller's `recency_bias` — how
 //! recent it is. The list is sorted by that confidence, the number each result reports. Pure.
 
-use crate::Document;
+use crate::{Document, Source};
 
-/// How fast recency fades: a week-old document weighs e⁻¹ of one from now.
-const RECENCY_SCALE_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
+/// How fast recency fades: a month-old document weighs e⁻¹ of one from now.
+const RECENCY_SCALE_MS: f64 = 30.0 * 24.0 * 3600.0 * 1000.0;
 /// A result holding less than this share of the question's words is weak: it matched on
-/// some words only ("configure" of "configure kubernetes ingress").
+/// some words only ("configure" of "configure kubernetes ingress"). So is one holding
+/// exactly this share when what it lacks is nowhere in the index ("cluster" of
+/// "elasticsearch cluster").
 pub const WEAK_COVERAGE: f64 = 0.5;
 
 /// What a candidate holds of the question.
@@ -23,6 +25,21 @@ pub struct Held {
     pub in_title: f64,
     /// Its BM25 relative to the best candidate's: 0 to 1.
     pub relevance: f64,
+    /// How much its source counts: see [`source_weight`].
+    pub source_weight: f64,
+    /// Every question word it lacks is one nothing in the index holds.
+    pub lacks_only_unknown: bool,
+}
+
+/// A task is the record of how something was done; a terminal session and a wait are
+/// moments of one (a command's output, an observation), so they rank just below a task
+/// that holds as much of the question.
+pub fn source_weight(source: Source) -> f64 {
+    match source {
+        Source::Task | Source::Screen | Source::Transcript => 1.0,
+        Source::Terminal => 0.95,
+        Source::Wait => 0.9,
+    }
 }
 
 /// A document in the order it is returned.
@@ -31,12 +48,12 @@ pub struct Ranked {
     pub document: Document,
     /// What the order follows; see [`score`].
     pub confidence: f64,
-    /// It holds less than half of the question's words.
+    /// It holds less than half of the question's words (see [`WEAK_COVERAGE`]).
     pub weak: bool,
 }
 
-/// The confidence: `coverage × (0.7 + 0.2·relevance + 0.1·in_title)`, weighed against
-/// recency by `bias` (0: not at all; 1: an old document scores nothing), reported rounded
+/// The confidence: `coverage × (0.7 + 0.2·relevance + 0.1·in_title) × source weight`,
+/// weighed against recency by `bias` (0: not at all; 1: an old document scores nothing), reported rounded
 /// to hundredths. A ranking score in [0, 1], not a probability: 1.0 is a recent document
 /// that holds every word of the question, in its title, and is the best BM25 match.
 ///
@@ -46,7 +63,8 @@ fn score(held: &Held, recency_bias: f64, now_ms: u64) -> f64 {
     let bias = recency_bias.clamp(0.0, 1.0);
     let age_ms = now_ms.saturating_sub(held.end_ms) as f64;
     let recency = (-age_ms / RECENCY_SCALE_MS).exp();
-    let matched = held.coverage * (0.7 + 0.2 * held.relevance + 0.1 * held.in_title);
+    let matched =
+        held.coverage * (0.7 + 0.2 * held.relevance + 0.1 * held.in_title) * held.source_weight;
     matched * (1.0 - bias + bias * recency)
 }
 
@@ -64,7 +82,9 @@ pub fn rank(
         .filter(|held| held.coverage > 0.0)
         .map(|held| {
             let score = score(&held, recency_bias, now_ms);
-            (held, score, held.coverage < WEAK_COVERAGE)
+            let weak = held.coverage < WEAK_COVERAGE
+                || (held.coverage <= WEAK_COVERAGE && held.lacks_only_unknown);
+            (held, score, weak)
         })
         .collect();
     if ranked.iter().any(|(_, _, weak)| !weak) {
@@ -91,6 +111,8 @@ mod tests {
             coverage,
             in_title: 0.0,
             relevance,
+            source_weight: 1.0,
+            lacks_only_unknown: false,
         }
     }
 
@@ -99,7 +121,7 @@ mod tests {
     #[test]
     fn holding_more_of_the_question_beats_a_better_bm25_on_one_word() {
         let ranked = rank(
-            vec![held(1, 0.5, 1.0, 0), held(2, 1.0, 0.3, 0)],
+            vec![held(1, 0.6, 1.0, 0), held(2, 1.0, 0.3, 0)],
             0.0,
             NOW,
             5,
@@ -113,7 +135,7 @@ mod tests {
     #[test]
     fn weak_results_stay_only_when_nothing_better_was_found() {
         let ranked = rank(
-            vec![held(1, 0.34, 1.0, 0), held(2, 1.0, 0.5, 0)],
+            vec![held(1, 0.4, 1.0, 0), held(2, 1.0, 0.5, 0)],
             0.0,
             NOW,
             5,
@@ -123,6 +145,14 @@ mod tests {
         let ranked = rank(vec![held(1, 0.34, 1.0, 0)], 0.0, NOW, 5);
         assert_eq!(ranked.len(), 1);
         assert!(ranked[0].2, "reported as weak");
+        // Half of the question is an answer, unless the other half is nowhere indexed.
+        let half = held(1, 0.5, 1.0, 0);
+        assert!(!rank(vec![half], 0.0, NOW, 5)[0].2);
+        let unknown = Held {
+            lacks_only_unknown: true,
+            ..half
+        };
+        assert!(rank(vec![unknown], 0.0, NOW, 5)[0].2);
     }
 
     #[test]

@@ -1,18 +1,22 @@
 //! Answering a question: it is read against the index's vocabulary ([`Question`]), FTS5
 //! finds the candidates (those holding every word first, then those holding any), each
 //! candidate is checked for which of the question's words it holds and how well
-//! ([`Held`]), and the best are read whole in the order of their confidence ([`rank`]).
+//! ([`holding`]), and the best are read whole in the order of their confidence ([`rank`]).
 
 use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::question::{CORRECTION_WEIGHT, Concept, Question, Term, Vocabulary, content_words};
-use crate::rank::{Held, Ranked, rank};
+use crate::holding::{self, Text};
+use crate::question::{Concept, Question, Term, Vocabulary, content_words};
+use crate::rank::{Ranked, rank};
 use crate::{RecallError, RecallStore, Source};
 
 /// Candidates each FTS5 query returns (those holding every word, those holding any).
 const CANDIDATES: usize = 30;
+/// Documents holding every word, per result asked for, that make asking for those holding
+/// any word needless.
+const ENOUGH_PER_RESULT: usize = 3;
 
 /// A search: the question, the filters, and how much recency counts against how well a
 /// document matches (0 = not at all, 1 = an old document scores nothing).
@@ -38,9 +42,10 @@ pub struct Found {
     pub unmatched: Vec<String>,
 }
 
-/// A document FTS5 found (best BM25 first): its row, title and end.
+/// A document FTS5 found (best BM25 first): its row, source, title and end.
 struct Candidate {
     row: i64,
+    source: Source,
     title: String,
     end_ms: u64,
 }
@@ -91,8 +96,8 @@ impl RecallStore {
         if known.is_empty() {
             return Ok(found);
         }
-        let candidates = self.candidates(&known, search)?;
-        let held = self.held(&question, candidates)?;
+        let texts = self.texts(self.candidates(&known, search)?)?;
+        let held = holding::held(&question, &texts);
         for (held, confidence, weak) in rank(held, search.recency_bias, search.now_ms, search.limit)
         {
             found.results.push(Ranked {
@@ -112,7 +117,10 @@ impl RecallStore {
     ) -> Result<Vec<Candidate>, RecallError> {
         let every: Vec<String> = known.iter().map(|c| any_term(&c.terms)).collect();
         let mut found = self.matching(&every.join(" AND "), search)?;
-        if known.len() > 1 && found.len() < CANDIDATES {
+        // Enough documents holding every word outrank any holding some (a lower coverage), and
+        // asking for those holding any word of a question of common words scores most of
+        // the index: it is asked only when the first are few.
+        if known.len() > 1 && found.len() < search.limit * ENOUGH_PER_RESULT {
             for candidate in self.matching(&every.join(" OR "), search)? {
                 if !found.iter().any(|seen| seen.row == candidate.row) {
                     found.push(candidate);
@@ -122,109 +130,31 @@ impl RecallStore {
         Ok(found)
     }
 
-    /// What each candidate holds of the question: per concept the best weight of a term
-    /// it holds, its title's share, and its BM25 beside the best candidate's.
-    fn held(
-        &self,
-        question: &Question,
-        candidates: Vec<Candidate>,
-    ) -> Result<Vec<Held>, RecallError> {
-        if candidates.is_empty() {
-            return Ok(Vec::new());
-        }
+    /// The candidates' text, for what they hold of the question.
+    fn texts(&self, candidates: Vec<Candidate>) -> Result<Vec<Text>, RecallError> {
         let rows = serde_json::to_string(&candidates.iter().map(|c| c.row).collect::<Vec<_>>())
             .expect("rows serialise");
-        let concepts = question.concepts.len() as f64;
-        // best[row][concept]: the weight of the best term of the concept the row holds.
-        let mut best: HashMap<i64, Vec<f64>> = HashMap::new();
-        for (index, concept) in question.concepts.iter().enumerate() {
-            if !concept.known {
-                continue;
-            }
-            for term in &concept.terms {
-                for row in self.rows_holding(term, &rows)? {
-                    let weights = best
-                        .entry(row)
-                        .or_insert_with(|| vec![0.0; question.concepts.len()]);
-                    weights[index] = weights[index].max(term.weight);
-                }
-            }
-        }
-        let bm25 = self.own_words_bm25(question, &rows)?;
-        let top = bm25.values().copied().fold(0.0_f64, f64::min);
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT id, body FROM doc WHERE id IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(|e| self.fail(e))?;
+        let mut bodies: HashMap<i64, String> = statement
+            .query_map([rows], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(|e| self.fail(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.fail(e))?;
         Ok(candidates
             .into_iter()
-            .map(|candidate| {
-                let weights = best.get(&candidate.row);
-                let coverage = weights.map_or(0.0, |w| w.iter().sum::<f64>()) / concepts;
-                let title = words_of(&candidate.title);
-                let in_title = question
-                    .concepts
-                    .iter()
-                    .filter(|c| c.terms.iter().any(|t| title_holds(&title, t)))
-                    .count() as f64
-                    / concepts;
-                Held {
-                    row: candidate.row,
-                    end_ms: candidate.end_ms,
-                    coverage,
-                    in_title,
-                    // FTS5's bm25 is negative, lower is better.
-                    relevance: match bm25.get(&candidate.row) {
-                        Some(score) if top < 0.0 => (score / top).clamp(0.0, 1.0),
-                        _ => 0.0,
-                    },
-                }
+            .map(|candidate| Text {
+                body: bodies.remove(&candidate.row).unwrap_or_default(),
+                row: candidate.row,
+                source: candidate.source,
+                end_ms: candidate.end_ms,
+                title: candidate.title,
             })
             .collect())
-    }
-
-    /// The BM25 of the rows among `rows` (a JSON array) that hold the question's own words
-    /// (as written, or corrected): a rare synonym must not outweigh the word itself.
-    fn own_words_bm25(
-        &self,
-        question: &Question,
-        rows: &str,
-    ) -> Result<HashMap<i64, f64>, RecallError> {
-        let own: Vec<String> = question
-            .concepts
-            .iter()
-            .flat_map(|c| c.terms.iter().filter(|t| t.weight >= CORRECTION_WEIGHT))
-            .map(quoted)
-            .collect();
-        if own.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let mut statement = self
-            .connection
-            .prepare_cached(
-                "SELECT rowid, bm25(doc_fts, 5.0, 1.0) FROM doc_fts
-                 WHERE doc_fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
-            )
-            .map_err(|e| self.fail(e))?;
-        statement
-            .query_map(params![own.join(" OR "), rows], |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })
-            .map_err(|e| self.fail(e))?
-            .collect::<Result<HashMap<i64, f64>, _>>()
-            .map_err(|e| self.fail(e))
-    }
-
-    /// The rows among `rows` (a JSON array) whose document holds `term`.
-    fn rows_holding(&self, term: &Term, rows: &str) -> Result<Vec<i64>, RecallError> {
-        let mut statement = self
-            .connection
-            .prepare_cached(
-                "SELECT rowid FROM doc_fts
-                 WHERE doc_fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
-            )
-            .map_err(|e| self.fail(e))?;
-        statement
-            .query_map(params![quoted(term), rows], |row| row.get(0))
-            .map_err(|e| self.fail(e))?
-            .collect::<Result<Vec<i64>, _>>()
-            .map_err(|e| self.fail(e))
     }
 
     /// The documents that match the FTS5 `expression`, best BM25 first, within the filters.
@@ -235,14 +165,14 @@ impl RecallStore {
     /// used, so the first leaves `?2` and `?3` unread).
     fn matching(&self, expression: &str, search: &Search) -> Result<Vec<Candidate>, RecallError> {
         let sql = if search.task_id.is_none() && search.source.is_none() {
-            "SELECT doc.id, doc.title, doc.end_ms, ranked.rank
+            "SELECT doc.id, doc.title, doc.end_ms, doc.source
              FROM (SELECT rowid, rank FROM doc_fts
                    WHERE doc_fts MATCH ?1 AND rank MATCH 'bm25(5.0, 1.0)'
                    ORDER BY rank LIMIT ?4) AS ranked
              JOIN doc ON doc.id = ranked.rowid
              ORDER BY ranked.rank"
         } else {
-            "SELECT doc.id, doc.title, doc.end_ms, bm25(doc_fts, 5.0, 1.0) AS score
+            "SELECT doc.id, doc.title, doc.end_ms, doc.source, bm25(doc_fts, 5.0, 1.0) AS score
              FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
              WHERE doc_fts MATCH ?1
                AND (?2 IS NULL OR doc.task_id = ?2)
@@ -266,6 +196,7 @@ impl RecallStore {
                         row: row.get(0)?,
                         title: row.get(1)?,
                         end_ms: row.get::<_, i64>(2)? as u64,
+                        source: Source::parse(&row.get::<_, String>(3)?).unwrap_or(Source::Task),
                     })
                 },
             )
@@ -298,17 +229,4 @@ pub fn match_expression(question: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" OR ")
     })
-}
-
-fn words_of(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
-fn title_holds(title: &[String], term: &Term) -> bool {
-    title
-        .iter()
-        .any(|word| *word == term.text || (term.prefix && word.starts_with(&term.text)))
 }

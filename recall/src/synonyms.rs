@@ -78,6 +78,7 @@ const GROUPS: &[&[&str]] = &[
     &["renew", "renewal", "renewed", "rotate", "rotation"],
     &["disk", "disks", "storage", "volume", "volumes"],
     &["memory", "ram", "oom"],
+    &["faster", "speed", "speedup", "quicker", "slow", "slower"],
     &["nginx", "webserver"],
     &["firewall", "ufw", "iptables", "nftables"],
     &["vpn", "wireguard", "openvpn"],

@@ -46,6 +46,7 @@ pub fn tree_args(
     args.waits.openclaw = sinks.exec_sessions;
     args.vision = vision.spec;
     args.recall.retention = config.recall.retention();
+    args.recall.transcripts = config.recall.transcripts_folder();
     args.recall.recorder = RecorderSettings {
         mode: config.recall.mode,
         display: args.waits.x11_display.clone(),
@@ -166,6 +167,7 @@ mod tests {
             "true" => vec!["false".into()],
             "false" => vec!["true".into()],
             "[]" => vec!["[\"changed\"]".into()],
+            list if list.starts_with('[') => vec!["[]".into()],
             _ => match value.parse::<u64>() {
                 Ok(n) => [n + 1, n * 2, n.saturating_sub(1), 1]
                     .into_iter()

@@ -2,7 +2,8 @@
 //!
 //! Every variable lookout reads goes through here (clippy's `disallowed-methods` refuses
 //! `std::env::var*` anywhere else), so what the daemon depends on is listed in one file:
-//! `HOME`, `XDG_*` and `TMPDIR` (paths), `LOOKOUT_CONFIG`, `LOOKOUT_LOG`, `DISPLAY`, `PATH`, systemd's
+//! `HOME`, `XDG_*` and `TMPDIR` (paths), `CLAUDE_CONFIG_DIR` (Claude Code's sessions, a recall
+//! source), `LOOKOUT_CONFIG`, `LOOKOUT_LOG`, `DISPLAY`, `PATH`, systemd's
 //! `NOTIFY_SOCKET`/`WATCHDOG_*`, and the variables a config names for secrets.
 
 use std::ffi::OsString;

@@ -68,6 +68,11 @@ pub struct RecallConfig {
     pub retention_days: u64,
     /// The OCR program that reads the screen.
     pub ocr_program: String,
+    /// The agent's own sessions searched too: `"claude-code"` (Claude Code's transcripts).
+    pub sources: Vec<String>,
+    /// Claude Code's projects folder (empty: `$CLAUDE_CONFIG_DIR/projects`, else
+    /// `~/.claude/projects`).
+    pub claude_projects: String,
 }
 
 impl Default for RecallConfig {
@@ -85,11 +90,30 @@ impl Default for RecallConfig {
             keyframe_budget_mib: recorder.keyframe_budget_bytes >> 20,
             retention_days: actors::tree::DEFAULT_RECALL_RETENTION.as_secs() / 86_400,
             ocr_program: recorder.ocr_program,
+            sources: Vec::new(),
+            claude_projects: String::new(),
         }
     }
 }
 
 impl RecallConfig {
+    /// The recall sources besides lookout's own records.
+    pub const SOURCES: [&str; 1] = ["claude-code"];
+
+    /// Claude Code's projects folder, when its transcripts are a source.
+    pub fn transcripts_folder(&self) -> Option<std::path::PathBuf> {
+        if !self.sources.iter().any(|source| source == "claude-code") {
+            return None;
+        }
+        if self.claude_projects.is_empty() {
+            return paths::claude_projects_folder();
+        }
+        Some(match self.claude_projects.strip_prefix("~/") {
+            Some(rest) => paths::home()?.join(rest),
+            None => std::path::PathBuf::from(&self.claude_projects),
+        })
+    }
+
     /// How long recorded history is kept (`None`: forever).
     pub fn retention(&self) -> Option<std::time::Duration> {
         (self.retention_days > 0)
@@ -548,6 +572,13 @@ impl Config {
 
     fn validate(&self) -> anyhow::Result<()> {
         let recall = &self.recall;
+        for source in &recall.sources {
+            anyhow::ensure!(
+                RecallConfig::SOURCES.contains(&source.as_str()),
+                "[recall] sources: \"{source}\" is not a source lookout reads; the sources are {:?}",
+                RecallConfig::SOURCES
+            );
+        }
         anyhow::ensure!(
             (250..=60_000).contains(&recall.interval_ms),
             "[recall] interval_ms = {} must be between 250 and 60000",

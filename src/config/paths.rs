@@ -22,8 +22,18 @@ fn absolute(path: Option<PathBuf>) -> Option<PathBuf> {
     path.filter(|path| path.is_absolute())
 }
 
-fn home() -> Option<PathBuf> {
+/// The home folder (`HOME`, when absolute).
+pub fn home() -> Option<PathBuf> {
     env_path("HOME")
+}
+
+/// Where Claude Code keeps its sessions: `$CLAUDE_CONFIG_DIR/projects`, else
+/// `~/.claude/projects`.
+pub fn claude_projects_folder() -> Option<PathBuf> {
+    match env_path("CLAUDE_CONFIG_DIR") {
+        Some(folder) => Some(folder.join("projects")),
+        None => Some(home()?.join(".claude/projects")),
+    }
 }
 
 /// The effective uid of this process (the owner of `/proc/self`), without `unsafe`.

@@ -448,3 +448,98 @@ async fn the_index_follows_the_task_database_without_being_asked() {
         .await;
     assert_eq!(task_ids(&answer), [second.as_str()], "{answer}");
 }
+
+/// One line of a Claude Code transcript, at `second` past 10:00.
+fn transcript_line(second: u32, role: &str, content: &Value) -> String {
+    let line = json!({
+        "type": role,
+        "message": {"role": role, "content": content},
+        "timestamp": format!("2026-11-20T10:{:02}:{:02}.000Z", second / 60, second % 60),
+        "sessionId": "5f1c",
+    });
+    format!("{line}\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agents_own_claude_code_sessions_are_found_and_forgotten() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("projects/-home-alex-coursefolio");
+    std::fs::create_dir_all(&project).unwrap();
+    let session = project.join("5f1c.jsonl");
+    let mut text = transcript_line(0, "user", &json!("rotate the stripe webhook secret"));
+    text += &transcript_line(
+        10,
+        "assistant",
+        &json!([{"type": "tool_use", "id": "a", "name": "Bash",
+                "input": {"command": "stripe webhooks rotate --api-key sk_live_9f8e7d6c5b4a39281706abcd"}}]),
+    );
+    text += &transcript_line(
+        20,
+        "user",
+        &json!([{"type": "tool_result", "tool_use_id": "a", "content": "rotated; new signing secret saved to the vault"}]),
+    );
+    std::fs::write(&session, &text).unwrap();
+    let projects = home.path().join("projects");
+    let daemon = TestDaemon::start_with(
+        move |config| {
+            config.recall.sources = vec!["claude-code".into()];
+            config.recall.claude_projects = projects.display().to_string();
+        },
+        None,
+    )
+    .await;
+
+    let found = recall_once_indexed(&daemon, "stripe webhook", "transcript").await;
+    let first = &found["results"][0];
+    assert_eq!(first["source"], "transcript", "{found}");
+    assert_eq!(first["project"], "-home-alex-coursefolio");
+    assert!(
+        first["steps"]
+            .to_string()
+            .contains("Ran: stripe webhooks rotate"),
+        "{first}"
+    );
+    assert!(
+        !found.to_string().contains("sk_live_9f8e"),
+        "redacted: {found}"
+    );
+    assert!(
+        found["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 past agent session"),
+        "{found}"
+    );
+
+    // What the session adds later is read at the next look.
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&session)
+        .unwrap();
+    use std::io::Write;
+    file.write_all(
+        transcript_line(
+            40,
+            "assistant",
+            &json!([{"type": "text", "text": "Done: the old secret is revoked at the dashboard."}]),
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    recall_once_indexed(&daemon, "revoked dashboard", "transcript").await;
+
+    // Forgotten by its project folder, it stays forgotten while the file is still there.
+    let forgotten = daemon
+        .ok("recall.forget", json!({"app": "-home-alex-coursefolio"}))
+        .await;
+    assert_eq!(forgotten["forgotten"], 1, "{forgotten}");
+    tokio::time::sleep(actors::recall::actor::TRANSCRIPTS_PERIOD * 2).await;
+    let after = daemon
+        .ok(
+            "memory_recall",
+            json!({"query": "stripe webhook", "source": "transcript"}),
+        )
+        .await;
+    assert_eq!(after["results"], json!([]), "{after}");
+    daemon.stop().await;
+}

@@ -22,6 +22,7 @@ use crate::error::CallError;
 use crate::faults::ActorKind;
 use crate::locks::lock;
 use crate::recall::documents::{task_document, wait_document};
+use crate::recall::transcripts;
 use crate::registry;
 
 /// How long a caller waits for a search, catching up included.
@@ -39,6 +40,9 @@ const EVENTS_BATCH: usize = 500;
 /// How often screen and terminal history past the retention age is removed.
 const EXPIRY_PERIOD: Duration = Duration::from_secs(6 * 3600);
 const EXPIRY_TIMER: &str = "recall:expiry";
+/// How often the agent sessions are looked at for what they added.
+pub const TRANSCRIPTS_PERIOD: Duration = Duration::from_secs(5);
+const TRANSCRIPTS_TIMER: &str = "recall:transcripts";
 /// How long the database's commits must pause before the index catches up with them.
 pub const QUIET_BEFORE_CATCH_UP: Duration = Duration::from_millis(500);
 /// The longest a steady stream of commits delays the catch-up.
@@ -79,6 +83,8 @@ pub enum RecallMsg {
     Forget(Forget, RpcReplyPort<Result<u64, CallError>>),
     /// Remove what is older than the retention age (a timer sends it).
     Expire,
+    /// Index the agent sessions that grew since the last look (a timer sends it).
+    ReadTranscripts,
     /// Answers at once: the liveness ping (`Tree::ping`).
     Ping(RpcReplyPort<()>),
 }
@@ -90,10 +96,14 @@ pub struct RecallArgs {
     pub path: PathBuf,
     /// Screen segments and terminal sessions older than this are removed (`None`: kept).
     pub retention: Option<Duration>,
+    /// Claude Code's projects folder, read every [`TRANSCRIPTS_PERIOD`] (`None`: not a
+    /// source).
+    pub transcripts: Option<PathBuf>,
 }
 
 pub struct RecallState {
     directory: Directory,
+    transcripts: Option<PathBuf>,
     retention: Option<Duration>,
     path: PathBuf,
     /// `Err` while the index cannot be opened (a full disk): searches say why, and each
@@ -137,7 +147,21 @@ impl Actor for RecallActor {
                     async {}
                 });
         }
+        if args.transcripts.is_some() {
+            let read = myself.clone();
+            let first = args.directory.now();
+            args.directory.timers().every(
+                TRANSCRIPTS_TIMER,
+                first,
+                TRANSCRIPTS_PERIOD,
+                move || {
+                    let _ = read.cast(RecallMsg::ReadTranscripts);
+                    async {}
+                },
+            );
+        }
         Ok(RecallState {
+            transcripts: args.transcripts,
             commits: args.directory.database_commits(),
             directory: args.directory,
             retention: args.retention,
@@ -197,6 +221,14 @@ impl Actor for RecallActor {
             RecallMsg::Forget(filter, reply) => {
                 let _ = reply.send(forget(state, filter).await);
             }
+            RecallMsg::ReadTranscripts => match read_transcripts(state).await {
+                Ok(0) => {}
+                Ok(read) => tracing::debug!("recall indexed {read} agent sessions"),
+                Err(error) => tracing::warn!(
+                    "recall could not read the agent sessions: {}",
+                    error.message
+                ),
+            },
             RecallMsg::Expire => {
                 if let Some(retention) = state.retention {
                     let before = state
@@ -348,6 +380,42 @@ async fn with_index<T: Send + 'static>(
         .await
         .map_err(|_| CallError::internal("the recall index job panicked", "try again"))?
         .map_err(|error| index_failed(&error))
+}
+
+/// Indexes the agent sessions whose file changed length since the last look (a forgotten
+/// one stays forgotten); returns how many were read.
+async fn read_transcripts(state: &RecallState) -> Result<usize, CallError> {
+    let Some(folder) = state.transcripts.clone() else {
+        return Ok(0);
+    };
+    let index = index_of(state)?;
+    with_index(index, move |store| {
+        let mut documents = Vec::new();
+        let mut read = Vec::new();
+        for (path, length) in transcripts::scan(&folder) {
+            let Some(session) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+                continue;
+            };
+            let key = format!("transcript:{session}");
+            let mark = store.mark(&key)?;
+            if mark == recall::FORGOTTEN || mark == length {
+                continue;
+            }
+            let Ok(text) = transcripts::read_tail(&path, length) else {
+                continue; // removed meanwhile, or unreadable: tried again at the next look
+            };
+            documents.extend(transcripts::transcript_document(&path, &text));
+            read.push((key, length));
+        }
+        if !documents.is_empty() {
+            store.put(&documents)?;
+        }
+        for (key, length) in &read {
+            store.set_mark(key, *length)?;
+        }
+        Ok(read.len())
+    })
+    .await
 }
 
 /// Indexes what changed since the marks — the tasks, then the waits that woke someone —

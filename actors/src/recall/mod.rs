@@ -7,12 +7,15 @@
 //!   the index holds, with the steps and the summary a result shows. Pure;
 //! - `calls` the tree's calls to them (search, the recorder's status and pause, forget);
 //! - [`recorder`] the opt-in screen history: the Recorder actor and its segments, privacy
-//!   rules and keyframes.
+//!   rules and keyframes;
+//! - [`transcripts`] the agent's own past sessions (Claude Code's JSONL), opt-in, read by
+//!   the Recall actor as they grow.
 
 pub mod actor;
 mod calls;
 pub mod documents;
 pub mod recorder;
+pub mod transcripts;
 
 pub use actor::{
     RECALL_CALL_TIMEOUT, RecallActor, RecallAnswer, RecallArgs, RecallMsg, RecallRequest,

@@ -127,6 +127,9 @@ pub struct RecallArgs {
     pub retention: Option<Duration>,
     /// The screen recorder (off unless set; its spawner is the tree's).
     pub recorder: RecorderSettings,
+    /// Claude Code's projects folder, when the agent's own sessions are searched (`[recall]
+    /// sources`); `None`: they are not.
+    pub transcripts: Option<std::path::PathBuf>,
 }
 
 impl TreeArgs {
@@ -174,6 +177,7 @@ impl TreeArgs {
                 path: recall_path,
                 retention: Some(DEFAULT_RECALL_RETENTION),
                 recorder: RecorderSettings::off(Arc::new(ProcessSpawner), frames_dir),
+                transcripts: None,
             },
         }
     }

@@ -20,7 +20,7 @@ pub(super) static MEMORY_RECALL: Tool = Tool {
                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RECALL_LIMIT, "description": format!("Default: {DEFAULT_RECALL_LIMIT}")},
                 "recency_bias": {"type": "number", "minimum": 0, "maximum": 1, "description": format!("0 best match, 1 newest. Default: {DEFAULT_RECENCY_BIAS}")},
                 "task_id": {"type": "string", "description": "Only this task"},
-                "source": {"type": "string", "enum": ["task", "wait", "terminal", "screen"], "description": "Only this source"}
+                "source": {"type": "string", "enum": ["task", "wait", "terminal", "screen", "transcript"], "description": "Only this source (transcript: your own past Claude Code sessions, when [recall] sources enables them)"}
             },
             "required": ["query"],
             "additionalProperties": false

@@ -59,7 +59,7 @@ impl MemoryRecallParams {
             Some(text) => Some(Source::parse(text).ok_or_else(|| {
                 CallError::invalid(
                     format!("invalid source '{text}'"),
-                    "source must be one of task, wait, terminal, screen; leave it out to search everything",
+                    "source must be one of task, wait, terminal, screen, transcript; leave it out to search everything",
                 )
             })?),
         };

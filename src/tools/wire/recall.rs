@@ -39,6 +39,10 @@ pub fn recalled(
                 "source": document.source.as_str(),
                 "task_id": document.task_id,
             });
+            if document.source == Source::Transcript {
+                // The session's project folder, as Claude Code names it.
+                result["project"] = json!(document.app);
+            }
             if document.source == Source::Screen {
                 result["app"] = json!(document.app);
                 result["step"] = json!(document.step);
@@ -84,9 +88,16 @@ pub fn recalled(
             mode.as_str()
         ),
     };
+    let sessions = match indexed(Source::Transcript) {
+        0 => String::new(),
+        n => format!(
+            ", {} (requests, commands, answers)",
+            count(n, "past agent session", None)
+        ),
+    };
     let searched = format!(
         "Searched {} (names, plans, notes, outcomes), {} (observations, wake texts), {} \
-         (commands, output, exit) and {screen}",
+         (commands, output, exit){sessions} and {screen}",
         count(indexed(Source::Task), "task", None),
         count(indexed(Source::Wait), "wait", None),
         count(indexed(Source::Terminal), "ended terminal session", None)
@@ -171,7 +182,7 @@ pub fn forgotten(removed: u64) -> Value {
     json!({
         "forgotten": removed,
         "message": format!(
-            "Forgot {} (screen segments and terminal sessions, with their keyframes). \
+            "Forgot {} (screen segments with their keyframes, terminal sessions, past agent sessions). \
              Tasks and waits stay: they live in the task database.",
             actors::words::count(removed, "recorded item", None)
         ),

@@ -1,0 +1,279 @@
+//! The agent's own past sessions as recall documents (opt-in, `[recall] sources =
+//! ["claude-code"]`): Claude Code keeps each session as JSONL under
+//! `~/.claude/projects/<project folder>/<session id>.jsonl`. A session becomes one document:
+//! its first request as the title; the user's requests, the assistant's answers, the
+//! commands it ran and how they ended as the body and steps; the project folder as its app
+//! (so `recall forget --app` covers it); and the lookout task it registered, when it did.
+//! Everything is redacted with the screen recorder's rules before it is kept. Pure, but for
+//! [`scan`] and [`read_tail`], which read the folder.
+
+use std::path::{Path, PathBuf};
+
+use recall::{Document, Source, Step};
+use serde_json::Value;
+use storage::Timestamp;
+
+use crate::recall::recorder::privacy::redact;
+use crate::words::shorten;
+
+/// Of a long session, the last this many bytes are read.
+pub const TAIL_BYTES: u64 = 32 << 20;
+/// The body indexed at most, in bytes.
+const MAX_BODY_BYTES: usize = 512 * 1024;
+/// Steps a result shows at most (the first request, then the last ones).
+const MAX_STEPS: usize = 40;
+const STEP_CHARS: usize = 200;
+
+/// The sessions under `projects`: each `<project>/<session>.jsonl` with its length.
+pub fn scan(projects: &Path) -> Vec<(PathBuf, u64)> {
+    let mut found = Vec::new();
+    for project in std::fs::read_dir(projects).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(project.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let path = file.path();
+            if path.extension().is_some_and(|ext| ext == "jsonl")
+                && let Ok(metadata) = file.metadata()
+                && metadata.is_file()
+            {
+                found.push((path, metadata.len()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The last [`TAIL_BYTES`] of the file, from its first whole line.
+pub fn read_tail(path: &Path, length: u64) -> std::io::Result<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    let start = length.saturating_sub(TAIL_BYTES);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::new();
+    file.take(TAIL_BYTES).read_to_end(&mut bytes)?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Ok(match (start > 0, text.find('\n')) {
+        (true, Some(newline)) => text[newline + 1..].to_owned(),
+        _ => text,
+    })
+}
+
+/// The document of the session in `path` whose JSONL is `text`; `None` when it holds no
+/// request (a session opened and closed).
+pub fn transcript_document(path: &Path, text: &str) -> Option<Document> {
+    let session = path.file_stem()?.to_string_lossy().into_owned();
+    let project = path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut body = String::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut title = None;
+    let mut task_id = None;
+    let (mut start_ms, mut end_ms) = (u64::MAX, 0);
+    for line in text.lines() {
+        let Ok(entry) = serde_json::from_str::<Value>(line) else {
+            continue; // a line cut by a crash, or one being written
+        };
+        let Some(at_ms) = entry["timestamp"]
+            .as_str()
+            .and_then(Timestamp::parse_rfc3339)
+            .map(Timestamp::as_millis)
+        else {
+            continue;
+        };
+        for said in said_in(&entry) {
+            let said = redact(&said.text()).0;
+            if task_id.is_none() {
+                task_id = registered_task(&said);
+            }
+            if body.len() + said.len() < MAX_BODY_BYTES {
+                body.push_str(&said);
+                body.push('\n');
+            }
+            if let Some(step) = said_step(&said) {
+                if title.is_none() && step.starts_with("Asked: ") {
+                    title = Some(shorten(&step["Asked: ".len()..], 120));
+                }
+                steps.push(Step {
+                    at_ms,
+                    text: shorten(&step, STEP_CHARS),
+                });
+            }
+            start_ms = start_ms.min(at_ms);
+            end_ms = end_ms.max(at_ms);
+        }
+    }
+    let title = title?;
+    if steps.len() > MAX_STEPS {
+        steps.drain(1..steps.len() - (MAX_STEPS - 1));
+    }
+    let requests = steps
+        .iter()
+        .filter(|s| s.text.starts_with("Asked: "))
+        .count();
+    let commands = steps.iter().filter(|s| s.text.starts_with("Ran: ")).count();
+    Some(Document {
+        key: format!("transcript:{session}"),
+        source: Source::Transcript,
+        task_id,
+        summary: format!(
+            "Claude Code session {session} in {project}: {}, {}; first: \"{}\".",
+            crate::words::count(requests as u64, "request", None),
+            crate::words::count(commands as u64, "command", None),
+            shorten(&title, 100)
+        ),
+        title,
+        body,
+        start_ms,
+        end_ms,
+        steps,
+        app: Some(project),
+        step: None,
+        frames: Vec::new(),
+    })
+}
+
+/// What one line of a transcript says, in words.
+enum Said {
+    Request(String),
+    Answer(String),
+    Command(String),
+    ToolUse(String, String),
+    Result { text: String, error: bool },
+}
+
+impl Said {
+    fn text(&self) -> String {
+        match self {
+            Said::Request(text) => format!("Asked: {text}"),
+            Said::Answer(text) => format!("Answered: {text}"),
+            Said::Command(command) => format!("Ran: {command}"),
+            Said::ToolUse(tool, input) => format!("Used {tool}: {input}"),
+            Said::Result { text, error: true } => format!("Failed: {text}"),
+            Said::Result { text, .. } => format!("Result: {text}"),
+        }
+    }
+}
+
+/// The request, answers, tool calls and results of one line.
+fn said_in(entry: &Value) -> Vec<Said> {
+    let role = entry["type"].as_str().unwrap_or_default();
+    let content = &entry["message"]["content"];
+    let mut said = Vec::new();
+    if let Some(text) = content.as_str() {
+        if role == "user" {
+            said.push(Said::Request(text.trim().to_owned()));
+        } else if role == "assistant" {
+            said.push(Said::Answer(text.trim().to_owned()));
+        }
+        return said;
+    }
+    for block in content.as_array().into_iter().flatten() {
+        match (role, block["type"].as_str().unwrap_or_default()) {
+            ("user", "text") => said.push(Said::Request(text_of(&block["text"]))),
+            ("assistant", "text") => said.push(Said::Answer(text_of(&block["text"]))),
+            ("assistant", "tool_use") => {
+                let tool = block["name"].as_str().unwrap_or("a tool").to_owned();
+                match block["input"]["command"].as_str() {
+                    Some(command) => said.push(Said::Command(command.to_owned())),
+                    None => said.push(Said::ToolUse(tool, block["input"].to_string())),
+                }
+            }
+            ("user", "tool_result") => said.push(Said::Result {
+                text: text_of(&block["content"]),
+                error: block["is_error"].as_bool().unwrap_or(false),
+            }),
+            _ => {}
+        }
+    }
+    said.retain(|s| !matches!(s, Said::Request(t) | Said::Answer(t) if t.is_empty()));
+    said
+}
+
+/// A text field, or the texts of a list of blocks, joined.
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.trim().to_owned(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_owned(),
+        _ => String::new(),
+    }
+}
+
+/// A step of what was said: requests, commands, failures and answers, on one line; tool
+/// results that went well are in the body only.
+fn said_step(said: &str) -> Option<String> {
+    let line = said.replace('\n', " ");
+    ["Asked: ", "Ran: ", "Failed: ", "Answered: "]
+        .iter()
+        .any(|kind| line.starts_with(kind))
+        .then_some(line)
+}
+
+/// The lookout task a `task_register` result names (`"task_id": "t-…"`).
+fn registered_task(text: &str) -> Option<String> {
+    let at = text.find("\"task_id\"")?;
+    let rest = &text[at + "\"task_id\"".len()..];
+    let start = rest.find("\"t-")? + 1;
+    let id: String = rest[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    (id.len() > 2).then_some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SESSION: &str = r#"{"type":"user","message":{"role":"user","content":"deploy coursefolio to staging"},"timestamp":"2026-11-20T10:00:00.000Z","sessionId":"abc"}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I'll register a task first."},{"type":"tool_use","id":"tu1","name":"mcp__lookout__task_register","input":{"name":"Deploy coursefolio","plan":["Build","Ship"]}}]},"timestamp":"2026-11-20T10:00:05.000Z"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu1","content":[{"type":"text","text":"{\"task_id\": \"t-9x8y7z\", \"message\": \"registered\"}"}]}]},"timestamp":"2026-11-20T10:00:06.000Z"}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"tu2","name":"Bash","input":{"command":"OPENAI_API_KEY=sk-proj-Zq4abcdefghijklmnopqrstuvwx1234 make deploy"}}]},"timestamp":"2026-11-20T10:01:00.000Z"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu2","content":"make: *** [deploy] Error 2","is_error":true}]},"timestamp":"2026-11-20T10:02:00.000Z"}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"The deploy failed: the staging host refused the key."}]},"timestamp":"2026-11-20T10:02:30.000Z"}
+{"type":"user","message":{"role":"user","content":"try agai"#;
+
+    #[test]
+    fn a_session_becomes_one_redacted_document_tied_to_its_task() {
+        let path = Path::new("/home/u/.claude/projects/-home-u-coursefolio/abc.jsonl");
+        let document = transcript_document(path, SESSION).unwrap();
+        assert_eq!(document.key, "transcript:abc");
+        assert_eq!(document.source, Source::Transcript);
+        assert_eq!(document.title, "deploy coursefolio to staging");
+        assert_eq!(document.task_id.as_deref(), Some("t-9x8y7z"));
+        assert_eq!(document.app.as_deref(), Some("-home-u-coursefolio"));
+        let steps: Vec<&str> = document.steps.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(steps[0], "Asked: deploy coursefolio to staging");
+        assert!(steps.iter().any(|s| s.starts_with("Ran: OPENAI_API_KEY=")));
+        assert!(
+            steps.contains(&"Failed: make: *** [deploy] Error 2"),
+            "{steps:?}"
+        );
+        assert!(!document.body.contains("sk-proj-Zq4"), "{}", document.body);
+        assert!(
+            document.summary.contains("1 request, 1 command"),
+            "{}",
+            document.summary
+        );
+        // The last line, cut while it was written, is left for the next read.
+        assert!(!document.body.contains("try agai"));
+        assert_eq!(document.end_ms - document.start_ms, 150_000);
+    }
+
+    #[test]
+    fn a_session_without_a_request_is_not_a_document() {
+        let text = r#"{"type":"summary","summary":"x","leafUuid":"u"}"#;
+        assert!(transcript_document(Path::new("/p/x/s.jsonl"), text).is_none());
+    }
+}

@@ -1,0 +1,61 @@
+//! How good recall's answers are, not how fast: a committed history (tasks, terminal
+//! sessions, woken waits) and questions an agent would ask later — paraphrases, typos,
+//! synonyms and questions nothing answers — each with the document that answers it.
+//! Prints top-1 and top-3 (the answer first, among the first three, weak results not
+//! counted) and the no-answer rate (a question nothing answers gets no result, or only weak
+//! ones), for `memory_recall`'s search and, side by side on the same index, for a raw FTS5
+//! query of the question's words (any of them, BM25 with the title weighted 5×).
+//!
+//! `cargo bench --bench recall_quality` runs `benches/recall-quality/history.json` (what
+//! the ranking was tuned on) and `held-out.json` (written before looking at the results);
+//! `-- --verbose` lists every miss.
+
+use std::path::Path;
+
+use recall::RecallStore;
+use recall::quality::{History, Score, score};
+
+fn run(file: &Path, verbose: bool) {
+    let history = History::parse(&std::fs::read_to_string(file).expect("the history file"));
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("recall.sqlite");
+    let mut store = RecallStore::open(&path).expect("the index");
+    store.put(&history.documents).expect("indexed");
+    let recalled = score(&store, &history);
+
+    let raw = rusqlite::Connection::open(&path).expect("the index, read raw");
+    let mut statement = raw
+        .prepare(
+            "SELECT doc.key FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
+             WHERE doc_fts MATCH ?1 ORDER BY bm25(doc_fts, 5.0, 1.0) LIMIT 3",
+        )
+        .expect("the raw query");
+    let mut baseline = Score::default();
+    for (question, answer) in &history.questions {
+        let keys: Vec<(String, bool)> = match recall::match_expression(question) {
+            Some(expression) => statement
+                .query_map([expression], |row| row.get::<_, String>(0))
+                .expect("queried")
+                .map(|key| (key.expect("a key"), false))
+                .collect(),
+            None => Vec::new(),
+        };
+        baseline.add(question, answer.as_deref(), &keys);
+    }
+    println!("{}", file.display());
+    println!("  {:<22}{}", "memory_recall", recalled.line());
+    println!("  {:<22}{}", "raw FTS5 (any word)", baseline.line());
+    if verbose {
+        for miss in &recalled.misses {
+            println!("    miss: {miss}");
+        }
+    }
+}
+
+fn main() {
+    let verbose = std::env::args().any(|arg| arg == "--verbose");
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/recall-quality");
+    for file in ["history.json", "held-out.json"] {
+        run(&folder.join(file), verbose);
+    }
+}

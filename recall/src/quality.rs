@@ -1,0 +1,163 @@
+//! How good the answers are: a history (documents with their age) and questions with the
+//! document that answers each (none: nothing does), read from the JSON of
+//! `benches/recall-quality/`, and the score of a list of answers — top-1, top-3 and the
+//! no-answer rate. The quality benchmark prints it; a test holds the floor.
+
+use serde_json::Value;
+
+use crate::{Document, RecallStore, Search, Source};
+
+const DAY_MS: u64 = 24 * 3600 * 1000;
+/// When the questions are asked.
+pub const NOW_MS: u64 = 1_790_000_000_000;
+/// `memory_recall`'s defaults.
+const LIMIT: usize = 3;
+const RECENCY_BIAS: f64 = 0.5;
+
+/// A history and its questions.
+pub struct History {
+    pub documents: Vec<Document>,
+    /// Each question, and the key of the document that answers it.
+    pub questions: Vec<(String, Option<String>)>,
+}
+
+impl History {
+    /// Reads the JSON of a history file; panics on a malformed one (it is committed).
+    pub fn parse(text: &str) -> History {
+        let history: Value = serde_json::from_str(text).expect("a history is JSON");
+        let documents = history["documents"]
+            .as_array()
+            .expect("documents")
+            .iter()
+            .map(|doc| {
+                let text = |field: &str| doc[field].as_str().expect(field).to_owned();
+                let end_ms = NOW_MS - doc["age_days"].as_u64().expect("age_days") * DAY_MS;
+                let key = text("key");
+                Document {
+                    source: Source::parse(&text("source")).expect("a source"),
+                    task_id: key.strip_prefix("task:").map(str::to_owned),
+                    title: text("title"),
+                    body: text("body"),
+                    start_ms: end_ms - 600_000,
+                    end_ms,
+                    steps: Vec::new(),
+                    summary: String::new(),
+                    app: None,
+                    step: None,
+                    frames: Vec::new(),
+                    key,
+                }
+            })
+            .collect();
+        let questions = history["questions"]
+            .as_array()
+            .expect("questions")
+            .iter()
+            .map(|q| {
+                (
+                    q["q"].as_str().expect("q").to_owned(),
+                    q["answer"].as_str().map(str::to_owned),
+                )
+            })
+            .collect();
+        History {
+            documents,
+            questions,
+        }
+    }
+}
+
+/// Answers counted.
+#[derive(Debug, Default)]
+pub struct Score {
+    pub answerable: usize,
+    pub top1: usize,
+    pub top3: usize,
+    pub unanswerable: usize,
+    /// Questions nothing answers that got no result, or only weak ones.
+    pub said_nothing: usize,
+    /// What went wrong, question by question.
+    pub misses: Vec<String>,
+}
+
+impl Score {
+    /// Counts one answer: the keys found, best first, each with whether it is weak.
+    pub fn add(&mut self, question: &str, answer: Option<&str>, found: &[(String, bool)]) {
+        let strong: Vec<&str> = found
+            .iter()
+            .filter(|(_, weak)| !weak)
+            .map(|(key, _)| key.as_str())
+            .collect();
+        match answer {
+            Some(answer) => {
+                self.answerable += 1;
+                if strong.first() == Some(&answer) {
+                    self.top1 += 1;
+                } else {
+                    self.misses
+                        .push(format!("{question:?}: wanted {answer}, got {strong:?}"));
+                }
+                if strong.contains(&answer) {
+                    self.top3 += 1;
+                }
+            }
+            None => {
+                self.unanswerable += 1;
+                if strong.is_empty() {
+                    self.said_nothing += 1;
+                } else {
+                    self.misses
+                        .push(format!("{question:?}: wanted nothing, got {strong:?}"));
+                }
+            }
+        }
+    }
+
+    pub fn top1_share(&self) -> f64 {
+        self.top1 as f64 / self.answerable.max(1) as f64
+    }
+
+    pub fn top3_share(&self) -> f64 {
+        self.top3 as f64 / self.answerable.max(1) as f64
+    }
+
+    /// "top-1  96.4% (54/56)  top-3 …  no-answer 8/8".
+    pub fn line(&self) -> String {
+        format!(
+            "top-1 {:>5.1}% ({}/{})  top-3 {:>5.1}% ({}/{})  no-answer {}/{}",
+            100.0 * self.top1_share(),
+            self.top1,
+            self.answerable,
+            100.0 * self.top3_share(),
+            self.top3,
+            self.answerable,
+            self.said_nothing,
+            self.unanswerable
+        )
+    }
+}
+
+/// Asks every question of the history of `store` (which holds its documents) as
+/// `memory_recall` does by default.
+pub fn score(store: &RecallStore, history: &History) -> Score {
+    let mut score = Score::default();
+    for (question, answer) in &history.questions {
+        let found = store
+            .search(&Search {
+                words: question.clone(),
+                limit: LIMIT,
+                recency_bias: RECENCY_BIAS,
+                task_id: None,
+                source: None,
+                now_ms: NOW_MS,
+            })
+            .expect("searched");
+        let keys: Vec<(String, bool)> = found
+            .results
+            .iter()
+            .map(|r| (r.document.key.clone(), r.weak))
+            .collect();
+        score.add(question, answer.as_deref(), &keys);
+    }
+    score
+}
