@@ -596,4 +596,44 @@ async fn the_real_claude_code_is_woken_through_the_plugin_monitor_and_only_its_s
         assert!(!elsewhere, "another session heard the wake of {wait_id}");
     }
     daemon.kill();
+
+    // Alice's session as the real Claude Code keeps it is found by recall once the daemon
+    // reads the agent's own sessions (the real transcript format, not our model of it).
+    let projects = home.home.join(".claude/projects");
+    let recall = format!(
+        "[recall]\nsources = [\"claude-code\"]\nclaude_projects = {:?}\n",
+        projects.display().to_string()
+    );
+    let daemon = DaemonProcess::start_with(root.path(), &recall, &[]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let deadline = Instant::now() + PATIENCE;
+    let found = loop {
+        let found = ok(
+            &mut client,
+            "memory_recall",
+            json!({"query": "wait for BUILD OK", "source": "transcript"}),
+        )
+        .await;
+        if found["results"].as_array().is_some_and(|r| !r.is_empty()) {
+            break found;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no session found under {}: {found}",
+            projects.display()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let session = &found["results"][0];
+    assert_eq!(session["source"], "transcript", "{found}");
+    assert!(
+        session["project"].as_str().unwrap().ends_with("alice"),
+        "{found}"
+    );
+    let steps = session["steps"].to_string();
+    assert!(steps.contains("Asked: WAIT FOR BUILD OK IN"), "{found}");
+    assert!(
+        !steps.contains("Asked: <") && !steps.contains("Monitor event"),
+        "only what the user asked is a request: {found}"
+    );
 }

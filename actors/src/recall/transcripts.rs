@@ -141,22 +141,50 @@ pub fn transcript_document(path: &Path, text: &str) -> Option<Document> {
 /// What one line of a transcript says, in words.
 enum Said {
     Request(String),
+    /// A turn the runtime started, not the user: a monitor's event (a lookout wake), a
+    /// command's output, a reminder. Searched, but not a step.
+    Notice(String),
     Answer(String),
     Command(String),
     ToolUse(String, String),
-    Result { text: String, error: bool },
+    Result {
+        text: String,
+        error: bool,
+    },
 }
 
 impl Said {
     fn text(&self) -> String {
         match self {
             Said::Request(text) => format!("Asked: {text}"),
+            Said::Notice(text) => format!("Told: {text}"),
             Said::Answer(text) => format!("Answered: {text}"),
             Said::Command(command) => format!("Ran: {command}"),
             Said::ToolUse(tool, input) => format!("Used {tool}: {input}"),
             Said::Result { text, error: true } => format!("Failed: {text}"),
             Said::Result { text, .. } => format!("Result: {text}"),
         }
+    }
+}
+
+/// Whether a user turn of `entry` saying `text` came from the user: not a meta line, not a
+/// subagent's, not a turn the runtime started (Claude Code marks those with an `origin` other
+/// than `human`: `task-notification` for a monitor's event; older versions wrap them in a tag
+/// such as `<task-notification>` or `<command-name>`).
+fn is_the_users(entry: &Value, text: &str) -> bool {
+    let origin = entry["origin"]["kind"].as_str();
+    entry["isMeta"] != true
+        && entry["isSidechain"] != true
+        && origin.is_none_or(|kind| kind == "human")
+        && !text.starts_with('<')
+}
+
+/// A user's text as a request, or as a notice when the runtime said it.
+fn user_said(entry: &Value, text: String) -> Said {
+    if is_the_users(entry, &text) {
+        Said::Request(text)
+    } else {
+        Said::Notice(text)
     }
 }
 
@@ -167,7 +195,7 @@ fn said_in(entry: &Value) -> Vec<Said> {
     let mut said = Vec::new();
     if let Some(text) = content.as_str() {
         if role == "user" {
-            said.push(Said::Request(text.trim().to_owned()));
+            said.push(user_said(entry, text.trim().to_owned()));
         } else if role == "assistant" {
             said.push(Said::Answer(text.trim().to_owned()));
         }
@@ -175,7 +203,7 @@ fn said_in(entry: &Value) -> Vec<Said> {
     }
     for block in content.as_array().into_iter().flatten() {
         match (role, block["type"].as_str().unwrap_or_default()) {
-            ("user", "text") => said.push(Said::Request(text_of(&block["text"]))),
+            ("user", "text") => said.push(user_said(entry, text_of(&block["text"]))),
             ("assistant", "text") => said.push(Said::Answer(text_of(&block["text"]))),
             ("assistant", "tool_use") => {
                 let tool = block["name"].as_str().unwrap_or("a tool").to_owned();
@@ -191,7 +219,9 @@ fn said_in(entry: &Value) -> Vec<Said> {
             _ => {}
         }
     }
-    said.retain(|s| !matches!(s, Said::Request(t) | Said::Answer(t) if t.is_empty()));
+    said.retain(
+        |s| !matches!(s, Said::Request(t) | Said::Notice(t) | Said::Answer(t) if t.is_empty()),
+    );
     said
 }
 
@@ -242,6 +272,8 @@ mod tests {
 {"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"tu2","name":"Bash","input":{"command":"OPENAI_API_KEY=sk-proj-Zq4abcdefghijklmnopqrstuvwx1234 make deploy"}}]},"timestamp":"2026-11-20T10:01:00.000Z"}
 {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu2","content":"make: *** [deploy] Error 2","is_error":true}]},"timestamp":"2026-11-20T10:02:00.000Z"}
 {"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"The deploy failed: the staging host refused the key."}]},"timestamp":"2026-11-20T10:02:30.000Z"}
+{"type":"user","origin":{"kind":"task-notification","producer":"session-task"},"message":{"role":"user","content":"<task-notification>\n<summary>Monitor event: \"lookout wakes\"</summary>\n<event>smart_wait resolved (w-1): DEPLOYED</event>"},"timestamp":"2026-11-20T10:02:20.000Z"}
+{"type":"user","message":{"role":"user","content":"<command-name>/clear</command-name>"},"timestamp":"2026-11-20T10:02:25.000Z"}
 {"type":"user","message":{"role":"user","content":"try agai"#;
 
     #[test]
@@ -265,6 +297,17 @@ mod tests {
             document.summary.contains("1 request, 1 command"),
             "{}",
             document.summary
+        );
+        // What the runtime said (a monitor's event, a command) is searched, not a request.
+        assert!(
+            document
+                .body
+                .contains("smart_wait resolved (w-1): DEPLOYED")
+        );
+        assert_eq!(
+            steps.iter().filter(|s| s.starts_with("Asked: ")).count(),
+            1,
+            "{steps:?}"
         );
         // The last line, cut while it was written, is left for the next read.
         assert!(!document.body.contains("try agai"));
