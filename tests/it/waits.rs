@@ -353,6 +353,121 @@ async fn a_wait_survives_a_sigkill_of_the_daemon() {
     );
 }
 
+/// tmux tells lookout when a pane wrote (a read-only control-mode client on its session): a
+/// wait whose poll is minutes away wakes on the line. When that client goes (detached here),
+/// the pane is still polled, at its interval.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs tmux"
+)]
+async fn a_tmux_pane_tells_its_output_and_is_polled_once_it_stops_telling() {
+    let tmux = Tmux::start(
+        "echo",
+        "sh -c 'while read line; do echo \"got $line\"; done'",
+    );
+    tmux.new_session("other", "sleep 600");
+    let active_pane = |tmux: &Tmux| {
+        let output = tmux
+            .command()
+            .args([
+                "display-message",
+                "-p",
+                "-t",
+                "echo",
+                "#{pane_id} #{window_width}",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    };
+    let before = active_pane(&tmux);
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = DaemonProcess::start_with(dir.path(), "", &[("TMUX_TMPDIR", &tmux.tmpdir())]);
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let send = |text: &str| {
+        let status = tmux
+            .command()
+            .args(["send-keys", "-t", "echo", text, "Enter"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    let told = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": "tmux:echo", "wake_when": "when 'got told' is printed",
+               "poll_interval": 60, "timeout": 600}),
+    )
+    .await;
+    let told_id = told["wait_id"].as_str().unwrap();
+    // Its first capture, then the control client attached: the line comes after both.
+    wait_until("the first capture", PATIENCE, async || {
+        state_of(&mut client, told_id).await["counters"]["captures"]
+            .as_u64()
+            .unwrap_or(0)
+            >= 1
+    })
+    .await;
+    let clients = |tmux: &Tmux| {
+        let output = tmux
+            .command()
+            .args([
+                "list-clients",
+                "-F",
+                "#{client_control_mode} #{client_readonly} #{session_name}",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    };
+    wait_until("the control client attached", PATIENCE, async || {
+        clients(&tmux) == "1 1 echo"
+    })
+    .await;
+    send("told");
+    wait_until(
+        "woken by the pane, not the minute's poll",
+        PATIENCE,
+        async || state_of(&mut client, told_id).await["status"] == "resolved",
+    )
+    .await;
+    assert_eq!(
+        active_pane(&tmux),
+        before,
+        "the user's pane and size are untouched"
+    );
+
+    // Once no client tells, the poll is the safety net.
+    let polled = ok(
+        &mut client,
+        "smart_wait",
+        json!({"target": "tmux:echo", "wake_when": "when 'got polled' is printed",
+               "poll_interval": 1, "timeout": 600}),
+    )
+    .await;
+    let polled_id = polled["wait_id"].as_str().unwrap();
+    wait_until("the second control client attached", PATIENCE, async || {
+        clients(&tmux) == "1 1 echo"
+    })
+    .await;
+    let detached = tmux
+        .command()
+        .args(["detach-client", "-s", "echo"])
+        .status()
+        .unwrap();
+    assert!(detached.success());
+    wait_until("no client left", PATIENCE, async || {
+        clients(&tmux).is_empty()
+    })
+    .await;
+    send("polled");
+    wait_until("found at the poll", PATIENCE, async || {
+        state_of(&mut client, polled_id).await["status"] == "resolved"
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(lookout_full_tests),
