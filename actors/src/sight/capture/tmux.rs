@@ -6,8 +6,9 @@
 //! each moves the wait's change count on, so the pane is captured at once instead of at the
 //! next poll. The client is read-only and ignores its size, so the user's panes, windows and
 //! sizes stay as they are; it attaches to the session by id, never to the pane, so the active
-//! pane is not changed. A tmux too old for control-mode flags (before 3.2), or a client that
-//! ends, leaves the pane polled, as before.
+//! pane is not changed. A session with `destroy-unattached` on is not attached to (the
+//! client's leaving would end it), and a tmux too old for control-mode flags (before 3.2) or a
+//! client that ends leaves the pane polled, as before.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -87,7 +88,7 @@ impl Source for TmuxPane {
             "-p",
             "-t",
             &self.pane,
-            "#{session_id} #{pane_id}",
+            "#{session_id} #{pane_id} #{destroy-unattached}",
         ]);
         let spawner = self.spawner.clone();
         let pane = self.pane.clone();
@@ -112,10 +113,13 @@ async fn follow_pane(
         return Err(outcome.failure(TMUX_TIMEOUT));
     }
     let ids = String::from_utf8_lossy(&outcome.stdout);
-    let (session, pane) = ids
-        .trim()
-        .split_once(' ')
-        .ok_or_else(|| format!("tmux named the pane as {ids:?}"))?;
+    let mut words = ids.split_whitespace();
+    let (Some(session), Some(pane)) = (words.next(), words.next()) else {
+        return Err(format!("tmux named the pane as {ids:?}"));
+    };
+    if !matches!(words.next(), None | Some("0" | "off")) {
+        return Err("its session has destroy-unattached on".to_owned());
+    }
     // Control mode ends at the end of its input: the writing end is held until the follow ends.
     let (input, _held_open) = std::io::pipe().map_err(|error| error.to_string())?;
     let args = [
