@@ -407,12 +407,7 @@ impl ClaudeHome {
 }
 
 fn screen(tmux: &Tmux, session: &str) -> String {
-    let output = tmux
-        .command()
-        .args(["capture-pane", "-p", "-t", session])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    tmux.output(&["capture-pane", "-p", "-t", session])
 }
 
 fn screens(tmux: &Tmux) -> String {
@@ -438,19 +433,9 @@ async fn shows(tmux: &Tmux, session: &str, text: &str) {
 
 /// Types `line` into the session and presses Enter, as a user does.
 async fn type_line(tmux: &Tmux, session: &str, line: &str) {
-    let sent = tmux
-        .command()
-        .args(["send-keys", "-t", session, "-l", line])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    tmux.run(&["send-keys", "-t", session, "-l", line]);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let entered = tmux
-        .command()
-        .args(["send-keys", "-t", session, "Enter"])
-        .status()
-        .unwrap();
-    assert!(entered.success());
+    tmux.run(&["send-keys", "-t", session, "Enter"]);
 }
 
 /// Types the prompt asking the model to wait for `phrase` in `log`, writes the line once the

@@ -704,15 +704,12 @@ async fn shows(client: &mut Client, setup: &Setup, target: &str, text: &str) {
             let read = ok(client, "term_read", json!({"session_id": session})).await;
             read.to_string().contains(text)
         } else if let Some(pane) = target.strip_prefix("tmux:") {
-            let output = setup
+            setup
                 .tmux
                 .as_ref()
                 .expect("tmux scenarios run with a tmux server")
-                .command()
-                .args(["capture-pane", "-p", "-t", pane])
-                .output()
-                .unwrap();
-            String::from_utf8_lossy(&output.stdout).contains(text)
+                .output(&["capture-pane", "-p", "-t", pane])
+                .contains(text)
         } else {
             true
         };

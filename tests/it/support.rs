@@ -560,25 +560,36 @@ impl Tmux {
 
     /// Another session on this server.
     pub fn new_session(&self, session: &str, command: &str) {
-        let status = self
-            .command()
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                session,
-                "-x",
-                "120",
-                "-y",
-                "30",
-                command,
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success(), "tmux new-session {session}");
+        self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            "120",
+            "-y",
+            "30",
+            command,
+        ]);
     }
 
-    pub fn command(&self) -> Command {
+    /// Runs `tmux <args>` on this server; the test fails unless it succeeds.
+    pub fn run(&self, args: &[&str]) {
+        let output = self.command().args(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// What `tmux <args>` on this server prints.
+    pub fn output(&self, args: &[&str]) -> String {
+        let output = self.command().args(args).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn command(&self) -> Command {
         let mut command = Command::new("tmux");
         command
             .env("TMUX_TMPDIR", self.dir.path())

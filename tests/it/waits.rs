@@ -368,68 +368,49 @@ async fn a_tmux_pane_tells_its_output_and_is_polled_once_it_stops_telling() {
     );
     tmux.new_session("other", "sleep 600");
     let active_pane = |tmux: &Tmux| {
-        let output = tmux
-            .command()
-            .args([
-                "display-message",
-                "-p",
-                "-t",
-                "echo",
-                "#{pane_id} #{window_width}",
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+        let format = "#{pane_id} #{window_width}";
+        tmux.output(&["display-message", "-p", "-t", "echo", format])
+    };
+    let clients = |tmux: &Tmux| {
+        let format = "#{client_control_mode} #{client_readonly} #{session_name}";
+        tmux.output(&["list-clients", "-F", format])
+            .trim()
+            .to_owned()
     };
     let before = active_pane(&tmux);
     let dir = tempfile::tempdir().unwrap();
     let daemon = DaemonProcess::start_with(dir.path(), "", &[("TMUX_TMPDIR", &tmux.tmpdir())]);
     let mut client = Client::connect(&daemon.socket).await.unwrap();
-    let send = |text: &str| {
-        let status = tmux
-            .command()
-            .args(["send-keys", "-t", "echo", text, "Enter"])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    };
-    let told = ok(
-        &mut client,
-        "smart_wait",
-        json!({"target": "tmux:echo", "wake_when": "when 'got told' is printed",
-               "poll_interval": 60, "timeout": 600}),
-    )
-    .await;
-    let told_id = told["wait_id"].as_str().unwrap();
+    // A wait on the pane for "got <line>", polled every `poll_interval` seconds.
+    async fn wait_for_line(client: &mut Client, line: &str, poll_interval: u64) -> String {
+        let created = ok(
+            client,
+            "smart_wait",
+            json!({"target": "tmux:echo", "wake_when": format!("when 'got {line}' is printed"),
+                   "poll_interval": poll_interval, "timeout": 600}),
+        )
+        .await;
+        created["wait_id"].as_str().unwrap().to_owned()
+    }
+
+    let told_id = wait_for_line(&mut client, "told", 60).await;
     // Its first capture, then the control client attached: the line comes after both.
     wait_until("the first capture", PATIENCE, async || {
-        state_of(&mut client, told_id).await["counters"]["captures"]
+        state_of(&mut client, &told_id).await["counters"]["captures"]
             .as_u64()
             .unwrap_or(0)
             >= 1
     })
     .await;
-    let clients = |tmux: &Tmux| {
-        let output = tmux
-            .command()
-            .args([
-                "list-clients",
-                "-F",
-                "#{client_control_mode} #{client_readonly} #{session_name}",
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout).trim().to_owned()
-    };
     wait_until("the control client attached", PATIENCE, async || {
         clients(&tmux) == "1 1 echo"
     })
     .await;
-    send("told");
+    tmux.run(&["send-keys", "-t", "echo", "told", "Enter"]);
     wait_until(
         "woken by the pane, not the minute's poll",
         PATIENCE,
-        async || state_of(&mut client, told_id).await["status"] == "resolved",
+        async || state_of(&mut client, &told_id).await["status"] == "resolved",
     )
     .await;
     assert_eq!(
@@ -439,31 +420,19 @@ async fn a_tmux_pane_tells_its_output_and_is_polled_once_it_stops_telling() {
     );
 
     // Once no client tells, the poll is the safety net.
-    let polled = ok(
-        &mut client,
-        "smart_wait",
-        json!({"target": "tmux:echo", "wake_when": "when 'got polled' is printed",
-               "poll_interval": 1, "timeout": 600}),
-    )
-    .await;
-    let polled_id = polled["wait_id"].as_str().unwrap();
+    let polled_id = wait_for_line(&mut client, "polled", 1).await;
     wait_until("the second control client attached", PATIENCE, async || {
         clients(&tmux) == "1 1 echo"
     })
     .await;
-    let detached = tmux
-        .command()
-        .args(["detach-client", "-s", "echo"])
-        .status()
-        .unwrap();
-    assert!(detached.success());
+    tmux.run(&["detach-client", "-s", "echo"]);
     wait_until("no client left", PATIENCE, async || {
         clients(&tmux).is_empty()
     })
     .await;
-    send("polled");
+    tmux.run(&["send-keys", "-t", "echo", "polled", "Enter"]);
     wait_until("found at the poll", PATIENCE, async || {
-        state_of(&mut client, polled_id).await["status"] == "resolved"
+        state_of(&mut client, &polled_id).await["status"] == "resolved"
     })
     .await;
 }

@@ -22,7 +22,7 @@ use crate::error::CallError;
 use crate::linkage::StepLink;
 use crate::locks::lock;
 use crate::process::pty::{Signal, signal_session};
-use crate::sight::capture::CaptureError;
+use crate::sight::capture::{CaptureError, tell_changed};
 use crate::sight::content::{Content, TextOrigin};
 use crate::terminals::screen::Screen;
 use crate::terminals::types::{
@@ -259,8 +259,7 @@ impl Session {
 
     fn feed(&self, bytes: &[u8]) {
         lock(&self.screen).feed(bytes);
-        self.changed
-            .send_modify(|count| *count = count.wrapping_add(1));
+        tell_changed(&self.changed);
     }
 
     /// Records the end (after all output is in the screen) and releases the terminal.
@@ -268,8 +267,7 @@ impl Session {
         self.writer.lock().await.take();
         lock(&self.control).take();
         self.state.send_replace(RunState::Ended(status));
-        self.changed
-            .send_modify(|count| *count = count.wrapping_add(1));
+        tell_changed(&self.changed);
     }
 }
 

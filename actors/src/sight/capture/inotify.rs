@@ -14,6 +14,8 @@ use rustix::io::Errno;
 use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
 
+use crate::sight::capture::tell_changed;
+
 /// What happens to a file that a wait on it should look at again.
 fn watched_events() -> WatchFlags {
     WatchFlags::MODIFY
@@ -53,7 +55,7 @@ pub fn file_changes(path: &Path) -> Option<watch::Receiver<u64>> {
                 Ok(ours) => {
                     guard.clear_ready();
                     if ours {
-                        changed.send_modify(|count| *count = count.wrapping_add(1));
+                        tell_changed(&changed);
                     }
                 }
                 Err(_) => return,

@@ -47,6 +47,11 @@ impl CaptureError {
     }
 }
 
+/// Moves a source's count of changes on ([`Source::changes`]): the target may have changed.
+pub fn tell_changed(count: &watch::Sender<u64>) {
+    count.send_modify(|count| *count = count.wrapping_add(1));
+}
+
 /// Captures a target's current content.
 pub trait Source: Send + 'static {
     /// What is watched, in words: "tmux pane main:0.1", "window 0x4200003 (Firefox)".

@@ -19,7 +19,7 @@ use tokio::sync::watch;
 
 use crate::process::stream::StreamingChild;
 use crate::process::{RunRequest, Spawner};
-use crate::sight::capture::{CaptureError, Source};
+use crate::sight::capture::{CaptureError, Source, tell_changed};
 use crate::sight::content::Content;
 
 /// Scrollback lines taken from a tmux pane besides its visible screen.
@@ -149,7 +149,7 @@ async fn follow_pane(
         match read {
             Ok(0) | Err(_) => break,
             Ok(_) if line.starts_with(ours.as_bytes()) => {
-                tell.send_modify(|count| *count = count.wrapping_add(1));
+                tell_changed(tell);
             }
             Ok(_) if line.starts_with(b"%exit") => break,
             Ok(_) => {}

@@ -30,6 +30,8 @@ use x11rb::protocol::damage::{self, ReportLevel};
 use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ConnectionExt as _, EventMask, Window};
 use x11rb::rust_connection::RustConnection;
 
+use crate::sight::capture::tell_changed;
+
 /// The DAMAGE version asked for (1.1: the one every server since 2006 speaks).
 const DAMAGE_VERSION: (u32, u32) = (1, 1);
 
@@ -178,7 +180,7 @@ async fn listen(
         }
         ready.clear_ready();
     }
-    tell.send_modify(|count| *count = count.wrapping_add(1));
+    tell_changed(&tell);
 }
 
 /// Takes every event waiting; any but an error (of a request nobody checked) sent since the
@@ -194,7 +196,7 @@ fn take_events(
         changed |= since_armed && !matches!(event, Event::Error(_));
     }
     if changed {
-        tell.send_modify(|count| *count = count.wrapping_add(1));
+        tell_changed(tell);
     }
     Ok(())
 }
