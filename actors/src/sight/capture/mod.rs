@@ -60,7 +60,7 @@ pub trait Source: Send + 'static {
     fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>>;
 
     /// A count that moves on whenever the target may have changed, for a source that is told
-    /// (a file's inotify events, a terminal session's output, a tmux pane's `%output`): each move is a capture at once
+    /// (a file's inotify events, a terminal session's output): each move is a capture at once
     /// instead of at the next poll. `None`: the target is polled only. Either way the polls
     /// go on, as the safety net of a source that stops telling. Asked once, when the feed of
     /// the target is made.
