@@ -1204,3 +1204,68 @@ async fn a_target_that_tells_its_changes_is_read_at_once_and_polled_when_it_stop
     waits.advance(POLL).await;
     eventually("read at the poll", async || resolved(&id).await).await;
 }
+
+/// A window whose source tells every change (X11 under DAMAGE) is not read while it is
+/// still: its polls cost no capture until it changes, until [`READ_ANYWAY_AFTER`] passed
+/// since its last read, or until the floor judges it again; once the source stops telling,
+/// every poll reads it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_still_window_told_of_every_change_is_read_only_when_it_may_have_changed() {
+    use crate::waits::feed::READ_ANYWAY_AFTER;
+    const FLOOR: Duration = Duration::from_secs(120);
+    let model = installer_model(false);
+    let waits = start_watching_windows(Some(model.clone())).await;
+    let installer = (waits.sources).told_window("window:Installer", window(40), FLOOR);
+    let wait = wait_for("window:Installer", "the installer finishes", 3600, None);
+    let id = waits.tree().smart_wait(wait).await.unwrap().record.id;
+    waits.tree().settle().await.unwrap();
+    assert_eq!(model.calls(), 1, "the first frame is judged at once");
+    let polls = async |count: u32| {
+        for _ in 0..count {
+            waits.advance(POLL).await;
+        }
+    };
+    let read = installer.captures();
+    polls(10).await; // t = 20 s
+    assert_eq!(
+        installer.captures(),
+        read,
+        "still and told of no change: not read"
+    );
+    let record = waits.tree().wait_status(Some(id.clone())).await.unwrap()[0]
+        .record
+        .clone();
+    assert_eq!(record.counters.captures, 11, "every poll counts as a look");
+    assert_eq!(record.counters.skipped_by_gate, 10);
+
+    // A change is read as it is told, judged at the probe that finds it still, and read once
+    // more at the poll after (the last read was a probe's); then nothing again.
+    installer.show(window(200));
+    eventually("the change is read at once", async || {
+        installer.captures() == read + 1
+    })
+    .await;
+    waits.advance(PROBE).await;
+    assert_eq!(installer.captures(), read + 2);
+    assert_eq!(model.calls(), 2, "judged once it held still");
+    waits.advance(POLL - PROBE).await; // t = 22 s
+    assert_eq!(installer.captures(), read + 3);
+    polls(29).await; // t = 80 s
+    assert_eq!(installer.captures(), read + 3, "nothing told since");
+
+    // The safety net: read anyway a minute after the last read.
+    assert_eq!(READ_ANYWAY_AFTER, Duration::from_secs(60));
+    polls(1).await; // t = 82 s
+    assert_eq!(installer.captures(), read + 4);
+    // The floor: judged again two minutes after the last judgment (t = 20.05 s), on a read.
+    polls(29).await; // t = 140 s
+    assert_eq!((installer.captures(), model.calls()), (read + 4, 2));
+    polls(1).await; // t = 142 s
+    assert_eq!((installer.captures(), model.calls()), (read + 5, 3));
+
+    // A source that stops telling is read at every poll.
+    installer.stop_telling();
+    polls(3).await;
+    assert_eq!(installer.captures(), read + 8);
+    assert_eq!(waits.state(&id).await, WaitState::Watching);
+}

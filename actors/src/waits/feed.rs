@@ -14,6 +14,15 @@
 //! capture as soon as its count moves on; a capture that began before the latest change is
 //! never handed on, so a line written just after another wait's capture is not missed.
 //!
+//! **Unchanged without a read.** A source that tells *every* change while it is told at all
+//! (an X11 window under DAMAGE: [`Source::tells_every_change`]) need not be read at a poll
+//! that comes after no change: when the wait's gate would skip the frame it saw last anyway
+//! ([`Gate::skips_unchanged`](crate::sight::gate::Gate::skips_unchanged)),
+//! [`Feed::unchanged_since`] says so without capturing, and moves the target's timeline on
+//! as if that frame were seen again. Still windows cost a timer and two messages per poll,
+//! not a frame's read and hashes; the target is read anyway [`READ_ANYWAY_AFTER`] after its
+//! last read, the safety net of a report lost.
+//!
 //! Settle probes share captures too but never move the timeline (their captures are not the
 //! polls' rhythm), and a poll never takes a probe's capture for its own.
 //!
@@ -41,6 +50,10 @@ pub const COALESCE: Duration = Duration::from_millis(100);
 
 /// How long one capture may take before it counts as a failed capture.
 pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A target whose source tells every change is read at least this often all the same: a
+/// report that never came (a server bug, a lost event) costs at most this long.
+pub const READ_ANYWAY_AFTER: Duration = Duration::from_secs(60);
 
 /// How many window or screen captures run at once, over all targets. Polls are aligned, so
 /// without a limit every watched window would be captured on the same tick, each into a
@@ -122,6 +135,8 @@ impl Feeds {
                 last: None,
                 last_poll: None,
                 timeline: None,
+                timeline_at: None,
+                last_read: None,
             }),
         });
         live.insert(key, Arc::downgrade(&feed));
@@ -186,6 +201,21 @@ struct FeedState {
     last: Option<Cached>,
     last_poll: Option<Cached>,
     timeline: Option<Arc<Timeline>>,
+    /// When the timeline last moved on (a capture, or a poll that found nothing changed).
+    timeline_at: Option<Timestamp>,
+    /// The latest read of the source, while its source tells every change.
+    last_read: Option<LastRead>,
+}
+
+/// A read of a source told of its changes: a later poll may go without one while the count
+/// of changes stands where it stood when this read began.
+struct LastRead {
+    seq: u64,
+    at: Timestamp,
+    look: Look,
+    changes_seen: u64,
+    /// The read found a frame (not a closed window or a failure, which are read again).
+    frame: bool,
 }
 
 /// A capture kept for handing on, and how many waits took it.
@@ -242,10 +272,18 @@ impl Feed {
                 CAPTURE_TIMEOUT.as_secs()
             ))),
         };
+        state.last_read = self.changes.is_some().then_some(LastRead {
+            seq,
+            at: now,
+            look,
+            changes_seen,
+            frame: matches!(content, Ok(Content::Frame(_))),
+        });
         let (content, timeline) = match (content, look) {
             (Ok(Content::Frame(frame)), Look::Poll) if self.pixels => {
                 let timeline = Timeline::after(state.timeline.take(), &frame, now);
                 state.timeline = Some(timeline.clone());
+                state.timeline_at = Some(now);
                 (Ok(Content::Frame(frame)), Some(timeline))
             }
             (content, _) => (content, None),
@@ -271,6 +309,43 @@ impl Feed {
             state.last_poll = None;
         }
         captured
+    }
+
+    /// Whether a poll at `now` of a wait that last took capture `seen_seq` may go without a
+    /// read: the source tells every change, nothing was told since that capture (the
+    /// latest read, a poll's, of a frame) began, and it is younger than
+    /// [`READ_ANYWAY_AFTER`]. Then the target's timeline moves on as if the frame were seen
+    /// again (once for all the waits polling on one tick). The caller asks only when its
+    /// gate would skip that frame again.
+    pub async fn unchanged_since(&self, seen_seq: u64, now: Timestamp) -> bool {
+        let Some(changes) = &self.changes else {
+            return false;
+        };
+        let mut state = self.state.lock().await;
+        let count = *changes.borrow();
+        let unchanged = state.source.tells_every_change()
+            && state.last_read.as_ref().is_some_and(|read| {
+                read.seq == seen_seq
+                    && read.look == Look::Poll
+                    && read.frame
+                    && read.changes_seen == count
+                    && read.at <= now
+                    && now.millis_since(read.at) < READ_ANYWAY_AFTER.as_millis() as u64
+            });
+        if !unchanged {
+            return false;
+        }
+        let due =
+            (state.timeline_at).is_none_or(|at| now.millis_since(at) > COALESCE.as_millis() as u64);
+        if let Some(timeline) = state.timeline.take() {
+            state.timeline = Some(if due {
+                state.timeline_at = Some(now);
+                Timeline::again(timeline)
+            } else {
+                timeline
+            });
+        }
+        true
     }
 
     /// The source's count of changes, for a Watcher to capture at once when it moves on;

@@ -6,6 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use tokio::sync::watch;
@@ -16,6 +17,7 @@ use crate::error::CallError;
 use crate::sight::capture::{CaptureError, Source};
 use crate::sight::content::Content;
 use crate::sight::gate::Gate;
+use crate::sight::gate::pixel::PixelGate;
 use crate::sight::gate::text::TextGate;
 use crate::sight::target::Target;
 
@@ -34,6 +36,8 @@ struct ScriptState {
     /// Tells the waits when it changed (a target made with `told_target`), until
     /// `stop_telling`.
     changes: Option<watch::Sender<u64>>,
+    /// Says it tells every change (a window under DAMAGE: `told_window`).
+    tells_every_change: bool,
 }
 
 impl ScriptedTarget {
@@ -44,6 +48,7 @@ impl ScriptedTarget {
             captures: 0,
             panic_next: false,
             changes: None,
+            tells_every_change: false,
         };
         Self {
             state: Arc::new(Mutex::new(state)),
@@ -101,6 +106,11 @@ impl Source for ScriptedSource {
             .map(watch::Sender::subscribe)
     }
 
+    fn tells_every_change(&self) -> bool {
+        let state = self.target.lock();
+        state.tells_every_change && state.changes.is_some()
+    }
+
     fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
         let outcome = {
             let mut state = self.target.lock();
@@ -122,6 +132,9 @@ impl Source for ScriptedSource {
 #[derive(Debug, Default)]
 pub struct ScriptedSources {
     targets: Mutex<HashMap<String, ScriptedTarget>>,
+    /// Targets gated by the pixel gate with this floor (`told_window`); the rest by the text
+    /// gate.
+    pixel_floors: Mutex<HashMap<String, Duration>>,
 }
 
 impl ScriptedSources {
@@ -140,6 +153,16 @@ impl ScriptedSources {
     pub fn told_target(&self, target: &str, initial: Content) -> ScriptedTarget {
         let handle = self.target(target, initial);
         handle.lock().changes = Some(watch::Sender::new(0));
+        handle
+    }
+
+    /// A window as X11 under DAMAGE shows it: told of every change (until `stop_telling`),
+    /// gated by the pixel gate whose floor is `floor`.
+    pub fn told_window(&self, target: &str, initial: Content, floor: Duration) -> ScriptedTarget {
+        let handle = self.told_target(target, initial);
+        handle.lock().tells_every_change = true;
+        let canonical = Target::parse(target).map_or_else(|_| target.to_owned(), |t| t.to_string());
+        crate::locks::lock(&self.pixel_floors).insert(canonical, floor);
         handle
     }
 }
@@ -161,8 +184,11 @@ impl crate::waits::sources::SourceFactory for ScriptedSources {
         }
     }
 
-    fn gate(&self, _target: &Target) -> Box<dyn Gate> {
-        Box::new(TextGate::default())
+    fn gate(&self, target: &Target) -> Box<dyn Gate> {
+        match crate::locks::lock(&self.pixel_floors).get(&target.to_string()) {
+            Some(&floor) => Box::new(PixelGate::new(floor)),
+            None => Box::new(TextGate::default()),
+        }
     }
 }
 

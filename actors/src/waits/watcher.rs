@@ -11,6 +11,10 @@
 //! session: [`Feed::changes`]), the Watcher also polls its wait at each change, so a line is
 //! decided on the read that brought it; the timer's polls go on as the safety net.
 //!
+//! **Unchanged, unread.** A poll whose gate would skip the frame it saw last anyway, of a
+//! target whose source tells every change and told none since, reads nothing
+//! ([`Feed::unchanged_since`]): it counts as a capture the gate skipped.
+//!
 //! **The settle probe.** A change the gate sees for the first time (`Changing`) is judged
 //! once it holds still, which the next regular capture would tell a whole poll later. For a
 //! window or the screen the Watcher instead captures again after a short probe delay (50 ms
@@ -290,6 +294,18 @@ async fn poll(
     look: Look,
 ) -> (Option<JoinHandle<()>>, Option<GateDecision>) {
     state.counters.captures.fetch_add(1, Ordering::Relaxed);
+    let now = state.directory.now();
+    if look == Look::Poll
+        && state.gate.skips_unchanged(now)
+        && state.feed.unchanged_since(state.feed_seq, now).await
+    {
+        state
+            .counters
+            .skipped_by_gate
+            .fetch_add(1, Ordering::Relaxed);
+        let _ = state.wait.cast(WaitMsg::CaptureSucceeded);
+        return (None, Some(GateDecision::Skip));
+    }
     let captured = (state.feed)
         .capture(look, state.directory.now(), state.feed_seq)
         .await;

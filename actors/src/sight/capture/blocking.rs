@@ -35,6 +35,12 @@ pub trait BlockingCapture: Send + Sized + 'static {
         None
     }
 
+    /// Whether this connection is told of every change of what it last read (see
+    /// [`Source::tells_every_change`]).
+    fn tells_every_change(&self) -> bool {
+        false
+    }
+
     /// Says in the error of a capture thread that panicked which capture it was.
     const KIND: &'static str;
 }
@@ -102,6 +108,10 @@ impl<C: BlockingCapture> Source for BlockingSource<C> {
         // A connection made before was not asked to tell: the next capture makes one that is.
         self.capture = None;
         Some(changes)
+    }
+
+    fn tells_every_change(&self) -> bool {
+        self.capture.as_ref().is_some_and(C::tells_every_change)
     }
 
     fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {

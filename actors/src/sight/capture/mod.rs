@@ -67,4 +67,13 @@ pub trait Source: Send + 'static {
     fn changes(&mut self) -> Option<watch::Receiver<u64>> {
         None
     }
+
+    /// Whether the count of [`Source::changes`] moves on at *every* change of what the last
+    /// capture read, right now (an X11 window or screen with a live DAMAGE report on it):
+    /// while the count stands still, a capture would read what the last one did, so a feed
+    /// may skip it. `false` for a source that may change untold (by default, and whenever
+    /// the report is not known to be live).
+    fn tells_every_change(&self) -> bool {
+        false
+    }
 }

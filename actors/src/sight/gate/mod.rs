@@ -55,6 +55,13 @@ pub trait Gate: Send + 'static {
     /// Forget every baseline, so the next capture is judged (a new condition, a revived wait).
     fn reset(&mut self);
 
+    /// Whether the capture this gate considered last, shown again at `now`, would be
+    /// skipped: then a target that says it did not change since need not be read at all
+    /// (`waits::feed`). `false` by default, and whenever time alone could change the answer.
+    fn skips_unchanged(&self, _now: Timestamp) -> bool {
+        false
+    }
+
     /// A quick second look soon after a capture found a change still moving (the Watcher's
     /// settle probe): `Judge(Settled)` once the change holds still. By default a capture
     /// like any other; the pixel gate keeps probes out of its tile histories.

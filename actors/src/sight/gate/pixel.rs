@@ -485,6 +485,24 @@ impl Gate for PixelGate {
             other => self.consider_other(other, now),
         }
     }
+
+    /// The last poll's frame is exactly what the judge saw (every tile hash the baseline's),
+    /// no probe or change is under way, and the floor is not due: the same frame again
+    /// finds no tile to look at, blinking, busy or otherwise, so only the floor could judge
+    /// it. A frame with any tile off the baseline is read again, since whether such a tile
+    /// still counts as blinking or busy changes with time.
+    fn skips_unchanged(&self, now: Timestamp) -> bool {
+        let (Some(tracking), Some(baseline)) = (&self.tracking, &self.baseline) else {
+            return false;
+        };
+        let Seen::Frame { hashes, .. } = &baseline.seen else {
+            return false;
+        };
+        self.probed.is_none()
+            && self.changing_tiles.is_empty()
+            && tracking.current == *hashes
+            && self.since_judged(now) < self.floor
+    }
 }
 
 #[cfg(any(test, feature = "testkit"))]

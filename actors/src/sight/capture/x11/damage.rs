@@ -13,9 +13,10 @@
 //! new damage object makes of the whole window, which would otherwise set off a second
 //! capture of every wait as it starts.
 //!
-//! Every capture still reads the pixels: handing out the last frame while nothing was
-//! reported would keep a whole frame per watched window (1.2 MB for 640x480), where a wait
-//! keeps only tile hashes today.
+//! While nothing was reported since a read, a wait's poll need not read again
+//! ([`crate::sight::capture::Source::tells_every_change`]): its feed answers "unchanged"
+//! without pixels (`waits::feed`), rather than keeping the last frame to hand out (1.2 MB per
+//! 640x480 window, where a wait keeps only tile hashes).
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
@@ -109,6 +110,11 @@ impl DamageFollow {
             }
             _ => self.follow(window),
         }
+    }
+
+    /// Whether a damage object follows a window and the listener still reads its reports.
+    pub fn is_live(&self) -> bool {
+        self.followed.is_some() && !self.listener.is_finished()
     }
 
     /// After a capture: takes the events its replies pulled off the socket.

@@ -230,6 +230,13 @@ impl X11Capture {
         self.damage.is_some()
     }
 
+    /// Whether the server is reporting every change of what the last capture read: a damage
+    /// object is on it and its listener still reads the connection (one that failed told a
+    /// change as it ended, and the capture after it finds the connection broken).
+    pub fn tells_every_change(&self) -> bool {
+        !self.broken && self.damage.as_ref().is_some_and(DamageFollow::is_live)
+    }
+
     /// Before reading `drawable`: the damage report follows it, re-armed.
     fn before_read(&mut self, drawable: Window) {
         if let Some(damage) = &mut self.damage {

@@ -53,6 +53,10 @@ impl BlockingCapture for X11Capture {
         !self.is_broken()
     }
 
+    fn tells_every_change(&self) -> bool {
+        X11Capture::tells_every_change(self)
+    }
+
     fn changes(connector: &mut X11Connector) -> Option<watch::Receiver<u64>> {
         let changes = connector
             .changes

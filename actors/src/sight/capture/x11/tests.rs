@@ -385,6 +385,16 @@ async fn a_window_that_changes_is_told_and_a_still_one_is_not() {
     let (mut capture, mut changes) = told_capture(&xvfb, &format!("window:0x{window:x}"));
     let quiet = until_quiet(&mut capture, &mut changes).await;
     assert!(is_solid(&quiet, BLUE));
+    assert!(
+        capture.tells_every_change(),
+        "a live report on the window read: a still poll need not read it"
+    );
+    let untold = capture_of(
+        &xvfb,
+        &format!("window:0x{window:x}"),
+        CaptureOptions::default(),
+    );
+    assert!(!untold.tells_every_change(), "no report asked for");
 
     // Drawing in another window, and captures of the still one, tell nothing.
     app.fill(other, 0, 0, 50, 50, RED);

@@ -527,3 +527,84 @@ fn the_changed_region_bounds_the_new_text() {
     );
     assert!(region.width < 1280, "not the whole width: {region:?}");
 }
+
+/// Whenever the gate says the frame it saw last would be skipped again, showing it again is
+/// indeed skipped; and on a still frame it says so between judgments (so a poll of a
+/// window told of no change can go without a read).
+#[test]
+fn skips_unchanged_promises_only_what_the_same_frame_again_would_get() {
+    let mut watch = Watch::new();
+    let mut terminal = Terminal::new();
+    terminal.clock_seconds = Some(0);
+    let mut promised = 0;
+    for step in 0..200u32 {
+        // Still stretches, a ticking clock, a dialog that comes and goes, a blinking cursor.
+        if step % 40 >= 20 && step % 40 < 30 {
+            terminal.clock_seconds = Some(step);
+        }
+        terminal.dialog = step % 50 >= 10 && step % 50 < 14;
+        terminal.cursor_on = step % 60 < 40 || step % 2 == 0;
+        let frame = terminal.draw();
+        watch.capture(&frame);
+        if watch.gate.skips_unchanged(Timestamp(watch.now_ms)) {
+            promised += 1;
+            assert_eq!(watch.capture(&frame), Skip, "step {step}");
+        }
+    }
+    assert!(promised > 50, "{promised} promises on mostly still frames");
+    // Not when the floor is due.
+    let frame = terminal.draw();
+    let mut still = Watch::new();
+    still.capture(&frame);
+    assert!(still.gate.skips_unchanged(Timestamp(still.now_ms)));
+    let due = Timestamp(still.now_ms - POLL_MS + FLOOR.as_millis() as u64);
+    assert!(!still.gate.skips_unchanged(due));
+}
+
+/// A timeline moved on by polls that read nothing ([`Timeline::again`]) tells blinks,
+/// busy regions and news as one moved on by reading the same frame at each of them: the
+/// decisions at the reads that found a change are the same.
+#[test]
+fn polls_that_read_nothing_keep_the_timeline_on_the_polls_rhythm() {
+    let mut terminal = Terminal::new();
+    let mut frames = Vec::new();
+    for step in 0..120u32 {
+        // A dialog that opens and closes (three times in a row would be a blink within 16
+        // captures, not when the polls between are counted), and a clock that ticks a while.
+        terminal.dialog = matches!(step % 24, 6..=7);
+        terminal.clock_seconds = (step % 30 < 12).then_some(step);
+        frames.push(terminal.draw());
+    }
+    let (mut read_all, mut told) = (PixelGate::new(FLOOR), PixelGate::new(FLOOR));
+    let (mut all_timeline, mut told_timeline): (Option<Arc<Timeline>>, Option<Arc<Timeline>>) =
+        (None, None);
+    let mut compared = 0;
+    for (step, frame) in frames.iter().enumerate() {
+        let now = Timestamp(1_000_000 + step as u64 * POLL_MS);
+        let timeline = Timeline::after(all_timeline.take(), frame, now);
+        let expected =
+            read_all.consider_shared(&Content::Frame(frame.clone()), Some(&timeline), now);
+        all_timeline = Some(timeline);
+        if let Judge(readiness) = expected {
+            read_all.judged(&Content::Frame(frame.clone()), readiness, now);
+        }
+        let unchanged = step > 0 && frames[step - 1] == *frame;
+        if unchanged && told.skips_unchanged(now) {
+            told_timeline = told_timeline.map(Timeline::again);
+            assert_eq!(expected, Skip, "step {step}");
+            continue;
+        }
+        let timeline = Timeline::after(told_timeline.take(), frame, now);
+        let decision = told.consider_shared(&Content::Frame(frame.clone()), Some(&timeline), now);
+        told_timeline = Some(timeline);
+        assert_eq!(decision, expected, "step {step}");
+        if let Judge(readiness) = decision {
+            told.judged(&Content::Frame(frame.clone()), readiness, now);
+        }
+        compared += 1;
+    }
+    assert!(
+        compared < 100,
+        "{compared} reads of 120: some polls read nothing"
+    );
+}

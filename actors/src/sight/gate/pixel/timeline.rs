@@ -155,6 +155,22 @@ impl Timeline {
         }
     }
 
+    /// `timeline` moved on by a poll that found the target unchanged without reading it (its
+    /// source was told of no change since the latest capture): as if that capture's frame
+    /// were seen again, so blinks and busy regions are still told on the polls' rhythm.
+    /// Hashes nothing.
+    pub fn again(mut timeline: Arc<Timeline>) -> Arc<Timeline> {
+        let moving = Arc::make_mut(&mut timeline);
+        let mut hashes = moving.before_previous.take().unwrap_or_default();
+        hashes.clone_from(&moving.current);
+        for tile in &mut moving.tiles {
+            tile.revisits <<= 1;
+        }
+        let older = std::mem::replace(&mut moving.current, hashes);
+        moving.before_previous = moving.previous.replace(older);
+        timeline
+    }
+
     /// Whether this timeline's latest capture is `frame`.
     pub fn is_of(&self, frame: &Frame) -> bool {
         self.frame_id == frame.id()
