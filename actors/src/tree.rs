@@ -156,6 +156,9 @@ impl Tree {
                 pixel_floor: args.waits.pixel_floor,
                 openclaw: args.waits.openclaw,
                 terminals: terminal_sessions.clone(),
+                tmux_pipes: (args.waits.tmux_pipes)
+                    .filter(|_| args.waits.follow_changes)
+                    .filter(|pipes| crate::sight::capture::tmux::prepare_pipes(pipes)),
             })
         });
         let waits = Arc::new(WaitSettings {

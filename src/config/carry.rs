@@ -43,6 +43,8 @@ pub fn tree_args(
     args.waits.window_gone_grace = config.wait.window_gone_grace();
     args.waits.settle_probe = config.wait.settle_probe();
     args.waits.follow_changes = config.wait.follow_changes;
+    args.waits.tmux_pipes =
+        (paths::socket_path(config).parent()).map(|folder| folder.join("tmux-pipes"));
     args.waits.openclaw = sinks.exec_sessions;
     args.vision = vision.spec;
     args.recall.retention = config.recall.retention();

@@ -37,6 +37,7 @@ mod systemd;
 mod tasks;
 mod terminal;
 mod tidy;
+mod tmux_pipes;
 mod vision;
 mod waits;
 mod wakes;

@@ -1,6 +1,7 @@
 //! The tree's arguments, grouped by subsystem, and their defaults: the constants `config.rs`
 //! reuses, so that each default is written once.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -102,6 +103,9 @@ pub struct WaitArgs {
     /// Whether a target whose source says when it changed (a file, a terminal session) is
     /// looked at on each change as well as at each poll (`false`: polled only).
     pub follow_changes: bool,
+    /// A folder of the daemon's own where followed tmux panes pipe their output
+    /// (`sight::capture::tmux`); `None`: tmux panes are polled only.
+    pub tmux_pipes: Option<PathBuf>,
     /// The task ledger of the user's OpenClaw gateway, for `pty:` waits on the agent's own
     /// exec sessions; without a gateway `pty:` means this daemon's sessions only.
     pub openclaw: ExecSessions,
@@ -164,6 +168,7 @@ impl TreeArgs {
                 window_gone_grace: DEFAULT_WINDOW_GONE_GRACE,
                 settle_probe: DEFAULT_SETTLE_PROBE,
                 follow_changes: true,
+                tmux_pipes: None,
                 openclaw: ExecSessions::not_looked_for(),
             },
             wake: WakeArgs {

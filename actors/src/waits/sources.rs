@@ -112,6 +112,8 @@ pub struct ProductionSources {
     pub openclaw: ExecSessions,
     /// The daemon's terminal sessions, to tell a shell from a command.
     pub terminals: SessionTable,
+    /// Where followed tmux panes pipe their output (`None`: polled only).
+    pub tmux_pipes: Option<PathBuf>,
 }
 
 impl SourceFactory for ProductionSources {
@@ -121,7 +123,12 @@ impl SourceFactory for ProductionSources {
                 path.clone(),
                 directory.lanes().targets.clone(),
             ))),
-            Target::Tmux(pane) => Ok(Box::new(TmuxPane::new(pane.clone(), self.spawner.clone()))),
+            Target::Tmux(pane) => Ok(Box::new(match &self.tmux_pipes {
+                Some(pipes) => {
+                    TmuxPane::piped_into(pane.clone(), self.spawner.clone(), pipes.clone())
+                }
+                None => TmuxPane::new(pane.clone(), self.spawner.clone()),
+            })),
             Target::Pty(session) => match self.openclaw.ledger() {
                 Some(ledger) if self.is_exec_session(session) => {
                     Ok(Box::new(ExecSource::new(ledger.clone(), session)))
