@@ -73,19 +73,30 @@ impl Words {
         &self.lower[from as usize..to as usize]
     }
 
-    /// How often the term occurs (every word it starts, when a prefix).
+    /// How often the term occurs (every word it starts, when a prefix; for a phrase, its
+    /// rarest word: the candidates FTS5 found for a phrase hold it as one).
     fn count(&self, term: &Term) -> u32 {
+        if term.is_phrase() {
+            return (term.text.split(' '))
+                .map(|word| self.count_word(word, false))
+                .min()
+                .unwrap_or(0);
+        }
+        self.count_word(&term.text, term.prefix)
+    }
+
+    fn count_word(&self, text: &str, prefix: bool) -> u32 {
         let start = self
             .counts
-            .partition_point(|entry| self.word(*entry) < term.text.as_str());
+            .partition_point(|entry| self.word(*entry) < text);
         self.counts[start..]
             .iter()
             .take_while(|entry| {
                 let word = self.word(**entry);
-                if term.prefix {
-                    word.starts_with(&term.text)
+                if prefix {
+                    word.starts_with(text)
                 } else {
-                    word == term.text
+                    word == text
                 }
             })
             .map(|(_, _, count)| count)

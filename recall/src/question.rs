@@ -4,7 +4,9 @@
 //! the index — by the nearest word the index holds (a typo: "postgress" → "postgres").
 //! Reading a question asks the index's [`Vocabulary`]; the rest is pure.
 
-use crate::synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT, members_of, synonyms_of};
+use crate::synonyms::{
+    KIND_WEIGHT, PHRASES, SYNONYM_WEIGHT, members_of, phrases_of, synonyms_of, word_of_phrase,
+};
 
 /// How much a corrected word counts beside a word spelled as the index holds it.
 pub const CORRECTION_WEIGHT: f64 = 0.9;
@@ -144,6 +146,13 @@ pub struct Term {
     pub weight: f64,
 }
 
+impl Term {
+    /// Several words, matched one after the other ("write ahead log").
+    pub fn is_phrase(&self) -> bool {
+        self.text.contains(' ')
+    }
+}
+
 /// One content word of the question and the terms that match it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Concept {
@@ -164,9 +173,12 @@ pub struct Question {
 impl Question {
     /// Reads `text` against the index's vocabulary.
     pub fn read(text: &str, vocabulary: &impl Vocabulary) -> Question {
-        let concepts = content_words(text)
+        let concepts = question_words(text)
             .into_iter()
-            .map(|word| concept(word, vocabulary))
+            .map(|word| match word_of_phrase(&word) {
+                Some(written) => phrase_concept(word, written, vocabulary),
+                None => concept(word, vocabulary),
+            })
             .collect();
         Question { concepts }
     }
@@ -198,11 +210,7 @@ impl Question {
 /// words every question has, each once.
 pub fn content_words(question: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
-    for word in question
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-    {
+    for word in lowercase_words(question) {
         if !COMMON.contains(&word.as_str()) && !words.contains(&word) {
             words.push(word);
         }
@@ -210,10 +218,69 @@ pub fn content_words(question: &str) -> Vec<String> {
     words
 }
 
+fn lowercase_words(text: &str) -> impl Iterator<Item = String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The content words, with each known phrase among them ("write-ahead log", "out of
+/// memory": [`PHRASES`]) as one word, its words one space apart.
+fn question_words(question: &str) -> Vec<String> {
+    let all: Vec<String> = lowercase_words(question).collect();
+    let mut words: Vec<String> = Vec::new();
+    let mut at = 0;
+    while at < all.len() {
+        let phrase = PHRASES.iter().map(|(phrase, _)| *phrase).find(|phrase| {
+            let length = phrase.split(' ').count();
+            all.get(at..at + length)
+                .is_some_and(|run| phrase.split(' ').eq(run.iter().map(String::as_str)))
+        });
+        let (word, length) = match phrase {
+            Some(phrase) => (phrase.to_owned(), phrase.split(' ').count()),
+            None => (all[at].clone(), 1),
+        };
+        at += length;
+        if (length > 1 || !COMMON.contains(&word.as_str())) && !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    words
+}
+
+/// A phrase of the question: matched as the phrase, and as the word it is also written as
+/// with that word's synonyms (below the phrase itself). Not corrected.
+fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -> Concept {
+    let mut terms = vec![Term {
+        text: phrase.clone(),
+        prefix: false,
+        weight: 1.0,
+    }];
+    terms.push(term_for(written, SYNONYM_WEIGHT));
+    add_related(&mut terms, written, SYNONYM_WEIGHT);
+    Concept {
+        known: terms.iter().any(|term| holds(vocabulary, term)),
+        word: phrase,
+        terms,
+        corrected: None,
+    }
+}
+
+/// Whether the index holds `term` (every word of a phrase, as written).
+fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
+    if term.is_phrase() {
+        term.text
+            .split(' ')
+            .all(|word| vocabulary.holds(word, false))
+    } else {
+        vocabulary.holds(&term.text, term.prefix)
+    }
+}
+
 fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     let mut terms = vec![term_for(&word, 1.0)];
     add_related(&mut terms, &word, 1.0);
-    let known = terms.iter().any(|t| vocabulary.holds(&t.text, t.prefix));
+    let known = terms.iter().any(|term| holds(vocabulary, term));
     let mut corrected = None;
     if !known && let Some(nearest) = nearest_word(&word, vocabulary) {
         terms.push(Term {
@@ -232,10 +299,12 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     }
 }
 
-/// The word's synonyms and the things of its kind, at their weights times `scale`.
+/// The word's synonyms, the phrases it is written as, and the things of its kind, at their
+/// weights times `scale`.
 fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
     let related = synonyms_of(word)
         .into_iter()
+        .chain(phrases_of(word))
         .map(|w| (w, SYNONYM_WEIGHT))
         .chain(members_of(word).into_iter().map(|w| (w, KIND_WEIGHT)));
     for (other, weight) in related {
@@ -248,7 +317,7 @@ fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
 /// How a word is matched: short words exactly ("pg" is not "pgadmin"), longer ones as the
 /// prefix of every form ("renewed" → "renew…", "certificates" → "certificate…").
 fn term_for(word: &str, weight: f64) -> Term {
-    if word.chars().count() <= 3 {
+    if word.chars().count() <= 3 || word.contains(' ') {
         return Term {
             text: word.to_owned(),
             prefix: false,
@@ -456,6 +525,42 @@ mod tests {
         assert_eq!(weight("ssl"), 1.0);
         assert_eq!(weight("tls"), SYNONYM_WEIGHT);
         assert!(concept.corrected.is_none());
+    }
+
+    #[test]
+    fn a_phrase_is_one_word_found_as_itself_and_as_the_word_it_is_written_as() {
+        let index = Words(vec![
+            ("write", 1),
+            ("ahead", 1),
+            ("log", 3),
+            ("wal", 2),
+            ("memory", 1),
+        ]);
+        let question = Question::read("sqlite write-ahead log out of memory", &index);
+        assert_eq!(
+            question.words(),
+            ["sqlite", "write ahead log", "out of memory"],
+            "common words inside a phrase stay in it"
+        );
+        let wal = &question.concepts[1];
+        assert!(wal.known && wal.terms[0].is_phrase());
+        assert_eq!(
+            (wal.terms[0].weight, wal.terms[1].text.as_str()),
+            (1.0, "wal")
+        );
+        assert_eq!(wal.terms[1].weight, SYNONYM_WEIGHT);
+        // The word finds the phrase, below itself.
+        let question = Question::read("wal", &index);
+        let phrase = (question.concepts[0].terms.iter())
+            .find(|term| term.is_phrase())
+            .unwrap();
+        assert_eq!(
+            (phrase.text.as_str(), phrase.weight),
+            ("write ahead log", SYNONYM_WEIGHT)
+        );
+        // A phrase none of whose forms the index holds is unmatched, not corrected.
+        let question = Question::read("single sign-on", &index);
+        assert_eq!(question.unmatched(), ["single sign on"]);
     }
 
     #[test]

@@ -4,9 +4,14 @@
 //! kind it names less again ([`KIND_WEIGHT`]), so a document holding the word itself ranks
 //! above one holding only a synonym.
 //!
+//! Some things are written as a phrase or as one word ("write-ahead log" and "WAL"): a
+//! phrase in a question is read as one word, matched as the phrase and as that word (and its
+//! synonyms), and the word in a question finds the phrase too ([`PHRASES`]).
+//!
 //! To add a word: put it in the group it belongs to, or add a group. Each word is written
 //! lowercase as the index spells it (letters and digits only: "k8s", not "k-8-s"); a group's
-//! words are all equivalent. Pure data and two lookups.
+//! words are all equivalent; a phrase is its words so written, one space apart. Pure data and
+//! a few lookups.
 
 /// How much a synonym counts beside the word itself.
 pub const SYNONYM_WEIGHT: f64 = 0.8;
@@ -82,6 +87,35 @@ const GROUPS: &[&[&str]] = &[
     &["nginx", "webserver"],
     &["firewall", "ufw", "iptables", "nftables"],
     &["vpn", "wireguard", "openvpn"],
+    &["2fa", "mfa", "totp", "otp"],
+    &["sso", "saml", "oidc"],
+    &["wal", "journal"],
+];
+
+/// Phrases and the one word each is also written as.
+pub const PHRASES: &[(&str, &str)] = &[
+    ("write ahead log", "wal"),
+    ("continuous integration", "ci"),
+    ("continuous deployment", "deploy"),
+    ("continuous delivery", "deploy"),
+    ("pull request", "pr"),
+    ("merge request", "pr"),
+    ("virtual machine", "vm"),
+    ("out of memory", "oom"),
+    ("single sign on", "sso"),
+    ("two factor", "2fa"),
+    ("2 factor", "2fa"),
+    ("multi factor", "2fa"),
+    ("load balancer", "loadbalancer"),
+    ("load balancing", "loadbalancer"),
+    ("secure shell", "ssh"),
+    ("api key", "apikey"),
+    ("access token", "token"),
+    ("cron job", "cron"),
+    ("web server", "webserver"),
+    ("hard drive", "disk"),
+    ("hard disk", "disk"),
+    ("name server", "nameserver"),
 ];
 
 /// A general word, and the specific things of its kind (one way only: "database" finds
@@ -110,6 +144,11 @@ const KINDS: &[(&str, &[&str])] = &[
     ),
     ("cache", &["redis", "memcached", "varnish"]),
     ("queue", &["kafka", "rabbitmq", "sqs", "nats"]),
+    (
+        "loadbalancer",
+        &["haproxy", "nginx", "traefik", "envoy", "elb"],
+    ),
+    ("laptop", &["thinkpad", "macbook", "xps"]),
 ];
 
 /// The words that mean the same as `word` (itself excluded), from every group it is in.
@@ -140,6 +179,22 @@ pub fn members_of(word: &str) -> Vec<&'static str> {
     found
 }
 
+/// The word a phrase is also written as (`phrase` its words, one space apart).
+pub fn word_of_phrase(phrase: &str) -> Option<&'static str> {
+    PHRASES
+        .iter()
+        .find(|(known, _)| *known == phrase)
+        .map(|(_, word)| *word)
+}
+
+/// The phrases `word` is also written as.
+pub fn phrases_of(word: &str) -> Vec<&'static str> {
+    (PHRASES.iter())
+        .filter(|(_, written)| *written == word)
+        .map(|(phrase, _)| *phrase)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +209,9 @@ mod tests {
         assert!(members_of("database").contains(&"sqlite"));
         assert!(members_of("postgres").is_empty());
         assert!(synonyms_of("qxzzy").is_empty());
+        assert_eq!(word_of_phrase("write ahead log"), Some("wal"));
+        assert_eq!(phrases_of("wal"), ["write ahead log"]);
+        assert!(members_of("loadbalancer").contains(&"haproxy"));
     }
 
     #[test]
@@ -163,7 +221,10 @@ mod tests {
                 .iter()
                 .flat_map(|(kind, members)| std::iter::once(kind).chain(members.iter())),
         );
-        for word in words {
+        let phrased = PHRASES
+            .iter()
+            .flat_map(|(phrase, word)| phrase.split(' ').chain(std::iter::once(*word)));
+        for word in words.copied().chain(phrased) {
             assert!(
                 !word.is_empty()
                     && word
