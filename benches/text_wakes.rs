@@ -1,12 +1,13 @@
 //! How soon a wait on text wakes after the deciding line: `cargo bench --bench text_wakes`.
 //!
 //! Runs the real `lookout serve` binary twice side by side in one run: following its targets'
-//! changes (the default: inotify for a file, the terminal's own output for a `pty:` session)
+//! changes (the default: inotify for a file, the terminal's own output for a `pty:` session,
+//! tmux `pipe-pane` for a pane)
 //! and polling only (`follow_changes = false`, as before). Each trial starts a wait at the
 //! default 2 s poll, lets its first capture be taken, waits a random phase against the poll
 //! (stratified: trial i of n at a random point of the i-th n-th of the period), writes the
 //! deciding line — appended to a log for `file:`, typed into a session that answers it for
-//! `pty:` — and times until the wake event reaches a live subscriber (`events.subscribe`).
+//! `pty:`, into a tmux pane (on a private tmux server) that answers it for `tmux:` — and times until the wake event reaches a live subscriber (`events.subscribe`).
 //! Then 100 waits stay idle on unchanged targets of each kind for 10 s, and the daemon's CPU
 //! over that time is read from /proc. `LOOKOUT_BENCH_TRIALS` trials (default 20) per row.
 //! Prints the load average first: the figures need a quiet machine.
@@ -31,7 +32,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use daemon_process::start_daemon;
+use daemon_process::start_daemon_with;
 use lookout::client::Client;
 use rpc::call;
 use serde_json::{Value, json};
@@ -47,6 +48,7 @@ const IDLE_FOR: Duration = Duration::from_secs(10);
 enum Kind {
     File,
     Pty,
+    Tmux,
 }
 
 impl Kind {
@@ -54,6 +56,7 @@ impl Kind {
         match self {
             Kind::File => "file:",
             Kind::Pty => "pty:",
+            Kind::Tmux => "tmux:",
         }
     }
 }
@@ -64,10 +67,54 @@ struct Bench {
     listener: Client,
     log: std::path::PathBuf,
     session: String,
+    tmux: Tmux,
+}
+
+/// A private tmux server with one pane that answers each line typed into it.
+struct Tmux {
+    dir: tempfile::TempDir,
+}
+
+/// The pane's session.
+const TMUX_SESSION: &str = "bench";
+
+impl Tmux {
+    fn start() -> Tmux {
+        let tmux = Tmux {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            TMUX_SESSION,
+            "sh -c 'while read line; do echo \"got $line\"; done'",
+        ]);
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) {
+        let status = std::process::Command::new("tmux")
+            .env("TMUX_TMPDIR", self.dir.path())
+            .env_remove("TMUX")
+            .args(args)
+            .status()
+            .expect("tmux runs (apt-get install tmux)");
+        assert!(status.success(), "tmux {args:?}");
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .env("TMUX_TMPDIR", self.dir.path())
+            .arg("kill-server")
+            .status();
+    }
 }
 
 impl Bench {
-    async fn open(dir: &Path) -> Bench {
+    async fn open(dir: &Path, tmux: Tmux) -> Bench {
         let socket = dir.join("lookout.sock");
         let mut listener = Client::connect(&socket).await.unwrap();
         call(&mut listener, "events.subscribe", json!({})).await;
@@ -87,6 +134,7 @@ impl Bench {
             listener,
             log,
             session,
+            tmux,
         }
     }
 
@@ -94,6 +142,7 @@ impl Bench {
         let target = match kind {
             Kind::File => format!("file:{}", self.log.display()),
             Kind::Pty => format!("pty:{}", self.session),
+            Kind::Tmux => format!("tmux:{TMUX_SESSION}"),
         };
         let created = call(
             &mut self.client,
@@ -123,6 +172,9 @@ impl Bench {
                 )
                 .await;
             }
+            Kind::Tmux => self
+                .tmux
+                .run(&["send-keys", "-t", TMUX_SESSION, token, "Enter"]),
         }
     }
 
@@ -201,14 +253,17 @@ fn main() {
         "{:<6} {:<16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12}",
         "target", "daemon", "p50", "p99", "mean", "min", "max", "idle CPU"
     );
-    for kind in [Kind::File, Kind::Pty] {
+    for kind in [Kind::File, Kind::Pty, Kind::Tmux] {
         for follow in [true, false] {
             let dir = tempfile::tempdir().unwrap();
             let config = format!("[wait]\nfollow_changes = {follow}\n");
-            let mut daemon = start_daemon(dir.path(), &config, Stdio::inherit());
+            let tmux = Tmux::start();
+            let tmux_tmpdir = tmux.dir.path().to_owned();
+            let environment = [("TMUX_TMPDIR", tmux_tmpdir.as_path())];
+            let mut daemon = start_daemon_with(dir.path(), &config, Stdio::inherit(), &environment);
             let pid = daemon.id();
             let (mut seconds, idle) = runtime.block_on(async {
-                let mut bench = Bench::open(dir.path()).await;
+                let mut bench = Bench::open(dir.path(), tmux).await;
                 let mut seconds = Vec::new();
                 for index in 0..trials {
                     let fraction = (index as f64 + phases.fraction()) / trials as f64;

@@ -9,7 +9,18 @@ const BINARY: &str = env!("CARGO_BIN_EXE_lookout");
 
 /// Starts the daemon with its data and socket (`lookout.sock`) in `dir`, warnings only,
 /// `extra_config` appended to its config file; returns once the socket accepts connections.
+#[allow(dead_code)] // a bench that sets the daemon's environment calls start_daemon_with
 pub fn start_daemon(dir: &Path, extra_config: &str, stderr: Stdio) -> Child {
+    start_daemon_with(dir, extra_config, stderr, &[])
+}
+
+/// The same with `env` set for the daemon (a private tmux server's `TMUX_TMPDIR`).
+pub fn start_daemon_with(
+    dir: &Path,
+    extra_config: &str,
+    stderr: Stdio,
+    env: &[(&str, &Path)],
+) -> Child {
     let config = dir.join("config.toml");
     let text = format!(
         "data_dir = {:?}\nsocket_path = {:?}\nlog_level = \"warn\"\n{extra_config}",
@@ -20,6 +31,7 @@ pub fn start_daemon(dir: &Path, extra_config: &str, stderr: Stdio) -> Child {
     let child = Command::new(BINARY)
         .args(["serve", "--config"])
         .arg(&config)
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(stderr)
         .spawn()

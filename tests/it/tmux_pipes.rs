@@ -84,12 +84,30 @@ async fn a_pane_wakes_its_wait_as_it_writes_and_a_pane_the_user_pipes_is_left_al
     .await;
     assert!(piped(&tmux, "theirs"));
 
-    // Nobody watches "echo" any more: its FIFO is gone, and its pipe ends as the pane writes
-    // again (`cat` dies writing into a FIFO nobody reads; tmux notices at the write after).
+    // Nobody watches "echo" any more: its pipe, still lookout's own, is closed and its FIFO
+    // removed; the pane can be followed again at once.
+    wait_until("the pipe closed", PATIENCE, async || !piped(&tmux, "echo")).await;
     wait_until("the FIFO removed", PATIENCE, async || {
         fifos(dir.path()) == 0
     })
     .await;
+    let again = wait_on(&mut client, "echo", "got again", 60).await;
+    wait_until("piped again", PATIENCE, async || piped(&tmux, "echo")).await;
+    tmux.run(&["send-keys", "-t", "echo", "again", "Enter"]);
+    wait_until("woken by the pane again", PATIENCE, async || {
+        status(&mut client, &again).await == "resolved"
+    })
+    .await;
+
+    // A daemon that dies closes nothing: its pipe ends as the pane writes (`cat` dies writing
+    // into a FIFO nobody reads; tmux notices at the write after).
+    wait_on(&mut client, "echo", "never printed", 60).await;
+    wait_until("piped for the last wait", PATIENCE, async || {
+        piped(&tmux, "echo")
+    })
+    .await;
+    drop(client);
+    drop(daemon);
     wait_until("tmux closed the pipe itself", PATIENCE, async || {
         tmux.run(&["send-keys", "-t", "echo", "bye", "Enter"]);
         tokio::time::sleep(Duration::from_millis(100)).await;

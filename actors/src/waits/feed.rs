@@ -83,6 +83,12 @@ pub struct Captured {
     pub timeline: Option<Arc<Timeline>>,
 }
 
+/// A poll that found its target unchanged without reading it ([`Feed::unchanged_since`]).
+pub struct Unchanged {
+    /// The target's tile timeline, moved on as if its last frame were seen again.
+    pub timeline: Option<Arc<Timeline>>,
+}
+
 /// The feeds of the targets being watched, by target.
 #[derive(Debug)]
 pub struct Feeds {
@@ -316,11 +322,10 @@ impl Feed {
     /// latest read, a poll's, of a frame) began, and it is younger than
     /// [`READ_ANYWAY_AFTER`]. Then the target's timeline moves on as if the frame were seen
     /// again (once for all the waits polling on one tick). The caller asks only when its
-    /// gate would skip that frame again.
-    pub async fn unchanged_since(&self, seen_seq: u64, now: Timestamp) -> bool {
-        let Some(changes) = &self.changes else {
-            return false;
-        };
+    /// gate would skip that frame again. Gives the target's timeline as moved on (for the
+    /// gate to hold instead of the one before, so the two are not both kept).
+    pub async fn unchanged_since(&self, seen_seq: u64, now: Timestamp) -> Option<Unchanged> {
+        let changes = self.changes.as_ref()?;
         let mut state = self.state.lock().await;
         let count = *changes.borrow();
         let unchanged = state.source.tells_every_change()
@@ -333,7 +338,7 @@ impl Feed {
                     && now.millis_since(read.at) < READ_ANYWAY_AFTER.as_millis() as u64
             });
         if !unchanged {
-            return false;
+            return None;
         }
         let due =
             (state.timeline_at).is_none_or(|at| now.millis_since(at) > COALESCE.as_millis() as u64);
@@ -345,7 +350,9 @@ impl Feed {
                 timeline
             });
         }
-        true
+        Some(Unchanged {
+            timeline: state.timeline.clone(),
+        })
     }
 
     /// The source's count of changes, for a Watcher to capture at once when it moves on;

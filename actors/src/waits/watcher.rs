@@ -295,10 +295,14 @@ async fn poll(
 ) -> (Option<JoinHandle<()>>, Option<GateDecision>) {
     state.counters.captures.fetch_add(1, Ordering::Relaxed);
     let now = state.directory.now();
-    if look == Look::Poll
-        && state.gate.skips_unchanged(now)
-        && state.feed.unchanged_since(state.feed_seq, now).await
-    {
+    let unchanged = match look {
+        Look::Poll if state.gate.skips_unchanged(now) => {
+            state.feed.unchanged_since(state.feed_seq, now).await
+        }
+        _ => None,
+    };
+    if let Some(unchanged) = unchanged {
+        state.gate.seen_unchanged(unchanged.timeline.as_ref());
         state
             .counters
             .skipped_by_gate

@@ -8,12 +8,14 @@
 //! thrown away: the capture reads the pane as before.
 //!
 //! The pipe touches as little of the user's tmux as it can: a pane the user pipes already
-//! (`#{pane_pipe}`) is left alone and polled, and lookout never closes a pipe. When the
-//! source stops reading (its waits ended, or the daemon stopped or crashed), `cat` dies at
-//! the pane's next write (a FIFO nobody reads) and tmux closes the pipe at the write after,
-//! so a pipe the user opened since is never closed by lookout. Not a control-mode client: Debian's tmux 3.3a server
-//! crashes when read-only control clients attach while sessions are being made, which a
-//! full-tier test now repeats against pipes. A pipe that ends leaves the pane polled.
+//! (`#{pane_pipe}`) is left alone and polled. When its waits end, the source closes the
+//! pipe only if it is still its own: its `cat` wrote into the FIFO and has not left it (a
+//! pipe the user opened over it would have ended that `cat`, which the FIFO reads as its
+//! end). A daemon that stopped or crashed closes nothing: its `cat` dies at the pane's next
+//! write (a FIFO nobody reads) and tmux closes the pipe at the write after. Not a
+//! control-mode client: Debian's tmux 3.3a server crashes when read-only control clients
+//! attach while sessions are being made, which a full-tier test now repeats against pipes.
+//! A pipe that ends leaves the pane polled.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,7 +27,6 @@ use std::os::fd::OwnedFd;
 
 use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
 use crate::process::{RunRequest, Spawner};
 use crate::sight::capture::{CaptureError, Source, tell_changed};
@@ -46,10 +47,10 @@ static NEXT_PIPE: AtomicU64 = AtomicU64::new(1);
 pub struct TmuxPane {
     pane: String,
     spawner: Arc<dyn Spawner>,
-    /// Where the pane's pipe goes (`None`: the pane is polled only).
+    /// Where the pane's pipe goes (`None`: the pane is polled only). Asked for changes, the
+    /// source reads the pipe on a task of its own, which ends (closing the pipe) once nobody
+    /// holds the count of changes.
     pipes: Option<PathBuf>,
-    /// Reads the pane's pipe, once asked for changes.
-    follow: Option<JoinHandle<()>>,
 }
 
 impl TmuxPane {
@@ -59,7 +60,6 @@ impl TmuxPane {
             pane,
             spawner,
             pipes: None,
-            follow: None,
         }
     }
 
@@ -69,15 +69,6 @@ impl TmuxPane {
             pane,
             spawner,
             pipes: Some(pipes),
-            follow: None,
-        }
-    }
-}
-
-impl Drop for TmuxPane {
-    fn drop(&mut self) {
-        if let Some(follow) = self.follow.take() {
-            follow.abort();
         }
     }
 }
@@ -126,17 +117,17 @@ impl Source for TmuxPane {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         let (tell, told) = watch::channel(0u64);
         let (spawner, pane) = (self.spawner.clone(), self.pane.clone());
-        self.follow = Some(runtime.spawn(async move {
+        runtime.spawn(async move {
             if let Err(why) = follow_pane(&spawner, &pane, &pipes, &tell).await {
                 tracing::debug!(pane, why, "tmux pane not followed: polled only");
             }
-        }));
+        });
         Some(told)
     }
 }
 
-/// Moves `tell` on at each write of `pane`, until nobody listens (`Ok`) or the pipe cannot
-/// be opened or ends (`Err`, with why).
+/// Moves `tell` on at each write of `pane`, until nobody listens (`Ok`, the pipe closed if
+/// it is still this follow's) or the pipe cannot be opened or ends (`Err`, with why).
 async fn follow_pane(
     spawner: &Arc<dyn Spawner>,
     pane: &str,
@@ -177,21 +168,37 @@ async fn follow_pane(
         return Err(opened.failure(TMUX_TIMEOUT));
     }
     let mut written = vec![0u8; 16 * 1024];
+    // Whether this follow's `cat` wrote: then, until the FIFO reads as ended, the pane's pipe
+    // is this follow's own.
+    let mut own = false;
     loop {
         tokio::select! {
             ready = pipe.readable() => {
                 let mut ready = ready.map_err(|error| error.to_string())?;
                 match rustix::io::read(pipe.get_ref(), &mut written[..]) {
-                    Ok(0) => return Err("the pane's pipe ended".into()),
-                    Ok(_) => tell_changed(tell),
+                    Ok(0) => return Err("the pane's pipe ended (closed, or another opened)".into()),
+                    Ok(_) => {
+                        own = true;
+                        tell_changed(tell);
+                    }
                     Err(rustix::io::Errno::AGAIN) => ready.clear_ready(),
                     Err(rustix::io::Errno::INTR) => {}
                     Err(error) => return Err(format!("reading the pane's pipe: {error}")),
                 }
             }
-            () = tell.closed() => return Ok(()),
+            () = tell.closed() => break,
         }
     }
+    if own {
+        let closed = spawner.run(tmux(&["pipe-pane", "-t", id])).await;
+        if !closed.is_ok_and(|outcome| outcome.succeeded()) {
+            tracing::debug!(
+                pane,
+                "closing the pane's pipe failed: it ends at its next writes"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Makes the folder of the panes' FIFOs (the user's alone) and removes those a daemon
@@ -239,11 +246,12 @@ impl Fifo {
 }
 
 impl Fifo {
-    /// Opens the FIFO to read, on the runtime's reactor. Read-write, so it never reads as
-    /// ended while `cat` is not there yet (nor between two writers).
+    /// Opens the FIFO to read, on the runtime's reactor. Linux reports no end before a
+    /// first writer came, so it is read only once `cat` wrote, and reads as ended once `cat`
+    /// is gone (the pipe closed or replaced).
     fn open(&self) -> Result<AsyncFd<OwnedFd>, String> {
         use rustix::fs::{Mode, OFlags};
-        let flags = OFlags::RDWR | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
         let opened = rustix::fs::open(&self.path, flags, Mode::empty())
             .map_err(|error| format!("opening {}: {error}", self.path.display()))?;
         // The safe constructor is deprecated for a descriptor that could be closed behind

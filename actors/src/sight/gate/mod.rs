@@ -62,6 +62,10 @@ pub trait Gate: Send + 'static {
         false
     }
 
+    /// A poll found the target unchanged without reading it (it asked
+    /// [`Gate::skips_unchanged`] first): `timeline` is the target's, moved on for that poll.
+    fn seen_unchanged(&mut self, _timeline: Option<&Arc<Timeline>>) {}
+
     /// A quick second look soon after a capture found a change still moving (the Watcher's
     /// settle probe): `Judge(Settled)` once the change holds still. By default a capture
     /// like any other; the pixel gate keeps probes out of its tile histories.

@@ -486,6 +486,12 @@ impl Gate for PixelGate {
         }
     }
 
+    fn seen_unchanged(&mut self, timeline: Option<&Arc<Timeline>>) {
+        if let Some(timeline) = timeline {
+            self.tracking = Some(timeline.clone());
+        }
+    }
+
     /// The last poll's frame is exactly what the judge saw (every tile hash the baseline's),
     /// no probe or change is under way, and the floor is not due: the same frame again
     /// finds no tile to look at, blinking, busy or otherwise, so only the floor could judge

@@ -591,6 +591,7 @@ fn polls_that_read_nothing_keep_the_timeline_on_the_polls_rhythm() {
         let unchanged = step > 0 && frames[step - 1] == *frame;
         if unchanged && told.skips_unchanged(now) {
             told_timeline = told_timeline.map(Timeline::again);
+            told.seen_unchanged(told_timeline.as_ref());
             assert_eq!(expected, Skip, "step {step}");
             continue;
         }
