@@ -251,12 +251,7 @@ fn question_words(question: &str) -> Vec<String> {
 /// A phrase of the question: matched as the phrase, and as the word it is also written as
 /// with that word's synonyms (below the phrase itself). Not corrected.
 fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -> Concept {
-    let mut terms = vec![Term {
-        text: phrase.clone(),
-        prefix: false,
-        weight: 1.0,
-    }];
-    terms.push(term_for(written, SYNONYM_WEIGHT));
+    let mut terms = vec![term_for(&phrase, 1.0), term_for(written, SYNONYM_WEIGHT)];
     add_related(&mut terms, written, SYNONYM_WEIGHT);
     Concept {
         known: terms.iter().any(|term| holds(vocabulary, term)),

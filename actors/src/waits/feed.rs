@@ -209,19 +209,17 @@ struct FeedState {
     timeline: Option<Arc<Timeline>>,
     /// When the timeline last moved on (a capture, or a poll that found nothing changed).
     timeline_at: Option<Timestamp>,
-    /// The latest read of the source, while its source tells every change.
+    /// The latest read of the source when it was a poll's and found a frame, while its source
+    /// is told of changes (`None` after any other read: a probe's, a closed window, a failure).
     last_read: Option<LastRead>,
 }
 
-/// A read of a source told of its changes: a later poll may go without one while the count
-/// of changes stands where it stood when this read began.
+/// A poll's read of a frame of a source told of its changes: a later poll may go without one
+/// while the count of changes stands where it stood when this read began.
 struct LastRead {
     seq: u64,
     at: Timestamp,
-    look: Look,
     changes_seen: u64,
-    /// The read found a frame (not a closed window or a failure, which are read again).
-    frame: bool,
 }
 
 /// A capture kept for handing on, and how many waits took it.
@@ -278,12 +276,11 @@ impl Feed {
                 CAPTURE_TIMEOUT.as_secs()
             ))),
         };
-        state.last_read = self.changes.is_some().then_some(LastRead {
+        let poll_of_a_frame = look == Look::Poll && matches!(content, Ok(Content::Frame(_)));
+        state.last_read = (self.changes.is_some() && poll_of_a_frame).then_some(LastRead {
             seq,
             at: now,
-            look,
             changes_seen,
-            frame: matches!(content, Ok(Content::Frame(_))),
         });
         let (content, timeline) = match (content, look) {
             (Ok(Content::Frame(frame)), Look::Poll) if self.pixels => {
@@ -331,8 +328,6 @@ impl Feed {
         let unchanged = state.source.tells_every_change()
             && state.last_read.as_ref().is_some_and(|read| {
                 read.seq == seen_seq
-                    && read.look == Look::Poll
-                    && read.frame
                     && read.changes_seen == count
                     && read.at <= now
                     && now.millis_since(read.at) < READ_ANYWAY_AFTER.as_millis() as u64

@@ -140,11 +140,8 @@ pub struct ScriptedSources {
 impl ScriptedSources {
     /// Registers `target` (e.g. "tmux:build") with its first content; returns its handle.
     pub fn target(&self, target: &str, initial: Content) -> ScriptedTarget {
-        let canonical = Target::parse(target)
-            .map(|t| t.to_string())
-            .unwrap_or_else(|_| target.to_owned());
         let handle = ScriptedTarget::new(initial);
-        crate::locks::lock(&self.targets).insert(canonical, handle.clone());
+        crate::locks::lock(&self.targets).insert(canonical(target), handle.clone());
         handle
     }
 
@@ -161,10 +158,15 @@ impl ScriptedSources {
     pub fn told_window(&self, target: &str, initial: Content, floor: Duration) -> ScriptedTarget {
         let handle = self.told_target(target, initial);
         handle.lock().tells_every_change = true;
-        let canonical = Target::parse(target).map_or_else(|_| target.to_owned(), |t| t.to_string());
-        crate::locks::lock(&self.pixel_floors).insert(canonical, floor);
+        crate::locks::lock(&self.pixel_floors).insert(canonical(target), floor);
         handle
     }
+}
+
+/// A target as the factory is asked for it (as `Target` writes it), or as written when it
+/// does not parse.
+fn canonical(target: &str) -> String {
+    Target::parse(target).map_or_else(|_| target.to_owned(), |t| t.to_string())
 }
 
 impl crate::waits::sources::SourceFactory for ScriptedSources {

@@ -303,16 +303,10 @@ async fn poll(
     };
     if let Some(unchanged) = unchanged {
         state.gate.seen_unchanged(unchanged.timeline.as_ref());
-        state
-            .counters
-            .skipped_by_gate
-            .fetch_add(1, Ordering::Relaxed);
-        let _ = state.wait.cast(WaitMsg::CaptureSucceeded);
+        skipped(state);
         return (None, Some(GateDecision::Skip));
     }
-    let captured = (state.feed)
-        .capture(look, state.directory.now(), state.feed_seq)
-        .await;
+    let captured = (state.feed).capture(look, now, state.feed_seq).await;
     state.feed_seq = captured.seq;
     let content = match captured.content {
         Ok(content) => content,
@@ -365,6 +359,13 @@ fn closed_for(
     Some(Duration::from_millis(now.millis_since(since)))
 }
 
+/// A look the gate skipped (with or without a read): counted, and the wait told the target
+/// was seen.
+fn skipped(state: &WatcherState) {
+    (state.counters.skipped_by_gate).fetch_add(1, Ordering::Relaxed);
+    let _ = state.wait.cast(WaitMsg::CaptureSucceeded);
+}
+
 /// Asks the gate about a capture and hands news to the WaitActor; returns the judgment it
 /// set off and the gate's decision.
 async fn hand_over(
@@ -380,11 +381,7 @@ async fn hand_over(
     };
     let readiness = match decision {
         GateDecision::Skip => {
-            state
-                .counters
-                .skipped_by_gate
-                .fetch_add(1, Ordering::Relaxed);
-            let _ = state.wait.cast(WaitMsg::CaptureSucceeded);
+            skipped(state);
             return (None, decision);
         }
         GateDecision::Judge(readiness) => readiness,

@@ -17,14 +17,13 @@
 //! attach while sessions are being made, which a full-tier test now repeats against pipes.
 //! A pipe that ends leaves the pane polled.
 
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use std::os::fd::OwnedFd;
-
 use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
 
@@ -243,9 +242,7 @@ impl Fifo {
             .map_err(|error| format!("making {}: {error}", path.display()))?;
         Ok(Fifo { path })
     }
-}
 
-impl Fifo {
     /// Opens the FIFO to read, on the runtime's reactor. Linux reports no end before a
     /// first writer came, so it is read only once `cat` wrote, and reads as ended once `cat`
     /// is gone (the pipe closed or replaced).
