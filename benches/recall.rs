@@ -135,8 +135,18 @@ fn percentile(sorted: &[f64], share: f64) -> f64 {
 
 fn main() {
     load_average::print_load_average();
-    index_alone();
-    end_to_end();
+    // `-- end-to-end` (or `-- index`) runs that part alone.
+    let parts: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with("--"))
+        .collect();
+    let runs = |part: &str| parts.is_empty() || parts.iter().any(|p| p == part);
+    if runs("index") {
+        index_alone();
+    }
+    if runs("end-to-end") {
+        end_to_end();
+    }
 }
 
 fn index_alone() {

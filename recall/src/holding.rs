@@ -25,89 +25,116 @@ pub struct Text {
     pub body: String,
 }
 
-/// The distinct words of a text with how often each occurs, sorted, so that a prefix finds
-/// its words by binary search. The text is lowercased once; words are ranges of it.
-struct Words {
-    lower: String,
-    /// Each distinct word's start and end in `lower`, and its count.
-    counts: Vec<(u32, u32, u32)>,
-    length: u32,
+/// The question's terms, each counted once per text: the words a text is read for (a
+/// term's own word, or each word of a phrase, exactly), and which of them make each term.
+struct Probes<'q> {
+    /// The words looked for: the text and whether a word starting with it counts.
+    words: Vec<(&'q str, bool)>,
+    /// Per term (in the question's order), the indexes of its words in `words`: one for a
+    /// word, several for a phrase (counted as its rarest word: the candidates FTS5 found
+    /// for a phrase hold it as one).
+    terms: Vec<Vec<usize>>,
 }
 
-impl Words {
-    fn of(text: &str, weight: u32) -> Words {
-        let lower = text.to_lowercase();
-        let mut spans: Vec<(u32, u32)> = Vec::new();
-        let mut start = None;
-        for (at, c) in lower.char_indices() {
-            match (c.is_alphanumeric(), start) {
-                (true, None) => start = Some(at),
-                (false, Some(from)) => {
-                    spans.push((from as u32, at as u32));
-                    start = None;
+impl<'q> Probes<'q> {
+    fn of(terms: &[&'q Term]) -> Probes<'q> {
+        let mut probes = Probes {
+            words: Vec::new(),
+            terms: Vec::with_capacity(terms.len()),
+        };
+        for term in terms {
+            let words: Vec<(&'q str, bool)> = if term.is_phrase() {
+                term.text.split(' ').map(|word| (word, false)).collect()
+            } else {
+                vec![(term.text.as_str(), term.prefix)]
+            };
+            let indexes = words
+                .into_iter()
+                .map(|word| probes.index_of(word))
+                .collect();
+            probes.terms.push(indexes);
+        }
+        probes
+    }
+
+    /// Where `word` is among the words looked for, added when new.
+    fn index_of(&mut self, word: (&'q str, bool)) -> usize {
+        match self.words.iter().position(|seen| *seen == word) {
+            Some(index) => index,
+            None => {
+                self.words.push(word);
+                self.words.len() - 1
+            }
+        }
+    }
+
+    /// How often each term occurs in `text` (each word counting `weight` times), and how
+    /// many words the text has (times `weight`): one pass over its words.
+    fn count(&self, text: &str, weight: u32) -> Counted {
+        let mut found = vec![0u32; self.words.len()];
+        let mut length = 0u32;
+        let mut tally = |word: &str, same: fn(&str, &str) -> bool| {
+            length += weight;
+            for (index, (probe, prefix)) in self.words.iter().enumerate() {
+                let holds = if *prefix {
+                    word.len() >= probe.len()
+                        && word.is_char_boundary(probe.len())
+                        && same(&word[..probe.len()], probe)
+                } else {
+                    same(word, probe)
+                };
+                if holds {
+                    found[index] += weight;
                 }
-                _ => {}
+            }
+        };
+        if text.is_ascii() {
+            // Most text: cut and compared as bytes, without a lowercase copy.
+            for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+                if !word.is_empty() {
+                    tally(word, |a, b| a.eq_ignore_ascii_case(b));
+                }
+            }
+        } else {
+            for word in text.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
+                if !word.is_empty() {
+                    tally(word, |a, b| a == b);
+                }
             }
         }
-        if let Some(from) = start {
-            spans.push((from as u32, lower.len() as u32));
-        }
-        let length = spans.len() as u32 * weight;
-        let word = |(from, to): (u32, u32)| &lower[from as usize..to as usize];
-        spans.sort_unstable_by(|a, b| word(*a).cmp(word(*b)));
-        let mut counts: Vec<(u32, u32, u32)> = Vec::new();
-        for span in spans {
-            match counts.last_mut() {
-                Some((from, to, count)) if word((*from, *to)) == word(span) => *count += weight,
-                _ => counts.push((span.0, span.1, weight)),
-            }
-        }
-        Words {
-            lower,
-            counts,
+        Counted {
+            terms: (self.terms.iter())
+                .map(|words| words.iter().map(|&w| found[w]).min().unwrap_or(0))
+                .collect(),
             length,
         }
     }
+}
 
-    fn word(&self, (from, to, _): (u32, u32, u32)) -> &str {
-        &self.lower[from as usize..to as usize]
-    }
-
-    /// How often the term occurs (every word it starts, when a prefix; for a phrase, its
-    /// rarest word: the candidates FTS5 found for a phrase hold it as one).
-    fn count(&self, term: &Term) -> u32 {
-        if term.is_phrase() {
-            return (term.text.split(' '))
-                .map(|word| self.count_word(word, false))
-                .min()
-                .unwrap_or(0);
-        }
-        self.count_word(&term.text, term.prefix)
-    }
-
-    fn count_word(&self, text: &str, prefix: bool) -> u32 {
-        let start = self
-            .counts
-            .partition_point(|entry| self.word(*entry) < text);
-        self.counts[start..]
-            .iter()
-            .take_while(|entry| {
-                let word = self.word(**entry);
-                if prefix {
-                    word.starts_with(text)
-                } else {
-                    word == text
-                }
-            })
-            .map(|(_, _, count)| count)
-            .sum()
-    }
+/// What a text holds of the question's terms.
+struct Counted {
+    /// Per term, how often it occurs.
+    terms: Vec<u32>,
+    /// Its words, times the text's weight.
+    length: u32,
 }
 
 /// What each candidate holds of `question`.
 pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
     let concepts = question.concepts.len().max(1) as f64;
-    let read: Vec<(Words, Words)> = texts
+    // Every term of the question once, and per concept the indexes of its terms.
+    let terms: Vec<&Term> = (question.concepts.iter())
+        .flat_map(|concept| concept.terms.iter())
+        .collect();
+    let mut next = 0;
+    let of_concept: Vec<std::ops::Range<usize>> = (question.concepts.iter())
+        .map(|concept| {
+            next += concept.terms.len();
+            next - concept.terms.len()..next
+        })
+        .collect();
+    let probes = Probes::of(&terms);
+    let read: Vec<(Counted, Counted)> = texts
         .iter()
         .map(|text| {
             let mut end = text.body.len().min(READ_BYTES);
@@ -115,17 +142,17 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
                 end -= 1;
             }
             (
-                Words::of(&text.title, TITLE_WEIGHT),
-                Words::of(&text.body[..end], 1),
+                probes.count(&text.title, TITLE_WEIGHT),
+                probes.count(&text.body[..end], 1),
             )
         })
         .collect();
+    let count =
+        |(title, body): &(Counted, Counted), term: usize| title.terms[term] + body.terms[term];
     // BM25 on the question's own words (as written, or corrected) over the candidates: a
     // rare synonym must not outweigh the word itself.
-    let own: Vec<&Term> = question
-        .concepts
-        .iter()
-        .flat_map(|c| c.terms.iter().filter(|t| t.weight >= CORRECTION_WEIGHT))
+    let own: Vec<usize> = (0..terms.len())
+        .filter(|&term| terms[term].weight >= CORRECTION_WEIGHT)
         .collect();
     let average = read
         .iter()
@@ -134,11 +161,8 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
         / read.len().max(1) as f64;
     let documents = read.len() as f64;
     let mut bm25 = vec![0.0; read.len()];
-    for term in &own {
-        let counts: Vec<u32> = read
-            .iter()
-            .map(|(title, body)| title.count(term) + body.count(term))
-            .collect();
+    for &term in &own {
+        let counts: Vec<u32> = read.iter().map(|text| count(text, term)).collect();
         let holding = counts.iter().filter(|n| **n > 0).count() as f64;
         let idf = (1.0 + (documents - holding + 0.5) / (holding + 0.5)).ln();
         for (index, count) in counts.iter().enumerate() {
@@ -153,23 +177,17 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
         .iter()
         .zip(&read)
         .enumerate()
-        .map(|(index, (text, (title, body)))| {
-            let weights: Vec<f64> = question
-                .concepts
-                .iter()
-                .map(|concept| {
-                    concept
-                        .terms
-                        .iter()
-                        .filter(|term| title.count(term) + body.count(term) > 0)
-                        .map(|term| term.weight)
+        .map(|(index, (text, counted))| {
+            let weights: Vec<f64> = (of_concept.iter())
+                .map(|range| {
+                    (range.clone())
+                        .filter(|&term| count(counted, term) > 0)
+                        .map(|term| terms[term].weight)
                         .fold(0.0, f64::max)
                 })
                 .collect();
-            let in_title = question
-                .concepts
-                .iter()
-                .filter(|concept| concept.terms.iter().any(|term| title.count(term) > 0))
+            let in_title = (of_concept.iter())
+                .filter(|range| (*range).clone().any(|term| counted.0.terms[term] > 0))
                 .count() as f64;
             Held {
                 row: text.row,
@@ -194,19 +212,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_prefix_counts_every_word_it_starts_and_the_title_counts_more() {
-        let words = Words::of("Deployed the deploy; deployment later. Undeploy", 1);
+    fn a_prefix_counts_every_word_it_starts_a_phrase_its_rarest_word_and_the_title_more() {
         let term = |text: &str, prefix| Term {
             text: text.into(),
             prefix,
             weight: 1.0,
         };
-        assert_eq!(words.count(&term("deploy", true)), 3);
-        assert_eq!(words.count(&term("deploy", false)), 1);
-        assert_eq!(words.count(&term("zebra", true)), 0);
+        let (prefix, exact, absent) = (
+            term("deploy", true),
+            term("deploy", false),
+            term("zebra", true),
+        );
+        let phrase = term("load balancer", false);
+        let probes = Probes::of(&[&prefix, &exact, &absent, &phrase]);
+        let text = "Deployed the deploy; deployment later. Undeploy the load balancer, load it";
+        let counted = probes.count(text, 1);
+        assert_eq!(counted.terms, vec![3, 1, 0, 1]);
+        assert_eq!(counted.length, 11);
+        let title = probes.count("Deploy", TITLE_WEIGHT);
+        assert_eq!((title.terms[0], title.length), (5, 5));
+        // Text beyond ASCII is lowercased as Unicode and cut at its own letters.
+        let unicode = probes.count("Déploiement: DEPLOYÉ, deploy", 1);
         assert_eq!(
-            Words::of("Deploy", TITLE_WEIGHT).count(&term("deploy", true)),
-            5
+            (unicode.terms[0], unicode.terms[1], unicode.length),
+            (2, 1, 3)
         );
     }
 }

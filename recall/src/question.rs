@@ -375,18 +375,20 @@ fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
         4..=7 => 1,
         _ => 2,
     };
+    // One read of the words sharing its first letter answers both questions.
+    let first = word.chars().next()?;
+    let words = vocabulary.starting_with(first);
     for cut in 1..=3 {
         if length - cut < 4 {
             break;
         }
         let start: String = word.chars().take(length - cut).collect();
-        if vocabulary.holds(&start, false) {
+        if words.iter().any(|(held, _)| *held == start) {
             return Some(start);
         }
     }
-    let first = word.chars().next()?;
     let mut best: Option<(usize, u64, String)> = None;
-    for (candidate, documents) in vocabulary.starting_with(first) {
+    for (candidate, documents) in words {
         let other = candidate.chars().count();
         if other.abs_diff(length) > most || candidate == word {
             continue;

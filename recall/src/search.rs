@@ -1,22 +1,21 @@
 //! Answering a question: it is read against the index's vocabulary ([`Question`]), FTS5
-//! finds the candidates (those holding every word first, then those holding any), each
-//! candidate is checked for which of the question's words it holds and how well
-//! ([`holding`]), and the best are read whole in the order of their confidence ([`rank`]).
+//! finds each of its words' documents (unranked), those holding the most of the question
+//! are read and checked for which of its words they hold and how well ([`holding`]), and
+//! the best are read whole in the order of their confidence ([`rank`]).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use crate::holding::{self, Text};
 use crate::question::{Concept, Question, Term, Vocabulary, content_words};
 use crate::rank::{Ranked, rank};
 use crate::{RecallError, RecallStore, Source};
 
-/// Candidates each FTS5 query returns (those holding every word, those holding any).
+/// Candidates read whole and scored on what they hold (see [`holding`]).
 const CANDIDATES: usize = 30;
-/// Documents holding every word, per result asked for, that make asking for those holding
-/// any word needless.
-const ENOUGH_PER_RESULT: usize = 3;
 
 /// A search: the question, the filters, and how much recency counts against how well a
 /// document matches (0 = not at all, 1 = an old document scores nothing).
@@ -42,25 +41,50 @@ pub struct Found {
     pub unmatched: Vec<String>,
 }
 
-/// A document FTS5 found (best BM25 first): its row, source, title and end.
-struct Candidate {
-    row: i64,
-    source: Source,
-    title: String,
-    end_ms: u64,
+/// The index's words, as FTS5 finds them: each term is asked for once per search, and the
+/// documents holding it are kept for choosing the candidates.
+struct IndexVocabulary<'a> {
+    connection: &'a Connection,
+    found: RefCell<HashMap<TermKey, Rc<[i64]>>>,
 }
 
-/// The index's words, as FTS5 keeps them (`doc_vocab`).
-struct IndexVocabulary<'a>(&'a Connection);
+/// A term as looked up: its text, and whether words it starts count.
+type TermKey = (String, bool);
+
+impl<'a> IndexVocabulary<'a> {
+    fn new(connection: &'a Connection) -> Self {
+        Self {
+            connection,
+            found: RefCell::default(),
+        }
+    }
+
+    /// The rows of the documents holding `term` (a word it starts, when `prefix`; a
+    /// phrase as one), unranked.
+    fn rows(&self, term: &str, prefix: bool) -> rusqlite::Result<Rc<[i64]>> {
+        let key = (term.to_owned(), prefix);
+        if let Some(rows) = self.found.borrow().get(&key) {
+            return Ok(rows.clone());
+        }
+        let expression = quoted(&Term {
+            text: term.to_owned(),
+            prefix,
+            weight: 1.0,
+        });
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?1")?;
+        let rows: Rc<[i64]> = statement
+            .query_map([expression], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        self.found.borrow_mut().insert(key, rows.clone());
+        Ok(rows)
+    }
+}
 
 impl Vocabulary for IndexVocabulary<'_> {
     fn holds(&self, term: &str, prefix: bool) -> bool {
-        let first: Option<String> = self
-            .0
-            .prepare_cached("SELECT term FROM doc_vocab WHERE term >= ?1 ORDER BY term LIMIT 1")
-            .and_then(|mut statement| statement.query_row([term], |row| row.get(0)).optional())
-            .unwrap_or(None);
-        first.is_some_and(|found| found == term || (prefix && found.starts_with(term)))
+        self.rows(term, prefix).is_ok_and(|rows| !rows.is_empty())
     }
 
     fn starting_with(&self, first: char) -> Vec<(String, u64)> {
@@ -69,7 +93,7 @@ impl Vocabulary for IndexVocabulary<'_> {
         };
         let read = || -> rusqlite::Result<Vec<(String, u64)>> {
             let mut statement = self
-                .0
+                .connection
                 .prepare_cached("SELECT term, doc FROM doc_vocab WHERE term >= ?1 AND term < ?2")?;
             let rows = statement
                 .query_map(params![first.to_string(), next.to_string()], |row| {
@@ -85,7 +109,8 @@ impl RecallStore {
     /// The best `search.limit` documents for the question, each read whole with its
     /// confidence, best first; and how the question was read.
     pub fn search(&self, search: &Search) -> Result<Found, RecallError> {
-        let question = Question::read(&search.words, &IndexVocabulary(&self.connection));
+        let vocabulary = IndexVocabulary::new(&self.connection);
+        let question = Question::read(&search.words, &vocabulary);
         let mut found = Found {
             words: question.words(),
             read_as: question.read_as(),
@@ -96,7 +121,7 @@ impl RecallStore {
         if known.is_empty() {
             return Ok(found);
         }
-        let texts = self.texts(self.candidates(&known, search)?)?;
+        let texts = self.texts(&self.candidates(&known, &vocabulary, search)?)?;
         let held = holding::held(&question, &texts);
         for (held, confidence, weak) in rank(held, search.recency_bias, search.now_ms, search.limit)
         {
@@ -109,101 +134,117 @@ impl RecallStore {
         Ok(found)
     }
 
-    /// The documents holding every known concept, then (when those are few) any of them.
+    /// The documents to read: those holding the most of the known concepts, then (when
+    /// more hold as many than can be read) those holding more of them in their title, then
+    /// the most recently indexed. Each concept is one FTS5 query that returns its
+    /// documents unranked: what a document holds is read off its text afterwards, so
+    /// FTS5's own BM25 over every match, the larger part of a ranked query, is not needed.
     fn candidates(
         &self,
         known: &[&Concept],
+        vocabulary: &IndexVocabulary,
         search: &Search,
-    ) -> Result<Vec<Candidate>, RecallError> {
-        let every: Vec<String> = known.iter().map(|c| any_term(&c.terms)).collect();
-        let mut found = self.matching(&every.join(" AND "), search)?;
-        // Enough documents holding every word outrank any holding some (a lower coverage), and
-        // asking for those holding any word of a question of common words scores most of
-        // the index: it is asked only when the first are few.
-        if known.len() > 1 && found.len() < search.limit * ENOUGH_PER_RESULT {
-            for candidate in self.matching(&every.join(" OR "), search)? {
-                if !found.iter().any(|seen| seen.row == candidate.row) {
-                    found.push(candidate);
+    ) -> Result<Vec<i64>, RecallError> {
+        let mut held: HashMap<i64, Holds> = HashMap::new();
+        for concept in known {
+            let mut rows: Vec<i64> = if search.task_id.is_none() && search.source.is_none() {
+                // The terms' documents as the question's reading found them.
+                let mut rows = Vec::new();
+                for term in &concept.terms {
+                    let found = vocabulary.rows(&term.text, term.prefix);
+                    rows.extend_from_slice(&found.map_err(|e| self.fail(e))?);
+                }
+                rows
+            } else {
+                self.matching(&any_term(&concept.terms), search)?
+            };
+            rows.sort_unstable();
+            rows.dedup();
+            for row in rows {
+                held.entry(row).or_default().concepts += 1;
+            }
+        }
+        let most = held.values().map(|holds| holds.concepts).max().unwrap_or(0);
+        if held.values().filter(|holds| holds.concepts == most).count() > CANDIDATES {
+            for concept in known {
+                let in_title = format!("title : {}", any_term(&concept.terms));
+                for row in self.matching(&in_title, search)? {
+                    if let Some(holds) = held.get_mut(&row) {
+                        holds.in_title += 1;
+                    }
                 }
             }
         }
-        Ok(found)
+        let mut rows: Vec<(i64, Holds)> = held.into_iter().collect();
+        rows.sort_unstable_by(|(a_row, a), (b_row, b)| {
+            (b.concepts, b.in_title, b_row).cmp(&(a.concepts, a.in_title, a_row))
+        });
+        rows.truncate(CANDIDATES);
+        Ok(rows.into_iter().map(|(row, _)| row).collect())
     }
 
-    /// The candidates' text, for what they hold of the question.
-    fn texts(&self, candidates: Vec<Candidate>) -> Result<Vec<Text>, RecallError> {
-        let rows = serde_json::to_string(&candidates.iter().map(|c| c.row).collect::<Vec<_>>())
-            .expect("rows serialise");
+    /// The candidates' text, for what they hold of the question, in the order of `rows`.
+    fn texts(&self, rows: &[i64]) -> Result<Vec<Text>, RecallError> {
+        let wanted = serde_json::to_string(rows).expect("rows serialise");
         let mut statement = self
             .connection
             .prepare_cached(
-                "SELECT id, body FROM doc WHERE id IN (SELECT value FROM json_each(?1))",
+                "SELECT id, source, title, end_ms, body FROM doc
+                 WHERE id IN (SELECT value FROM json_each(?1))",
             )
             .map_err(|e| self.fail(e))?;
-        let mut bodies: HashMap<i64, String> = statement
-            .query_map([rows], |row| Ok((row.get(0)?, row.get(1)?)))
+        let mut texts: HashMap<i64, Text> = statement
+            .query_map([wanted], |row| {
+                Ok(Text {
+                    row: row.get(0)?,
+                    source: Source::parse(&row.get::<_, String>(1)?).unwrap_or(Source::Task),
+                    title: row.get(2)?,
+                    end_ms: row.get::<_, i64>(3)? as u64,
+                    body: row.get(4)?,
+                })
+            })
             .map_err(|e| self.fail(e))?
+            .map(|text| text.map(|text| (text.row, text)))
             .collect::<Result<_, _>>()
             .map_err(|e| self.fail(e))?;
-        Ok(candidates
-            .into_iter()
-            .map(|candidate| Text {
-                body: bodies.remove(&candidate.row).unwrap_or_default(),
-                row: candidate.row,
-                source: candidate.source,
-                end_ms: candidate.end_ms,
-                title: candidate.title,
-            })
-            .collect())
+        Ok(rows.iter().filter_map(|row| texts.remove(row)).collect())
     }
 
-    /// The documents that match the FTS5 `expression`, best BM25 first, within the filters.
-    ///
-    /// Without a filter FTS5 ranks and cuts the list itself (`ORDER BY rank`), and only the
-    /// candidates kept are joined to their documents; a filter needs every match joined first.
-    /// Both statements take the same four parameters (SQLite numbers them up to the highest
-    /// used, so the first leaves `?2` and `?3` unread).
-    fn matching(&self, expression: &str, search: &Search) -> Result<Vec<Candidate>, RecallError> {
-        let sql = if search.task_id.is_none() && search.source.is_none() {
-            "SELECT doc.id, doc.title, doc.end_ms, doc.source
-             FROM (SELECT rowid, rank FROM doc_fts
-                   WHERE doc_fts MATCH ?1 AND rank MATCH 'bm25(5.0, 1.0)'
-                   ORDER BY rank LIMIT ?4) AS ranked
-             JOIN doc ON doc.id = ranked.rowid
-             ORDER BY ranked.rank"
-        } else {
-            "SELECT doc.id, doc.title, doc.end_ms, doc.source, bm25(doc_fts, 5.0, 1.0) AS score
-             FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
-             WHERE doc_fts MATCH ?1
-               AND (?2 IS NULL OR doc.task_id = ?2)
-               AND (?3 IS NULL OR doc.source = ?3)
-             ORDER BY score LIMIT ?4"
+    /// The rows of the documents that match the FTS5 `expression` within the filters,
+    /// unranked.
+    fn matching(&self, expression: &str, search: &Search) -> Result<Vec<i64>, RecallError> {
+        let rows = |sql: &str, parameters: &[&dyn rusqlite::ToSql]| {
+            let mut statement = self.connection.prepare_cached(sql)?;
+            let rows = statement.query_map(parameters, |row| row.get(0))?;
+            rows.collect::<Result<Vec<i64>, _>>()
         };
-        let mut statement = self
-            .connection
-            .prepare_cached(sql)
-            .map_err(|e| self.fail(e))?;
-        let rows = statement
-            .query_map(
+        let found = if search.task_id.is_none() && search.source.is_none() {
+            rows(
+                "SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?1",
+                params![expression],
+            )
+        } else {
+            rows(
+                "SELECT doc.id FROM doc_fts JOIN doc ON doc.id = doc_fts.rowid
+                 WHERE doc_fts MATCH ?1
+                   AND (?2 IS NULL OR doc.task_id = ?2)
+                   AND (?3 IS NULL OR doc.source = ?3)",
                 params![
                     expression,
                     search.task_id,
-                    search.source.map(Source::as_str),
-                    CANDIDATES as i64
+                    search.source.map(Source::as_str)
                 ],
-                |row| {
-                    Ok(Candidate {
-                        row: row.get(0)?,
-                        title: row.get(1)?,
-                        end_ms: row.get::<_, i64>(2)? as u64,
-                        source: Source::parse(&row.get::<_, String>(3)?).unwrap_or(Source::Task),
-                    })
-                },
             )
-            .map_err(|e| self.fail(e))?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.fail(e))
+        };
+        found.map_err(|e| self.fail(e))
     }
+}
+
+/// How much of the question a document holds, as its concepts' FTS5 queries found.
+#[derive(Clone, Copy, Default)]
+struct Holds {
+    concepts: usize,
+    in_title: usize,
 }
 
 /// A term as FTS5 syntax: quoted (no character of it is FTS5 syntax), a prefix when it is.
