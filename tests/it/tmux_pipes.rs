@@ -1,9 +1,9 @@
 //! tmux panes told by tmux (`pipe-pane` into a FIFO of the daemon's), against a real tmux
 //! server of the test's own: a wait wakes on the pane's line with its poll a minute away; a
-//! pane the user pipes already is left alone and polled; and the tmux server survives panes
-//! being piped while sessions come and go (the loop that crashes Debian's tmux 3.3a under
-//! control-mode clients). That lookout closes its own pipe when the pane's waits end is not
-//! asserted here: it failed now and then in the full suite, cause not yet found.
+//! pane the user pipes already is left alone and polled; lookout closes its own pipe once
+//! nobody watches (after output, or before any), and a dead daemon's pipe ends at the pane's
+//! next writes; and the tmux server survives panes being piped while sessions come and go (the
+//! loop that crashes Debian's tmux 3.3a under control-mode clients).
 
 use std::time::Duration;
 
@@ -41,6 +41,30 @@ fn piped(tmux: &Tmux, pane: &str) -> bool {
 fn fifos(daemon_dir: &std::path::Path) -> usize {
     std::fs::read_dir(daemon_dir.join("tmux-pipes"))
         .map(|entries| entries.count())
+        .unwrap_or(0)
+}
+
+/// How many processes hold one of the daemon's FIFOs open (the daemon reading, and each
+/// pipe's `cat` writing); a FIFO removed already (an ended pipe's `cat` still exiting) does
+/// not count.
+fn processes_holding_fifos(daemon_dir: &std::path::Path) -> usize {
+    let pipes = daemon_dir.join("tmux-pipes");
+    let holds = |pid: &std::path::Path| {
+        std::fs::read_dir(pid.join("fd")).is_ok_and(|fds| {
+            fds.flatten().any(|fd| {
+                std::fs::read_link(fd.path())
+                    .is_ok_and(|target| target.starts_with(&pipes) && target.exists())
+            })
+        })
+    };
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|entry| entry.file_name().to_string_lossy().parse::<u32>().is_ok())
+                .filter(|entry| holds(&entry.path()))
+                .count()
+        })
         .unwrap_or(0)
 }
 
@@ -84,6 +108,54 @@ async fn a_pane_wakes_its_wait_as_it_writes_and_a_pane_the_user_pipes_is_left_al
     })
     .await;
     assert!(piped(&tmux, "theirs"));
+
+    // Nobody watches "echo" any more: its pipe, still lookout's own, is closed and its FIFO
+    // removed; the pane can be followed again at once.
+    wait_until("the pipe closed", PATIENCE, async || !piped(&tmux, "echo")).await;
+    wait_until("the FIFO removed", PATIENCE, async || {
+        fifos(dir.path()) == 0
+    })
+    .await;
+    let again = wait_on(&mut client, "echo", "got again", 60).await;
+    wait_until("piped again", PATIENCE, async || piped(&tmux, "echo")).await;
+    tmux.run(&["send-keys", "-t", "echo", "again", "Enter"]);
+    wait_until("woken by the pane again", PATIENCE, async || {
+        status(&mut client, &again).await == "resolved"
+    })
+    .await;
+
+    // A wait that ends before the pane wrote a thing: lookout's `cat` is there and quiet, so
+    // the pipe is still its own and is closed.
+    wait_until("closed after the second wait", PATIENCE, async || {
+        !piped(&tmux, "echo")
+    })
+    .await;
+    let quiet = wait_on(&mut client, "echo", "never printed", 60).await;
+    wait_until("the pipe's cat opened the FIFO", PATIENCE, async || {
+        processes_holding_fifos(dir.path()) >= 2
+    })
+    .await;
+    ok(&mut client, "wait_cancel", json!({"wait_id": quiet})).await;
+    wait_until("the quiet pipe closed", PATIENCE, async || {
+        !piped(&tmux, "echo")
+    })
+    .await;
+
+    // A daemon that dies closes nothing: its pipe ends as the pane writes (`cat` dies writing
+    // into a FIFO nobody reads; tmux notices at the write after).
+    wait_on(&mut client, "echo", "never printed", 60).await;
+    wait_until("piped for the last wait", PATIENCE, async || {
+        piped(&tmux, "echo")
+    })
+    .await;
+    drop(client);
+    drop(daemon);
+    wait_until("tmux closed the pipe itself", PATIENCE, async || {
+        tmux.run(&["send-keys", "-t", "echo", "bye", "Enter"]);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        !piped(&tmux, "echo")
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

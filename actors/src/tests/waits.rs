@@ -1205,6 +1205,37 @@ async fn a_target_that_tells_its_changes_is_read_at_once_and_polled_when_it_stop
     eventually("read at the poll", async || resolved(&id).await).await;
 }
 
+/// A wait that ends while its target is being read: its Watcher is stopped mid-capture,
+/// and nothing follows the target's changes any more (a follower left behind would keep a
+/// tmux pane piped, a file watched, after every wait on it ended).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_ended_while_its_target_is_read_stops_following_the_target() {
+    let waits = start(None).await;
+    let tree = waits.tree();
+    let target = (waits.sources).told_target("pty:s-slow", Content::text("step 1"));
+    let wait = wait_for(
+        "pty:s-slow",
+        "wake me when 'ALL DONE' is printed",
+        300,
+        None,
+    );
+    let id = tree.smart_wait(wait).await.unwrap().record.id;
+    waits.advance(POLL).await;
+    assert!(target.listeners() > 0, "the target is followed");
+    // Told of a change, the Watcher starts a read that takes a minute.
+    target.slow_captures(Duration::from_secs(60));
+    let read = target.captures();
+    target.show(Content::text("step 2"));
+    eventually("a read under way", async || target.captures() > read).await;
+    tree.wait_cancel(id, Some("done another way".into()))
+        .await
+        .unwrap();
+    eventually("nobody follows the target", async || {
+        target.listeners() == 0
+    })
+    .await;
+}
+
 /// A window whose source tells every change (X11 under DAMAGE) is not read while it is
 /// still: its polls cost no capture until it changes, until [`READ_ANYWAY_AFTER`] passed
 /// since its last read, or until the floor judges it again; once the source stops telling,

@@ -38,6 +38,8 @@ struct ScriptState {
     changes: Option<watch::Sender<u64>>,
     /// Says it tells every change (a window under DAMAGE: `told_window`).
     tells_every_change: bool,
+    /// How long each capture takes (`slow_captures`).
+    capture_delay: Duration,
 }
 
 impl ScriptedTarget {
@@ -49,6 +51,7 @@ impl ScriptedTarget {
             panic_next: false,
             changes: None,
             tells_every_change: false,
+            capture_delay: Duration::ZERO,
         };
         Self {
             state: Arc::new(Mutex::new(state)),
@@ -86,6 +89,19 @@ impl ScriptedTarget {
     pub fn captures(&self) -> u64 {
         self.lock().captures
     }
+
+    /// From now on each capture takes this long.
+    pub fn slow_captures(&self, delay: Duration) {
+        self.lock().capture_delay = delay;
+    }
+
+    /// How many follow the target's changes (a Watcher's follower, a feed).
+    pub fn listeners(&self) -> usize {
+        self.lock()
+            .changes
+            .as_ref()
+            .map_or(0, watch::Sender::receiver_count)
+    }
 }
 
 struct ScriptedSource {
@@ -112,6 +128,7 @@ impl Source for ScriptedSource {
     }
 
     fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
+        let delay = self.target.lock().capture_delay;
         let outcome = {
             let mut state = self.target.lock();
             state.captures += 1;
@@ -124,7 +141,12 @@ impl Source for ScriptedSource {
                 None => Ok(state.current.clone()),
             }
         };
-        Box::pin(async move { outcome })
+        Box::pin(async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            outcome
+        })
     }
 }
 

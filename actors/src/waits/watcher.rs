@@ -140,8 +140,21 @@ pub struct WatcherState {
     round: u64,
     /// The feed's capture this Watcher looked at last.
     feed_seq: u64,
-    /// Polls the wait whenever its target's source says it changed (see [`follow_changes`]).
-    follower: Option<JoinHandle<()>>,
+    /// Polls the wait whenever its target's source says it changed (see [`follow_changes`]);
+    /// held for its drop.
+    _follower: Option<Follower>,
+}
+
+/// The task that follows a source's changes, ended with the Watcher's state however the
+/// Watcher ends: one killed mid-poll (its wait's actor stopping) runs no `post_stop`, and a
+/// follower left running would hold the source's count of changes, so the source would go
+/// on being told (a tmux pane kept piped) after every wait on it ended.
+struct Follower(JoinHandle<()>);
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl Actor for WatcherActor {
@@ -157,9 +170,9 @@ impl Actor for WatcherActor {
         let follower = args
             .feed
             .changes()
-            .map(|changes| follow_changes(args.wait.clone(), changes));
+            .map(|changes| Follower(follow_changes(args.wait.clone(), changes)));
         Ok(WatcherState {
-            follower,
+            _follower: follower,
             wait: args.wait,
             feed: args.feed,
             gate: args.gate,
@@ -182,9 +195,6 @@ impl Actor for WatcherActor {
         state: &mut WatcherState,
     ) -> Result<(), ActorProcessingErr> {
         state.directory.timers().cancel(&probe_timer(&myself));
-        if let Some(follower) = state.follower.take() {
-            follower.abort();
-        }
         Ok(())
     }
 

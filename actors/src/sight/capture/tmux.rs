@@ -9,9 +9,9 @@
 //!
 //! The pipe touches as little of the user's tmux as it can: a pane the user pipes already
 //! (`#{pane_pipe}`) is left alone and polled. When its waits end, the source closes the
-//! pipe only if it is still its own: its `cat` wrote into the FIFO and has not left it (a
-//! pipe the user opened over it would have ended that `cat`, which the FIFO reads as its
-//! end). A daemon that stopped or crashed closes nothing: its `cat` dies at the pane's next
+//! pipe only if it is still its own: its `cat` is still connected to the FIFO (a pipe the
+//! user opened over it, or closed, would have ended that `cat`, which the FIFO reads as its
+//! end); output written meanwhile and not read yet does not hide that. A daemon that stopped or crashed closes nothing: its `cat` dies at the pane's next
 //! write (a FIFO nobody reads) and tmux closes the pipe at the write after. Not a
 //! control-mode client: Debian's tmux 3.3a server crashes when read-only control clients
 //! attach while sessions are being made, which a full-tier test now repeats against pipes.
@@ -37,6 +37,11 @@ const TMUX_SCROLLBACK_LINES: u32 = 200;
 const TMUX_OUTPUT_BYTES: usize = 1024 * 1024;
 /// How long `tmux capture-pane` may take.
 const TMUX_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How often, and how far apart, a follow that ends looks for a pipe's `cat` that has not
+/// opened its FIFO yet, before leaving the pipe to end on its own.
+const CAT_ARRIVAL_CHECKS: usize = 40;
+const CAT_ARRIVAL_SPACING: Duration = Duration::from_millis(50);
 
 /// Tells the FIFOs of one daemon apart (two feeds may follow one pane under two names).
 static NEXT_PIPE: AtomicU64 = AtomicU64::new(1);
@@ -158,7 +163,12 @@ async fn follow_pane(
     }
     let fifo = Fifo::make(pipes, id)?;
     let pipe = fifo.open()?;
-    let command = format!("exec cat > '{}'", fifo.path.display());
+    // A `cat` that starts after the follow ended (and removed its FIFO) must not write the
+    // pane into a file of that name: it exits, and tmux closes the pipe.
+    let command = format!(
+        "[ -p '{path}' ] && exec cat > '{path}'",
+        path = fifo.path.display()
+    );
     let opened = spawner
         .run(tmux(&["pipe-pane", "-o", "-t", id, &command]))
         .await
@@ -167,9 +177,8 @@ async fn follow_pane(
         return Err(opened.failure(TMUX_TIMEOUT));
     }
     let mut written = vec![0u8; 16 * 1024];
-    // Whether this follow's `cat` wrote: then, until the FIFO reads as ended, the pane's pipe
-    // is this follow's own.
-    let mut own = false;
+    // Whether the pipe's `cat` has written into the FIFO (it came).
+    let mut came = false;
     loop {
         tokio::select! {
             ready = pipe.readable() => {
@@ -177,7 +186,7 @@ async fn follow_pane(
                 match rustix::io::read(pipe.get_ref(), &mut written[..]) {
                     Ok(0) => return Err("the pane's pipe ended (closed, or another opened)".into()),
                     Ok(_) => {
-                        own = true;
+                        came = true;
                         tell_changed(tell);
                     }
                     Err(rustix::io::Errno::AGAIN) => ready.clear_ready(),
@@ -188,16 +197,59 @@ async fn follow_pane(
             () = tell.closed() => break,
         }
     }
-    if own {
-        let closed = spawner.run(tmux(&["pipe-pane", "-t", id])).await;
-        if !closed.is_ok_and(|outcome| outcome.succeeded()) {
-            tracing::debug!(
-                pane,
-                "closing the pane's pipe failed: it ends at its next writes"
-            );
-        }
+    if !still_ours(&pipe, came).await {
+        tracing::debug!(
+            pane,
+            "the pane's waits ended; its pipe is not lookout's any more"
+        );
+        return Ok(());
+    }
+    let closed = spawner.run(tmux(&["pipe-pane", "-t", id])).await;
+    if closed.is_ok_and(|outcome| outcome.succeeded()) {
+        tracing::debug!(pane, "the pane's waits ended; its pipe is closed");
+    } else {
+        tracing::debug!(
+            pane,
+            "closing the pane's pipe failed: it ends at its next writes"
+        );
     }
     Ok(())
+}
+
+/// Whether the pane's pipe is still the follow's own: its `cat` is connected to the FIFO (a
+/// pipe the user opened over it, or closed, ended that `cat`). A `cat` that has not come yet
+/// (the waits ended moments after the pipe opened) is waited for a little; one that came
+/// and left is not.
+async fn still_ours(pipe: &AsyncFd<OwnedFd>, came: bool) -> bool {
+    for _ in 0..CAT_ARRIVAL_CHECKS {
+        match writer_of(pipe) {
+            Writer::Connected => return true,
+            Writer::Gone if came => return false,
+            Writer::Gone => tokio::time::sleep(CAT_ARRIVAL_SPACING).await,
+        }
+    }
+    false
+}
+
+/// Whether a FIFO has a writer now.
+enum Writer {
+    Connected,
+    /// It left, or never came: the FIFO reads as ended.
+    Gone,
+}
+
+/// Reads and throws away what the FIFO's writer wrote and nobody read yet, until the FIFO
+/// says it would block (a writer is there) or reads as ended.
+fn writer_of(pipe: &AsyncFd<OwnedFd>) -> Writer {
+    let mut written = [0u8; 4096];
+    loop {
+        match rustix::io::read(pipe.get_ref(), &mut written[..]) {
+            Ok(0) => return Writer::Gone,
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(rustix::io::Errno::AGAIN) => return Writer::Connected,
+            Err(_) => return Writer::Gone,
+        }
+    }
 }
 
 /// Makes the folder of the panes' FIFOs (the user's alone) and removes those a daemon
