@@ -1,11 +1,14 @@
 //! A question as the index reads it: its content words, each a [`Concept`] matched by the
 //! word in any form ("renewed" finds "renewal"), by its synonyms and abbreviations, by the
 //! things of a kind it names ([`crate::synonyms`]), and — when none of those is anywhere in
-//! the index — by the nearest word the index holds (a typo: "postgress" → "postgres").
+//! the index — by the nearest word the index holds (a typo: "postgress" → "postgres"), or
+//! else by the nearest word of the curated tables when the index holds that word's synonyms
+//! or members ("kuberentes" → kubernetes, found as kubectl and pods).
 //! Reading a question asks the index's [`Vocabulary`]; the rest is pure.
 
 use crate::synonyms::{
-    KIND_WEIGHT, PHRASES, SYNONYM_WEIGHT, members_of, phrases_of, synonyms_of, word_of_phrase,
+    KIND_WEIGHT, PHRASES, SYNONYM_WEIGHT, curated_words, members_of, phrases_of, synonyms_of,
+    word_of_phrase,
 };
 
 /// How much a corrected word counts beside a word spelled as the index holds it.
@@ -33,6 +36,7 @@ const COMMON: &[&str] = &[
     "for",
     "last",
     "time",
+    "take",
     "what",
     "when",
     "where",
@@ -285,6 +289,15 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         });
         add_related(&mut terms, &nearest, CORRECTION_WEIGHT);
         corrected = Some(nearest);
+    } else if !known && let Some(nearest) = nearest_curated_word(&word) {
+        // A misspelt word the index holds only by its synonyms or its kind's members
+        // ("kuberentes" → kubernetes → kubectl, pods).
+        let mut related = vec![term_for(nearest, CORRECTION_WEIGHT)];
+        add_related(&mut related, nearest, CORRECTION_WEIGHT);
+        if related.iter().any(|term| holds(vocabulary, term)) {
+            terms.extend(related);
+            corrected = Some(nearest.to_owned());
+        }
     }
     Concept {
         known: known || corrected.is_some(),
@@ -387,6 +400,17 @@ fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
             return Some(start);
         }
     }
+    nearest_by_edits(word, most, words)
+}
+
+/// The word among `words` (each with how many documents hold it) within `most` edits of
+/// `word`, the nearest, then the more common; `word` itself is not one.
+fn nearest_by_edits(
+    word: &str,
+    most: usize,
+    words: impl IntoIterator<Item = (String, u64)>,
+) -> Option<String> {
+    let length = word.chars().count();
     let mut best: Option<(usize, u64, String)> = None;
     for (candidate, documents) in words {
         let other = candidate.chars().count();
@@ -405,6 +429,22 @@ fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
         }
     }
     best.map(|(_, _, word)| word)
+}
+
+/// The word of the curated tables ([`crate::synonyms`]) nearest to `word`, by the edits
+/// [`nearest_word`] allows.
+fn nearest_curated_word(word: &str) -> Option<&'static str> {
+    let most = match word.chars().count() {
+        0..=3 => return None,
+        4..=7 => 1,
+        _ => 2,
+    };
+    let first = word.chars().next()?;
+    let words = curated_words()
+        .filter(|known| known.starts_with(first))
+        .map(|known| (known.to_owned(), 0));
+    let nearest = nearest_by_edits(word, most, words)?;
+    curated_words().find(|known| *known == nearest)
 }
 
 /// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`.
@@ -456,6 +496,43 @@ mod tests {
                 .map(|(w, n)| (w.to_string(), *n))
                 .collect()
         }
+    }
+
+    #[test]
+    fn how_long_asks_for_a_duration_and_take_is_framing() {
+        let index = Words(vec![("restore", 3), ("took", 2), ("minutes", 5)]);
+        let question = Question::read("how long did the restore take?", &index);
+        assert_eq!(question.words(), ["how long", "restore"]);
+        let duration = &question.concepts[0];
+        assert!(duration.known);
+        let texts: Vec<&str> = duration.terms.iter().map(|t| t.text.as_str()).collect();
+        for word in ["took", "elaps", "minute", "hour"] {
+            assert!(
+                texts.iter().any(|t| t.starts_with(word)),
+                "{word} in {texts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_typo_of_a_curated_word_the_index_holds_only_by_its_relatives_is_read_as_it() {
+        // The index holds kubectl and pods, never "kubernetes" itself.
+        let index = Words(vec![("kubectl", 1), ("pods", 2), ("autoscale", 1)]);
+        let question = Question::read("kuberentes autoscale", &index);
+        assert_eq!(question.read_as(), ["kuberentes → kubernetes"]);
+        assert!(question.unmatched().is_empty());
+        let texts: Vec<&str> = (question.concepts[0].terms.iter())
+            .map(|t| t.text.as_str())
+            .collect();
+        assert!(
+            texts.contains(&"kubectl") && texts.contains(&"pod"),
+            "{texts:?}"
+        );
+        // Nothing of it in the index: the word is unmatched, not read as anything.
+        let bare = Words(vec![("autoscale", 1)]);
+        let question = Question::read("kuberentes autoscale", &bare);
+        assert!(question.read_as().is_empty());
+        assert_eq!(question.unmatched(), ["kuberentes"]);
     }
 
     #[test]

@@ -90,6 +90,7 @@ const GROUPS: &[&[&str]] = &[
     &["2fa", "mfa", "totp", "otp"],
     &["sso", "saml", "oidc"],
     &["wal", "journal"],
+    &["duration", "took", "elapsed"],
 ];
 
 /// Phrases and the one word each is also written as.
@@ -116,6 +117,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("hard drive", "disk"),
     ("hard disk", "disk"),
     ("name server", "nameserver"),
+    // A question's framing: "how long did the restore take?" asks for a duration.
+    ("how long", "duration"),
 ];
 
 /// A general word, and the specific things of its kind (one way only: "database" finds
@@ -149,6 +152,11 @@ const KINDS: &[(&str, &[&str])] = &[
         &["haproxy", "nginx", "traefik", "envoy", "elb"],
     ),
     ("laptop", &["thinkpad", "macbook", "xps"]),
+    ("duration", &["minutes", "hours", "seconds"]),
+    (
+        "kubernetes",
+        &["pod", "pods", "helm", "kubelet", "ingress", "hpa"],
+    ),
 ];
 
 /// The words that mean the same as `word` (itself excluded), from every group it is in.
@@ -180,6 +188,18 @@ pub fn members_of(word: &str) -> Vec<&'static str> {
 }
 
 /// The word a phrase is also written as (`phrase` its words, one space apart).
+/// Every single word of the tables: the groups' words, the kinds and their members, and
+/// the words phrases stand for (what a misspelt word may be read as when the index holds it
+/// only by a synonym or a member).
+pub fn curated_words() -> impl Iterator<Item = &'static str> {
+    (GROUPS.iter().flat_map(|group| group.iter().copied()))
+        .chain(
+            (KINDS.iter())
+                .flat_map(|(kind, members)| std::iter::once(*kind).chain(members.iter().copied())),
+        )
+        .chain(PHRASES.iter().map(|(_, word)| *word))
+}
+
 pub fn word_of_phrase(phrase: &str) -> Option<&'static str> {
     PHRASES
         .iter()
