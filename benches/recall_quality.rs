@@ -55,7 +55,13 @@ fn run(file: &Path, verbose: bool) {
 fn main() {
     let verbose = std::env::args().any(|arg| arg == "--verbose");
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/recall-quality");
-    for file in ["history.json", "held-out.json", "unseen.json", "blind.json"] {
+    for file in [
+        "history.json",
+        "held-out.json",
+        "unseen.json",
+        "blind.json",
+        "fresh.json",
+    ] {
         run(&folder.join(file), verbose);
     }
 }
