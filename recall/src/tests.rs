@@ -418,3 +418,43 @@ fn the_committed_histories_are_answered_well() {
         );
     }
 }
+
+/// More documents hold every word of the question than are read: those holding more of it
+/// in their title are read first, then the newest, so an old task named for the question is
+/// not lost behind forty newer ones that merely mention it.
+#[test]
+fn when_more_documents_tie_than_are_read_the_title_and_then_recency_choose() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
+    let named = document(
+        "t-named",
+        "Renew the wildcard certificate",
+        "certbot renew with the dns challenge",
+        NOW - 40 * DAY_MS,
+    );
+    store.put(&[named]).unwrap();
+    let mentions: Vec<Document> = (0..40)
+        .map(|n| {
+            document(
+                &format!("t-{n}"),
+                &format!("Weekly chores {n}"),
+                "checked the certificate expiry and the backups",
+                NOW - n * 3_600_000,
+            )
+        })
+        .collect();
+    store.put(&mentions).unwrap();
+    let found = store.search(&search("certificate", 0.0)).unwrap();
+    assert_eq!(
+        keys(&found.results)[0],
+        "t-named",
+        "{:?}",
+        keys(&found.results)
+    );
+    // Without the title, the newest of those holding the word are the ones read.
+    let found = store.search(&search("expiry", 0.0)).unwrap();
+    assert_eq!(found.results.len(), 3);
+    for result in &found.results {
+        assert!(result.document.end_ms >= NOW - 40 * 3_600_000);
+    }
+}
