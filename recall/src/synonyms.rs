@@ -91,6 +91,27 @@ const GROUPS: &[&[&str]] = &[
     &["sso", "saml", "oidc"],
     &["wal", "journal"],
     &["duration", "took", "elapsed"],
+    &[
+        "alert",
+        "alerts",
+        "alerting",
+        "alarm",
+        "alarms",
+        "page",
+        "paged",
+        "paging",
+        "pagerduty",
+        "opsgenie",
+        "oncall",
+    ],
+    &[
+        "invoice",
+        "invoices",
+        "invoicing",
+        "billing",
+        "bill",
+        "bills",
+    ],
 ];
 
 /// Phrases and the one word each is also written as.
@@ -119,6 +140,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("name server", "nameserver"),
     // A question's framing: "how long did the restore take?" asks for a duration.
     ("how long", "duration"),
+    ("on call", "oncall"),
 ];
 
 /// A general word, and the specific things of its kind (one way only: "database" finds
