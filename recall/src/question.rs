@@ -383,11 +383,7 @@ pub fn stem(word: &str) -> String {
 /// on a tie; `None` for shorter words or when none is near.
 fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     let length = word.chars().count();
-    let most = match length {
-        0..=3 => return None,
-        4..=7 => 1,
-        _ => 2,
-    };
+    let most = edits_allowed(word)?;
     // One read of the words sharing its first letter answers both questions.
     let first = word.chars().next()?;
     let words = vocabulary.starting_with(first);
@@ -403,21 +399,31 @@ fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     nearest_by_edits(word, most, words)
 }
 
+/// How many edits a word may be from the word it is read as: none below four letters, one
+/// for four to seven, two from eight.
+fn edits_allowed(word: &str) -> Option<usize> {
+    match word.chars().count() {
+        0..=3 => None,
+        4..=7 => Some(1),
+        _ => Some(2),
+    }
+}
+
 /// The word among `words` (each with how many documents hold it) within `most` edits of
 /// `word`, the nearest, then the more common; `word` itself is not one.
-fn nearest_by_edits(
+fn nearest_by_edits<W: AsRef<str>>(
     word: &str,
     most: usize,
-    words: impl IntoIterator<Item = (String, u64)>,
-) -> Option<String> {
+    words: impl IntoIterator<Item = (W, u64)>,
+) -> Option<W> {
     let length = word.chars().count();
-    let mut best: Option<(usize, u64, String)> = None;
+    let mut best: Option<(usize, u64, W)> = None;
     for (candidate, documents) in words {
-        let other = candidate.chars().count();
-        if other.abs_diff(length) > most || candidate == word {
+        let text = candidate.as_ref();
+        if text.chars().count().abs_diff(length) > most || text == word {
             continue;
         }
-        let distance = edit_distance(word, &candidate);
+        let distance = edit_distance(word, text);
         if distance > most {
             continue;
         }
@@ -434,17 +440,12 @@ fn nearest_by_edits(
 /// The word of the curated tables ([`crate::synonyms`]) nearest to `word`, by the edits
 /// [`nearest_word`] allows.
 fn nearest_curated_word(word: &str) -> Option<&'static str> {
-    let most = match word.chars().count() {
-        0..=3 => return None,
-        4..=7 => 1,
-        _ => 2,
-    };
+    let most = edits_allowed(word)?;
     let first = word.chars().next()?;
     let words = curated_words()
         .filter(|known| known.starts_with(first))
-        .map(|known| (known.to_owned(), 0));
-    let nearest = nearest_by_edits(word, most, words)?;
-    curated_words().find(|known| *known == nearest)
+        .map(|known| (known, 0));
+    nearest_by_edits(word, most, words)
 }
 
 /// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`.

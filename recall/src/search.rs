@@ -29,6 +29,13 @@ pub struct Search {
     pub now_ms: u64,
 }
 
+impl Search {
+    /// Whether it is narrowed to one task or one source.
+    fn is_filtered(&self) -> bool {
+        self.task_id.is_some() || self.source.is_some()
+    }
+}
+
 /// What a search found, and how it read the question.
 #[derive(Clone, Debug, Default)]
 pub struct Found {
@@ -147,7 +154,7 @@ impl RecallStore {
     ) -> Result<Vec<i64>, RecallError> {
         let mut held: HashMap<i64, Holds> = HashMap::new();
         for concept in known {
-            let mut rows: Vec<i64> = if search.task_id.is_none() && search.source.is_none() {
+            let mut rows: Vec<i64> = if !search.is_filtered() {
                 // The terms' documents as the question's reading found them.
                 let mut rows = Vec::new();
                 for term in &concept.terms {
@@ -218,7 +225,7 @@ impl RecallStore {
             let rows = statement.query_map(parameters, |row| row.get(0))?;
             rows.collect::<Result<Vec<i64>, _>>()
         };
-        let found = if search.task_id.is_none() && search.source.is_none() {
+        let found = if !search.is_filtered() {
             rows(
                 "SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?1",
                 params![expression],

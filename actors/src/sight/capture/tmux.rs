@@ -11,8 +11,9 @@
 //! (`#{pane_pipe}`) is left alone and polled. When its waits end, the source closes the
 //! pipe only if it is still its own: its `cat` is still connected to the FIFO (a pipe the
 //! user opened over it, or closed, would have ended that `cat`, which the FIFO reads as its
-//! end); output written meanwhile and not read yet does not hide that. A daemon that stopped or crashed closes nothing: its `cat` dies at the pane's next
-//! write (a FIFO nobody reads) and tmux closes the pipe at the write after. Not a
+//! end); output written meanwhile and not read yet does not hide that. A daemon that
+//! stopped or crashed closes nothing: its `cat` dies at the pane's next write (a FIFO
+//! nobody reads) and tmux closes the pipe at the write after. Not a
 //! control-mode client: Debian's tmux 3.3a server crashes when read-only control clients
 //! attach while sessions are being made, which a full-tier test now repeats against pipes.
 //! A pipe that ends leaves the pane polled.
