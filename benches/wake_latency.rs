@@ -11,6 +11,11 @@
 //! (`follow_changes = false`) with the settle probe at its default (50 ms, then 100 and 200),
 //! and polled with the probe off (`settle_probe_ms = 0`, which confirms a change at the next
 //! poll, as before the probe existed).
+//!
+//! `cargo bench --bench wake_latency -- wayland` runs the same rows on a private headless sway
+//! (wlroots' pixman renderer, a 1280x720 output) whose foot terminal window fills the output:
+//! told of changes by the compositor (`copy_with_damage`), or polled. The window is painted
+//! and changed by escape sequences the terminal reads from a file.
 
 // A benchmark measures: it reads the wall clock and the environment and starts the programs
 // it measures; the rules these lints enforce are for the daemon's code.
@@ -35,6 +40,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use xorshift::Xorshift;
 
+use actors::testkit::sway::{HeadlessSway, append, follow_script};
 use actors::testkit::test_display::{TestWindows, Xvfb};
 use daemon_process::start_daemon;
 use lookout::client::Client;
@@ -66,6 +72,97 @@ fn model_answer(model: &Model) -> String {
     .to_string()
 }
 
+/// The desktop the window is on, and how the bench paints it.
+#[allow(clippy::large_enum_variant)] // one, for the whole run
+enum Desktop {
+    X11 {
+        xvfb: Xvfb,
+        windows: TestWindows,
+        window: x11rb::protocol::xproto::Window,
+    },
+    Wayland {
+        // Kept for the window's life.
+        _sway: HeadlessSway,
+        sway_display: actors::sight::capture::wayland::WaylandDisplay,
+        /// What the terminal window shows is appended here.
+        log: std::path::PathBuf,
+    },
+}
+
+impl Desktop {
+    fn x11() -> Desktop {
+        let xvfb = Xvfb::start();
+        let windows = TestWindows::connect(xvfb.display());
+        let window = windows.create(TITLE, 100, 100, 640, 480, 0x404040);
+        Desktop::X11 {
+            xvfb,
+            windows,
+            window,
+        }
+    }
+
+    fn wayland() -> Desktop {
+        let mut sway = HeadlessSway::start_with(1280, 720);
+        let log = sway.shared_folder().join("probe.log");
+        sway.open_terminal(TITLE, &follow_script(&log));
+        Desktop::Wayland {
+            sway_display: sway.display().clone(),
+            _sway: sway,
+            log,
+        }
+    }
+
+    /// The daemon's configuration section for this desktop.
+    fn config(&self) -> String {
+        match self {
+            Desktop::X11 { xvfb, .. } => format!("[x11]\ndisplay = {:?}\n", xvfb.display()),
+            Desktop::Wayland { sway_display, .. } => format!(
+                "[wayland]\nsession = \"wayland\"\ndisplay = {:?}\nsway_socket = {:?}\n",
+                sway_display.socket.display().to_string(),
+                sway_display.sway.as_ref().unwrap().display().to_string()
+            ),
+        }
+    }
+
+    /// Paints the whole window `colour` (0xRRGGBB).
+    fn paint(&self, colour: u32) {
+        match self {
+            Desktop::X11 {
+                windows, window, ..
+            } => windows.repaint(*window, colour),
+            Desktop::Wayland { log, .. } => {
+                append(log, &format!("{}\x1b[2J\x1b[H", background(colour)))
+            }
+        }
+    }
+
+    /// Shows a "dialog" over part of the window.
+    fn change(&self, colour: u32) {
+        match self {
+            Desktop::X11 {
+                windows, window, ..
+            } => windows.fill(*window, 120, 100, 400, 200, 0xffffff ^ colour),
+            Desktop::Wayland { log, .. } => append(
+                log,
+                &format!(
+                    "\x1b[8;20H{}  Installation complete: Done  \x1b[0m",
+                    background(0xffffff ^ colour)
+                ),
+            ),
+        }
+    }
+}
+
+/// The escape sequence of a true-colour background.
+fn background(colour: u32) -> String {
+    format!(
+        "\x1b[48;2;{};{};{}m",
+        (colour >> 16) & 0xff,
+        (colour >> 8) & 0xff,
+        colour & 0xff
+    )
+}
+
 struct Trial {
     latency: Duration,
     phase: Duration,
@@ -77,14 +174,13 @@ struct Trial {
 async fn trial(
     client: &mut Client,
     listener: &mut Client,
-    windows: &TestWindows,
-    window: x11rb::protocol::xproto::Window,
+    desktop: &Desktop,
     model: &Model,
     poll: Duration,
     phase: Duration,
     colour: u32,
 ) -> Trial {
-    windows.repaint(window, colour);
+    desktop.paint(colour);
     model.changed.store(false, Ordering::SeqCst);
     let created = call(
         client,
@@ -106,7 +202,7 @@ async fn trial(
     }
     tokio::time::sleep(poll + phase).await;
     model.changed.store(true, Ordering::SeqCst);
-    windows.fill(window, 120, 100, 400, 200, 0xffffff ^ colour);
+    desktop.change(colour);
     let changed_at = Instant::now();
     loop {
         let event = tokio::time::timeout(Duration::from_secs(30), listener.read_json())
@@ -144,9 +240,11 @@ fn main() {
         .ok()
         .and_then(|t| t.parse().ok())
         .unwrap_or(10);
-    let xvfb = Xvfb::start();
-    let windows = TestWindows::connect(xvfb.display());
-    let window = windows.create(TITLE, 100, 100, 640, 480, 0x404040);
+    let desktop = if std::env::args().any(|argument| argument == "wayland") {
+        Desktop::wayland()
+    } else {
+        Desktop::x11()
+    };
     let model = Arc::new(Model {
         changed: AtomicBool::new(false),
         calls: AtomicU64::new(0),
@@ -160,7 +258,12 @@ fn main() {
         .unwrap();
     let mut phases = Xorshift::from_time();
     println!(
-        "wake latency from a window change to the wake event, {trials} trials per row, random phase\n"
+        "wake latency from a window change to the wake event, {trials} trials per row, random \
+         phase, on {}\n",
+        match desktop {
+            Desktop::X11 { .. } => "X11 (Xvfb)",
+            Desktop::Wayland { .. } => "Wayland (headless sway)",
+        }
     );
     println!(
         "{:<6} {:<22} {:>9} {:>9} {:>9} {:>9} {:>12} {:>9}",
@@ -171,10 +274,10 @@ fn main() {
         for (told, probe_ms) in [(true, None), (false, None), (false, Some(0u64))] {
             let dir = tempfile::tempdir().unwrap();
             let config = format!(
-                "[x11]\ndisplay = {:?}\n[wait]\nfollow_changes = {told}\n{}\
+                "{}[wait]\nfollow_changes = {told}\n{}\
                  [vision]\nbackend = \"openai\"\nbase_url = \"{url}/v1\"\nmodel = \"bench\"\n\
                  min_interval_s = 0\n",
-                xvfb.display(),
+                desktop.config(),
                 probe_ms.map_or(String::new(), |ms| format!("settle_probe_ms = {ms}\n"))
             );
             let mut daemon = start_daemon(dir.path(), &config, Stdio::inherit());
@@ -193,8 +296,7 @@ fn main() {
                     let result = trial(
                         &mut client,
                         &mut listener,
-                        &windows,
-                        window,
+                        &desktop,
                         &model,
                         poll,
                         phase,

@@ -15,6 +15,12 @@
 //!    and polled only, `follow_changes = false`): 100 waits at the default 2 s poll on 100
 //!    windows of their own that do not change, and the daemon's CPU over
 //!    `LOOKOUT_BENCH_SECONDS` (default 20) once every wait judged its first frame.
+//!
+//! `cargo bench --bench window_waits -- wayland` runs the third part alone on a private
+//! headless sway (1920x1080, pixman renderer) with 20 foot terminal windows side by side:
+//! 20 waits, one per window, told of changes by the compositor (`copy_with_damage`) and
+//! polled only, with the compositor's CPU beside the daemon's (each screen copy makes it
+//! render a frame).
 
 // A benchmark measures: it reads the wall clock and starts the programs it measures; the
 // rules these lints enforce are for the daemon's code.
@@ -80,12 +86,36 @@ async fn until_judged(client: &mut Client, ids: &[String]) {
     }
 }
 
+/// A loopback chat-completions model that says "not met" at once, counting its calls.
+fn not_met_model(calls: Arc<AtomicU64>) -> String {
+    loopback_http::serve(move |_body| {
+        calls.fetch_add(1, Ordering::SeqCst);
+        json!({
+            "choices": [{"message": {"role": "assistant",
+                "content": "{\"met\": false, \"observation\": \"still installing\"}"}}],
+            "usage": {"prompt_tokens": 800, "completion_tokens": 12},
+        })
+        .to_string()
+    })
+}
+
 async fn waits_status(client: &mut Client) -> Value {
     call(client, "daemon.status", json!({})).await
 }
 
 fn main() {
     load_average::print_load_average();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let calls = Arc::new(AtomicU64::new(0));
+    let url = not_met_model(calls.clone());
+    if std::env::args().any(|argument| argument == "wayland") {
+        idle_cpu_wayland(&url, &runtime);
+        return;
+    }
     let xvfb = Xvfb::start();
     let windows = TestWindows::connect(xvfb.display());
     windows.create("Shared Installer", 0, 0, 640, 480, 0x404040);
@@ -100,17 +130,6 @@ fn main() {
             0x203040 + index as u32 * 0x030201,
         );
     }
-    let calls = Arc::new(AtomicU64::new(0));
-    let counted = calls.clone();
-    let url = loopback_http::serve(move |_body| {
-        counted.fetch_add(1, Ordering::SeqCst);
-        json!({
-            "choices": [{"message": {"role": "assistant",
-                "content": "{\"met\": false, \"observation\": \"still installing\"}"}}],
-            "usage": {"prompt_tokens": 800, "completion_tokens": 12},
-        })
-        .to_string()
-    });
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
         "[x11]\ndisplay = {:?}\n[vision]\nbackend = \"openai\"\nbase_url = \"{url}/v1\"\n\
@@ -120,11 +139,6 @@ fn main() {
     let mut daemon = start_daemon(dir.path(), &config, Stdio::inherit());
     let pid = daemon.id();
     let socket = dir.path().join("lookout.sock");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
     runtime.block_on(async {
         let mut client = Client::connect(&socket).await.unwrap();
         let idle = rss_kib(pid);
@@ -184,18 +198,14 @@ fn main() {
     });
     let _ = daemon.kill();
     let _ = daemon.wait();
-    idle_cpu(&xvfb, &windows, &url, &runtime);
+    idle_cpu_x11(&xvfb, &windows, &url, &runtime);
 }
 
 /// Waits on windows of their own that never change.
 const IDLE_WAITS: usize = 100;
 
-/// The CPU of 100 idle window waits, told of changes and polled, side by side.
-fn idle_cpu(xvfb: &Xvfb, windows: &TestWindows, url: &str, runtime: &tokio::runtime::Runtime) {
-    let seconds: u64 = std::env::var("LOOKOUT_BENCH_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20);
+/// The CPU of 100 idle waits on X11 windows of their own, told of changes and polled.
+fn idle_cpu_x11(xvfb: &Xvfb, windows: &TestWindows, url: &str, runtime: &tokio::runtime::Runtime) {
     for index in 0..IDLE_WAITS {
         let offset = (index * 8) as i16;
         windows.create(
@@ -207,18 +217,92 @@ fn idle_cpu(xvfb: &Xvfb, windows: &TestWindows, url: &str, runtime: &tokio::runt
             0x102030 + index as u32 * 0x010101,
         );
     }
-    println!(
-        "\n{IDLE_WAITS} waits at a 2 s poll on {IDLE_WAITS} 640x480 windows that do not change, \
-         CPU of the daemon over {seconds} s\n"
+    let targets = (0..IDLE_WAITS)
+        .map(|index| format!("window:idle {index:03}"))
+        .collect::<Vec<_>>();
+    let desktop = format!("[x11]\ndisplay = {:?}\n", xvfb.display());
+    idle_cpu(
+        &format!("{IDLE_WAITS} 640x480 X11 windows"),
+        &desktop,
+        &targets,
+        "told (DAMAGE)",
+        None,
+        url,
+        runtime,
     );
-    println!("| changes | CPU (share of one core) | captures |");
-    println!("|---|---|---|");
+}
+
+/// Foot windows side by side on the headless sway of the Wayland idle bench.
+const WAYLAND_IDLE_WINDOWS: usize = 20;
+
+/// The CPU of idle waits on Wayland windows of their own, told of changes and polled, with
+/// the compositor's.
+fn idle_cpu_wayland(url: &str, runtime: &tokio::runtime::Runtime) {
+    let mut sway = actors::testkit::sway::HeadlessSway::start_with(1920, 1080);
+    for index in 0..WAYLAND_IDLE_WINDOWS {
+        sway.open_terminal(
+            &format!("Idle {index:03}"),
+            &format!("printf 'installing part {index}...'; sleep 100000"),
+        );
+    }
+    let targets = (0..WAYLAND_IDLE_WINDOWS)
+        .map(|index| format!("window:idle {index:03}"))
+        .collect::<Vec<_>>();
+    let display = sway.display();
+    let desktop = format!(
+        "[wayland]\nsession = \"wayland\"\ndisplay = {:?}\nsway_socket = {:?}\n",
+        display.socket.display().to_string(),
+        display.sway.as_ref().unwrap().display().to_string()
+    );
+    idle_cpu(
+        &format!("{WAYLAND_IDLE_WINDOWS} foot windows side by side on a 1920x1080 headless sway"),
+        &desktop,
+        &targets,
+        "told (copy_with_damage)",
+        Some(sway.pid()),
+        url,
+        runtime,
+    );
+}
+
+/// The CPU of one idle wait on each of `targets`, told of changes and polled, side by side;
+/// the compositor's too when its `compositor` pid is given.
+fn idle_cpu(
+    what: &str,
+    desktop: &str,
+    targets: &[String],
+    told_label: &str,
+    compositor: Option<u32>,
+    url: &str,
+    runtime: &tokio::runtime::Runtime,
+) {
+    let seconds: u64 = std::env::var("LOOKOUT_BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    println!(
+        "\n{} waits at a 2 s poll on {what} that do not change, CPU over {seconds} s\n",
+        targets.len()
+    );
+    println!("| changes | daemon CPU (share of one core) | compositor CPU | captures |");
+    println!("|---|---|---|---|");
+    if let Some(pid) = compositor {
+        let before = cpu_ticks(pid);
+        let started = Instant::now();
+        std::thread::sleep(Duration::from_secs(seconds));
+        let share = (cpu_ticks(pid) - before) as f64
+            / clock_ticks_per_second()
+            / started.elapsed().as_secs_f64();
+        println!(
+            "| no daemon (the compositor alone) | — | {:.2} % | — |",
+            share * 100.0
+        );
+    }
     for told in [true, false] {
         let dir = tempfile::tempdir().unwrap();
         let config = format!(
-            "[x11]\ndisplay = {:?}\n[wait]\nfollow_changes = {told}\n[vision]\n\
+            "{desktop}[wait]\nfollow_changes = {told}\n[vision]\n\
              backend = \"openai\"\nbase_url = \"{url}/v1\"\nmodel = \"bench\"\nmin_interval_s = 0\n",
-            xvfb.display()
         );
         let mut daemon = start_daemon(dir.path(), &config, Stdio::inherit());
         let pid = daemon.id();
@@ -226,12 +310,11 @@ fn idle_cpu(xvfb: &Xvfb, windows: &TestWindows, url: &str, runtime: &tokio::runt
         runtime.block_on(async {
             let mut client = Client::connect(&socket).await.unwrap();
             let mut ids = Vec::new();
-            for index in 0..IDLE_WAITS {
+            for target in targets {
                 let created = call(
                     &mut client,
                     "smart_wait",
-                    json!({"target": format!("window:idle {index:03}"), "wake_when": CONDITION,
-                           "timeout": 3600}),
+                    json!({"target": target, "wake_when": CONDITION, "timeout": 3600}),
                 )
                 .await;
                 ids.push(created["wait_id"].as_str().unwrap().to_owned());
@@ -242,18 +325,24 @@ fn idle_cpu(xvfb: &Xvfb, windows: &TestWindows, url: &str, runtime: &tokio::runt
                 .as_u64()
                 .unwrap();
             let ticks_before = cpu_ticks(pid);
+            let compositor_before = compositor.map(cpu_ticks);
             let started = Instant::now();
             tokio::time::sleep(Duration::from_secs(seconds)).await;
             let ticks = cpu_ticks(pid) - ticks_before;
             let elapsed = started.elapsed().as_secs_f64();
+            let share = |ticks: u64| ticks as f64 / clock_ticks_per_second() / elapsed * 100.0;
+            let compositor_share = match (compositor, compositor_before) {
+                (Some(pid), Some(before)) => format!("{:.2} %", share(cpu_ticks(pid) - before)),
+                _ => "—".to_owned(),
+            };
             let captures = waits_status(&mut client).await["waits"]["captures"]
                 .as_u64()
                 .unwrap()
                 - captures_before;
             println!(
-                "| {} | {:.2} % | {captures} |{}",
-                if told { "told (DAMAGE)" } else { "polled" },
-                ticks as f64 / clock_ticks_per_second() / elapsed * 100.0,
+                "| {} | {:.2} % | {compositor_share} | {captures} |{}",
+                if told { told_label } else { "polled" },
+                share(ticks),
                 load_average::busy_note()
             );
         });

@@ -6,10 +6,9 @@
 //! model and says nothing was judged, what Wayland cannot watch is refused with a reason,
 //! and a window wait resumes after the daemon was killed.
 
-use std::path::Path;
 use std::time::Duration;
 
-use actors::testkit::sway::HeadlessSway;
+use actors::testkit::sway::{HeadlessSway, append, follow_script};
 use lookout::client::Client;
 use lookout::config::VisionBackend;
 use lookout::jsonrpc::codes;
@@ -41,18 +40,6 @@ async fn daemon_on(
         None,
     )
     .await
-}
-
-/// A terminal that shows what is appended to `log` (a file sway's user can read).
-fn follow_script(log: &Path) -> String {
-    std::fs::write(log, "").unwrap();
-    std::fs::set_permissions(log, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
-    format!("tail -n +1 -F {}", log.display())
-}
-
-fn append(log: &Path, text: &str) {
-    let mut file = std::fs::OpenOptions::new().append(true).open(log).unwrap();
-    std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
 }
 
 /// Paints the whole terminal green: a true-colour background, then clear.
@@ -428,5 +415,56 @@ async fn without_sway_s_ipc_a_window_is_read_while_it_covers_its_output_and_the_
         socket.display()
     );
     assert!(pixels.as_str().unwrap().starts_with(&expected), "{pixels}");
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs sway and foot"
+)]
+async fn a_wayland_window_change_wakes_its_wait_long_before_the_next_poll() {
+    let mut sway = HeadlessSway::start();
+    let log = sway.shared_folder().join("deploy.log");
+    let script = follow_script(&log);
+    sway.open_terminal("Deploy Console", &script);
+    // The terminal's first drawing is over before the wait starts.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let daemon = daemon_on(&sway, |_| {}).await;
+    let mut client = daemon.client().await;
+    // Polled once a minute: only the compositor's word can wake it within the patience.
+    let wait_id = start_wait(
+        &mut client,
+        json!({"target": "window:deploy console", "wake_when": "the deploy finishes",
+               "poll_interval": 60, "timeout": 600}),
+    )
+    .await;
+    until_wait_counter(
+        &mut client,
+        &wait_id,
+        "captures",
+        1,
+        "the first read",
+        PATIENCE,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(
+        daemon.sink.received().is_empty(),
+        "a still window woke the agent"
+    );
+
+    append(&log, "deploy finished: 3 services up\n");
+    wait_until("the change woke the agent", PATIENCE, async || {
+        !daemon.sink.received().is_empty()
+    })
+    .await;
+    let event = daemon.sink.received()[0].clone();
+    assert_eq!(event.kind, EventKind::WaitChanged, "{}", event.text);
+    let status = status_of(&daemon, &wait_id).await;
+    assert!(
+        status["elapsed_s"].as_u64().unwrap() < 60,
+        "woken before the first poll after the start: {status}"
+    );
     daemon.stop().await;
 }

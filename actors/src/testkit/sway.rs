@@ -82,6 +82,11 @@ impl HeadlessSway {
         started
     }
 
+    /// The compositor's process (for its CPU time).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The compositor's socket and sway's IPC socket.
     pub fn display(&self) -> &WaylandDisplay {
         &self.display
@@ -170,6 +175,24 @@ impl HeadlessSway {
         });
         found.expect("sway's sockets")
     }
+}
+
+/// A terminal script that shows what is appended to `file` ([`append`]), made empty and
+/// readable by sway's user (put it in [`HeadlessSway::shared_folder`]).
+pub fn follow_script(file: &Path) -> String {
+    std::fs::write(file, "").expect("a file for the terminal to show");
+    std::fs::set_permissions(file, std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .expect("the file readable by sway's user");
+    format!("tail -n +1 -F {}", file.display())
+}
+
+/// Appends `text` (escape sequences too) to a file a terminal window shows.
+pub fn append(file: &Path, text: &str) {
+    let mut opened = std::fs::OpenOptions::new()
+        .append(true)
+        .open(file)
+        .expect("the file a terminal shows");
+    std::io::Write::write_all(&mut opened, text.as_bytes()).expect("appended");
 }
 
 /// Waits until `done`, failing the test if the compositor exits or it takes too long.

@@ -16,7 +16,11 @@ pub mod tmux;
 pub mod wayland;
 pub mod x11;
 
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::sync::Arc;
+
 use futures::future::BoxFuture;
+use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
 
 use crate::sight::content::Content;
@@ -45,6 +49,24 @@ impl CaptureError {
             permanent: true,
         }
     }
+}
+
+/// A count that moves on at each change, shared by a source and the captures it connects
+/// (X11 DAMAGE, Wayland `copy_with_damage`).
+pub type ChangeCount = Arc<watch::Sender<u64>>;
+
+/// A duplicate of a display connection's socket on the runtime's reactor, for a task that
+/// listens to the display beside the blocking captures; `None` when no runtime is at hand
+/// or the socket cannot be duplicated (the target is then polled only).
+pub(crate) fn reactor_socket(socket: BorrowedFd<'_>) -> Option<AsyncFd<OwnedFd>> {
+    let runtime = tokio::runtime::Handle::try_current().ok()?;
+    let duplicate: OwnedFd = rustix::io::dup(socket).ok()?;
+    let _entered = runtime.enter();
+    // The safe constructor is deprecated for a descriptor that could be closed behind the
+    // reactor's back; this duplicate is owned by the AsyncFd alone.
+    #[allow(deprecated)]
+    let readable = AsyncFd::new(duplicate).ok();
+    readable
 }
 
 /// Moves a source's count of changes on ([`Source::changes`]): the target may have changed.

@@ -5,12 +5,14 @@
 //! [`Source`] of `window:` and `screen` on a Wayland session, over the one chosen.
 
 use std::fmt;
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use tokio::sync::watch;
 
 use crate::sight::capture::portal::{PortalSettings, PortalSource};
 use crate::sight::capture::wayland::{WaylandDisplay, WaylandSource, client};
-use crate::sight::capture::{CaptureError, Source};
+use crate::sight::capture::{CaptureError, ChangeCount, Source};
 use crate::sight::content::Content;
 use crate::sight::target::Target;
 
@@ -69,14 +71,20 @@ pub fn portal_window_refusal(display: &WaylandDisplay) -> CaptureError {
     ))
 }
 
-/// The source of one pixel target, over the way it is read.
-pub fn source_for(
+/// The source of one pixel target, over the way it is read; a screencopy source moves
+/// `changes` on at each change the compositor draws (the portal's is polled only).
+fn source_for(
     chosen: Chosen,
     display: &WaylandDisplay,
     target: &Target,
+    changes: Option<ChangeCount>,
 ) -> Result<Box<dyn Source>, CaptureError> {
     Ok(match chosen {
-        Chosen::Screencopy => Box::new(WaylandSource::deferred(display.clone(), target)?),
+        Chosen::Screencopy => Box::new(WaylandSource::deferred_telling(
+            display.clone(),
+            target,
+            changes,
+        )?),
         Chosen::Portal(portal) => match target {
             Target::Screen => Box::new(PortalSource::new(portal)),
             _ => return Err(portal_window_refusal(display)),
@@ -90,6 +98,8 @@ pub struct WaylandPixels {
     target: Target,
     /// The source over the way chosen; `None` until an `auto` choice was made.
     chosen: Option<Box<dyn Source>>,
+    /// The count of changes handed out before the way was chosen, for the source chosen.
+    changes: Option<ChangeCount>,
 }
 
 impl fmt::Debug for WaylandPixels {
@@ -110,13 +120,14 @@ impl WaylandPixels {
     /// first capture when it is `auto`.
     pub fn new(display: WaylandDisplay, target: &Target) -> Result<WaylandPixels, CaptureError> {
         let chosen = match display.access.known() {
-            Some(chosen) => Some(source_for(chosen, &display, target)?),
+            Some(chosen) => Some(source_for(chosen, &display, target, None)?),
             None => None,
         };
         Ok(WaylandPixels {
             display,
             target: target.clone(),
             chosen,
+            changes: None,
         })
     }
 
@@ -128,7 +139,8 @@ impl WaylandPixels {
                 .map_err(|error| {
                     CaptureError::retryable(format!("asking the compositor failed: {error}"))
                 })??;
-            self.chosen = Some(source_for(chosen, &self.display, &self.target)?);
+            let changes = self.changes.clone();
+            self.chosen = Some(source_for(chosen, &self.display, &self.target, changes)?);
         }
         let source = self.chosen.as_mut().expect("chosen above");
         source.capture().await
@@ -145,5 +157,25 @@ impl Source for WaylandPixels {
 
     fn capture(&mut self) -> BoxFuture<'_, Result<Content, CaptureError>> {
         Box::pin(self.capture_now())
+    }
+
+    /// The chosen source's count; before an `auto` choice, a count the source chosen will
+    /// move on (if it can tell: the portal's never moves, and its target is polled).
+    fn changes(&mut self) -> Option<watch::Receiver<u64>> {
+        match &mut self.chosen {
+            Some(chosen) => chosen.changes(),
+            None => {
+                let changes = self
+                    .changes
+                    .get_or_insert_with(|| Arc::new(watch::channel(0).0));
+                Some(changes.subscribe())
+            }
+        }
+    }
+
+    fn tells_every_change(&self) -> bool {
+        self.chosen
+            .as_ref()
+            .is_some_and(|chosen| chosen.tells_every_change())
     }
 }

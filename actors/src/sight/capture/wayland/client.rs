@@ -94,8 +94,7 @@ pub(super) struct Client {
     pub screencopy: ZwlrScreencopyManagerV1,
     /// `None` when the compositor does not offer `wlr-foreign-toplevel-management`.
     pub toplevels: Option<ZwlrForeignToplevelManagerV1>,
-    // Kept so the connection lives as long as the client.
-    _connection: Connection,
+    connection: Connection,
 }
 
 impl std::fmt::Debug for Client {
@@ -182,8 +181,13 @@ impl Client {
             shm,
             screencopy,
             toplevels,
-            _connection: connection,
+            connection,
         })
+    }
+
+    /// The connection's socket on the runtime's reactor, for a task that waits on it.
+    pub fn reactor_socket(&self) -> Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>> {
+        crate::sight::capture::reactor_socket(self.connection.backend().poll_fd())
     }
 
     /// Brings the outputs and toplevels up to date with one round trip.

@@ -5,7 +5,9 @@
 //! ([`client`]: wayland-client's pure-Rust backend, no libwayland), pixels copied with
 //! `wlr-screencopy` into shared memory ([`screencopy`]), windows found by title through
 //! `wlr-foreign-toplevel-management`, and a window's place from sway's IPC tree ([`sway`]),
-//! since the toplevel protocol does not say where a window is. A window is captured as the
+//! since the toplevel protocol does not say where a window is. Once told to, it follows what
+//! it read with `copy_with_damage` on a second connection ([`damage`]), so a change is told
+//! at once and a still target's poll need not read it. A window is captured as the
 //! region of its output it covers, so what lies over it is what is read (unlike X11's
 //! Composite, Wayland gives clients no window's own pixels).
 //!
@@ -29,23 +31,26 @@
 
 pub mod access;
 mod client;
+mod damage;
 mod screencopy;
 mod sway;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::sight::capture::CaptureError;
+use tokio::sync::watch;
+
 use crate::sight::capture::blocking::{BlockingCapture, BlockingSource};
 use crate::sight::capture::x11::{WINDOW_HIDDEN, Watched, WindowStatus};
+use crate::sight::capture::{CaptureError, ChangeCount};
 use crate::sight::content::{Content, WINDOW_CLOSED};
 use crate::sight::target::{Target, WindowSelector};
 pub use access::{ScreenAccess, WaylandPixels};
 use client::Client;
 pub use client::offers_screencopy;
+use damage::{Aim, DamageFollow};
 use screencopy::{Pool, Region};
 use sway::SwayWindow;
-use wayland_client::protocol::wl_output::WlOutput;
 use wayland_protocols_wlr::foreign_toplevel::v1::client::zwlr_foreign_toplevel_handle_v1::ZwlrForeignToplevelHandleV1;
 
 /// What a window's capture says on a compositor that lists windows but does not say where
@@ -93,6 +98,10 @@ pub struct WaylandCapture {
     followed: Option<ZwlrForeignToplevelHandleV1>,
     /// What the last capture saw, for `describe`.
     seen: String,
+    /// Moved on at each change the compositor draws, once asked ([`WaylandCapture::tell_changes`]).
+    tell: Option<ChangeCount>,
+    /// The follow of what the last capture read, while it reads pixels and changes are told.
+    damage: Option<DamageFollow>,
 }
 
 impl fmt::Debug for WaylandCapture {
@@ -145,6 +154,44 @@ impl WaylandCapture {
             pool: None,
             followed: None,
             seen,
+            tell: None,
+            damage: None,
+        })
+    }
+
+    /// Moves `tell` on whenever the compositor draws something new where the capture reads
+    /// (see [`damage`]); a compositor that cannot say leaves the capture polled only.
+    pub fn tell_changes(&mut self, tell: ChangeCount) {
+        self.tell = Some(tell);
+    }
+
+    /// Whether the compositor is telling every change of what the last capture read: a
+    /// follow of its damage is live.
+    pub fn tells_every_change(&self) -> bool {
+        self.damage.as_ref().is_some_and(DamageFollow::is_live)
+    }
+
+    /// Before reading `aim`: a live follow of its damage, when changes are told.
+    fn follow_damage(&mut self, aim: Aim) {
+        let Some(tell) = &self.tell else {
+            return;
+        };
+        if self
+            .damage
+            .as_ref()
+            .is_some_and(|damage| damage.follows(&aim))
+        {
+            return;
+        }
+        self.damage = None;
+        self.damage = DamageFollow::start(&self.display.socket, aim, tell.clone());
+    }
+
+    /// Nothing is read (the window is closed or hidden): no follow, so the polls read.
+    fn absent(&mut self, description: &str) -> Result<Content, CaptureError> {
+        self.damage = None;
+        Ok(Content::Absent {
+            description: description.to_owned(),
         })
     }
 
@@ -156,10 +203,7 @@ impl WaylandCapture {
     pub fn capture(&mut self) -> Result<Content, CaptureError> {
         self.client.refresh(&self.display.socket)?;
         match self.watched.clone() {
-            Watched::Screen => {
-                let output = self.client.state.outputs[0].wl.clone();
-                self.copy_output(&output)
-            }
+            Watched::Screen => self.copy_output(0),
             Watched::Window(WindowSelector::Title(needle)) => self.capture_window(&needle),
             Watched::Window(WindowSelector::Id(_)) => {
                 unreachable!("connect refuses X11 window ids")
@@ -174,15 +218,11 @@ impl WaylandCapture {
         let windows = sway::windows(&sway_socket)?;
         let Some((window, minimized)) = self.follow(needle, &windows) else {
             self.seen = describe(&self.display, &self.watched, None);
-            return Ok(Content::Absent {
-                description: WINDOW_CLOSED.to_owned(),
-            });
+            return self.absent(WINDOW_CLOSED);
         };
         self.seen = describe(&self.display, &self.watched, Some(&window));
         if !window.visible || minimized || window.content.width <= 0 || window.content.height <= 0 {
-            return Ok(Content::Absent {
-                description: WINDOW_HIDDEN.to_owned(),
-            });
+            return self.absent(WINDOW_HIDDEN);
         }
         let outputs = &self.client.state.outputs;
         let output = outputs
@@ -194,7 +234,6 @@ impl WaylandCapture {
                     .find(|o| (o.x, o.y) == (window.output_rect.x, window.output_rect.y))
             })
             .or(outputs.first())
-            .map(|o| o.wl.clone())
             .expect("connect requires an output");
         let region = Region {
             x: window.content.x - window.output_rect.x,
@@ -202,6 +241,8 @@ impl WaylandCapture {
             width: window.content.width,
             height: window.content.height,
         };
+        let (output, aim) = (output.wl.clone(), Aim::at(output, Some(region)));
+        self.follow_damage(aim);
         let frame = screencopy::copy(
             &mut self.client,
             &mut self.pool,
@@ -218,9 +259,7 @@ impl WaylandCapture {
     fn capture_unplaced_window(&mut self, needle: &str) -> Result<Content, CaptureError> {
         let Some(index) = self.follow_toplevel(needle) else {
             self.seen = describe(&self.display, &self.watched, None);
-            return Ok(Content::Absent {
-                description: WINDOW_CLOSED.to_owned(),
-            });
+            return self.absent(WINDOW_CLOSED);
         };
         let toplevel = &self.client.state.toplevels[index];
         self.seen = format!(
@@ -229,32 +268,28 @@ impl WaylandCapture {
             self.display.name()
         );
         if toplevel.minimized {
-            return Ok(Content::Absent {
-                description: WINDOW_HIDDEN.to_owned(),
-            });
+            return self.absent(WINDOW_HIDDEN);
         }
         if !toplevel.covers_output {
-            return Ok(Content::Absent {
-                description: WINDOW_UNPLACED.to_owned(),
-            });
+            return self.absent(WINDOW_UNPLACED);
         }
-        let outputs = &self.client.state.outputs;
-        let output = toplevel
+        let index = toplevel
             .output
             .as_ref()
-            .and_then(|wl| outputs.iter().find(|o| &o.wl == wl))
-            .or(outputs.first())
-            .map(|o| o.wl.clone())
-            .expect("connect requires an output");
-        self.copy_output(&output)
+            .and_then(|wl| self.client.state.outputs.iter().position(|o| &o.wl == wl))
+            .unwrap_or(0);
+        self.copy_output(index)
     }
 
-    /// The whole of `output`.
-    fn copy_output(&mut self, output: &WlOutput) -> Result<Content, CaptureError> {
+    /// The whole of the output at `index` (connect requires one).
+    fn copy_output(&mut self, index: usize) -> Result<Content, CaptureError> {
+        let output = &self.client.state.outputs[index];
+        let (wl, aim) = (output.wl.clone(), Aim::at(output, None));
+        self.follow_damage(aim);
         let frame = screencopy::copy(
             &mut self.client,
             &mut self.pool,
-            output,
+            &wl,
             None,
             &self.display.socket,
         )?;
@@ -357,6 +392,8 @@ pub type WaylandSource = BlockingSource<WaylandCapture>;
 pub struct WaylandConnector {
     pub display: WaylandDisplay,
     pub watched: Watched,
+    /// Moved on at each change the compositor draws, once the source was asked for changes.
+    pub changes: Option<ChangeCount>,
 }
 
 impl BlockingCapture for WaylandCapture {
@@ -364,7 +401,11 @@ impl BlockingCapture for WaylandCapture {
     const KIND: &'static str = "Wayland";
 
     fn connect(connector: &WaylandConnector) -> Result<Self, CaptureError> {
-        WaylandCapture::connect(&connector.display, connector.watched.clone())
+        let mut capture = WaylandCapture::connect(&connector.display, connector.watched.clone())?;
+        if let Some(changes) = &connector.changes {
+            capture.tell_changes(changes.clone());
+        }
+        Ok(capture)
     }
 
     fn capture(&mut self) -> Result<Content, CaptureError> {
@@ -379,6 +420,17 @@ impl BlockingCapture for WaylandCapture {
     fn keep(&self, outcome: &Result<Content, CaptureError>) -> bool {
         outcome.is_ok()
     }
+
+    fn changes(connector: &mut WaylandConnector) -> Option<watch::Receiver<u64>> {
+        let changes = connector
+            .changes
+            .get_or_insert_with(|| std::sync::Arc::new(watch::channel(0).0));
+        Some(changes.subscribe())
+    }
+
+    fn tells_every_change(&self) -> bool {
+        WaylandCapture::tells_every_change(self)
+    }
 }
 
 impl BlockingSource<WaylandCapture> {
@@ -388,6 +440,16 @@ impl BlockingSource<WaylandCapture> {
         display: WaylandDisplay,
         target: &Target,
     ) -> Result<WaylandSource, CaptureError> {
+        Self::deferred_telling(display, target, None)
+    }
+
+    /// [`WaylandSource::deferred`], its connections moving `changes` on at each change the
+    /// compositor draws from the start (as after [`crate::sight::capture::Source::changes`]).
+    pub fn deferred_telling(
+        display: WaylandDisplay,
+        target: &Target,
+        changes: Option<ChangeCount>,
+    ) -> Result<WaylandSource, CaptureError> {
         let watched = Watched::of(target).ok_or_else(|| {
             CaptureError::permanent(format!(
                 "Wayland capture watches window: and screen targets, not {target}"
@@ -395,8 +457,15 @@ impl BlockingSource<WaylandCapture> {
         })?;
         let description = describe(&display, &watched, None);
         Ok(BlockingSource::connecting_later(
-            WaylandConnector { display, watched },
+            WaylandConnector {
+                display,
+                watched,
+                changes,
+            },
             description,
         ))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::fs::MemfdFlags;
 use wayland_client::Proxy;
-use wayland_client::protocol::{wl_output, wl_shm, wl_shm_pool};
+use wayland_client::backend::ReadEventsGuard;
+use wayland_client::protocol::{wl_buffer, wl_output, wl_shm, wl_shm_pool};
+use wayland_protocols_wlr::screencopy::v1::client::zwlr_screencopy_frame_v1::ZwlrScreencopyFrameV1;
 
 use super::client::{BufferSpec, Client, FrameState, State, lost};
 use crate::sight::capture::CaptureError;
@@ -57,47 +59,15 @@ pub(super) fn copy(
     region: Option<Region>,
     socket: &Path,
 ) -> Result<Frame, CaptureError> {
-    client.state.frame = FrameState::default();
-    let handle = client.handle.clone();
-    let frame = match region {
-        None => client.screencopy.capture_output(0, output, &handle, ()),
-        Some(r) => client.screencopy.capture_output_region(
-            0,
-            output,
-            r.x,
-            r.y,
-            r.width,
-            r.height,
-            &handle,
-            (),
-        ),
-    };
-    // Before version 3 no `buffer_done` follows the offers: the shared-memory one is all.
-    let offers_end_with_done = client.screencopy.version() >= 3;
+    let frame = request(client, output, region);
+    let offers_end_with_done = offers_end_with_done(client);
     let offered = dispatch_until(client, socket, |state| {
-        state.frame.outcome.is_some()
-            || (state.frame.buffer.is_some() && (!offers_end_with_done || state.frame.buffer_done))
+        all_offered(state, offers_end_with_done)
     });
     let result = offered.and_then(|()| {
-        let spec = match (client.state.frame.outcome, client.state.frame.buffer) {
-            (Some(false), _) | (_, None) => {
-                return Err(CaptureError::retryable(
-                    "the Wayland compositor would not copy the output (screencopy failed)",
-                ));
-            }
-            (_, Some(spec)) => spec,
-        };
-        let size = spec.stride as usize * spec.height as usize;
-        let pool = pool_of_size(client, pool, size)?;
-        let buffer = pool.pool.create_buffer(
-            0,
-            spec.width as i32,
-            spec.height as i32,
-            spec.stride as i32,
-            spec.format,
-            &handle,
-            (),
-        );
+        let spec = offered_buffer(&client.state)?;
+        let pool = pool_of_size(client, pool, spec.size())?;
+        let buffer = pool.buffer(client, spec);
         frame.copy(&buffer);
         let copied = dispatch_until(client, socket, |state| state.frame.outcome.is_some());
         buffer.destroy();
@@ -113,6 +83,88 @@ pub(super) fn copy(
     result
 }
 
+/// Asks for the next frame of `output` (or of `region` of it), forgetting the last one's
+/// events; the compositor answers with the buffers it can copy into.
+pub(super) fn request(
+    client: &mut Client,
+    output: &wl_output::WlOutput,
+    region: Option<Region>,
+) -> ZwlrScreencopyFrameV1 {
+    client.state.frame = FrameState::default();
+    let handle = &client.handle;
+    match region {
+        None => client.screencopy.capture_output(0, output, handle, ()),
+        Some(r) => client.screencopy.capture_output_region(
+            0,
+            output,
+            r.x,
+            r.y,
+            r.width,
+            r.height,
+            handle,
+            (),
+        ),
+    }
+}
+
+/// Whether the compositor says when it has offered every buffer type: before version 3 no
+/// `buffer_done` follows the offers, and the shared-memory one is all.
+pub(super) fn offers_end_with_done(client: &Client) -> bool {
+    client.screencopy.version() >= 3
+}
+
+/// Whether the frame requested has offered its buffers (or failed already).
+pub(super) fn all_offered(state: &State, offers_end_with_done: bool) -> bool {
+    state.frame.outcome.is_some()
+        || (state.frame.buffer.is_some() && (!offers_end_with_done || state.frame.buffer_done))
+}
+
+/// The shared-memory buffer the frame requested takes, once [`all_offered`].
+pub(super) fn offered_buffer(state: &State) -> Result<BufferSpec, CaptureError> {
+    match (state.frame.outcome, state.frame.buffer) {
+        (Some(false), _) | (_, None) => Err(CaptureError::retryable(
+            "the Wayland compositor would not copy the output (screencopy failed)",
+        )),
+        (_, Some(spec)) => Ok(spec),
+    }
+}
+
+impl BufferSpec {
+    /// Bytes a buffer of this shape takes.
+    pub(super) fn size(&self) -> usize {
+        self.stride as usize * self.height as usize
+    }
+}
+
+impl Pool {
+    /// A pool of `size` bytes: a fresh memfd the compositor writes, shared with it.
+    pub(super) fn new(client: &Client, size: usize) -> Result<Pool, CaptureError> {
+        let failed = |error: rustix::io::Errno| {
+            CaptureError::retryable(format!("cannot make a shared-memory buffer: {error}"))
+        };
+        let file =
+            rustix::fs::memfd_create("lookout-screencopy", MemfdFlags::CLOEXEC).map_err(failed)?;
+        rustix::fs::ftruncate(&file, size as u64).map_err(failed)?;
+        let pool = client
+            .shm
+            .create_pool(file.as_fd(), size as i32, &client.handle, ());
+        Ok(Pool { file, size, pool })
+    }
+
+    /// A buffer of the shape `spec` at the start of the pool.
+    pub(super) fn buffer(&self, client: &Client, spec: BufferSpec) -> wl_buffer::WlBuffer {
+        self.pool.create_buffer(
+            0,
+            spec.width as i32,
+            spec.height as i32,
+            spec.stride as i32,
+            spec.format,
+            &client.handle,
+            (),
+        )
+    }
+}
+
 /// The pool, made again when a frame needs another size.
 fn pool_of_size<'a>(
     client: &Client,
@@ -121,22 +173,31 @@ fn pool_of_size<'a>(
 ) -> Result<&'a mut Pool, CaptureError> {
     if pool.as_ref().is_none_or(|pool| pool.size != size) {
         *pool = None;
-        let failed = |error: rustix::io::Errno| {
-            CaptureError::retryable(format!("cannot make a shared-memory buffer: {error}"))
-        };
-        let file =
-            rustix::fs::memfd_create("lookout-screencopy", MemfdFlags::CLOEXEC).map_err(failed)?;
-        rustix::fs::ftruncate(&file, size as u64).map_err(failed)?;
-        let shm_pool = client
-            .shm
-            .create_pool(file.as_fd(), size as i32, &client.handle, ());
-        *pool = Some(Pool {
-            file,
-            size,
-            pool: shm_pool,
-        });
+        *pool = Some(Pool::new(client, size)?);
     }
     Ok(pool.as_mut().expect("the pool was just made"))
+}
+
+/// Dispatches the events read so far: `None` once `done` says so, else (what was asked sent)
+/// the guard of the next read from the socket.
+pub(super) fn next_read(
+    client: &mut Client,
+    socket: &Path,
+    done: &impl Fn(&State) -> bool,
+) -> Result<Option<ReadEventsGuard>, CaptureError> {
+    loop {
+        client
+            .queue
+            .dispatch_pending(&mut client.state)
+            .map_err(|error| lost(socket, &error))?;
+        if done(&client.state) {
+            return Ok(None);
+        }
+        client.queue.flush().map_err(|error| lost(socket, &error))?;
+        if let Some(guard) = client.queue.prepare_read() {
+            return Ok(Some(guard));
+        }
+    }
 }
 
 /// Dispatches events until `done` says so, waiting at most [`PATIENT_WAITS`] times
@@ -147,23 +208,12 @@ fn dispatch_until(
     done: impl Fn(&State) -> bool,
 ) -> Result<(), CaptureError> {
     let mut quiet_waits = 0;
-    loop {
-        client
-            .queue
-            .dispatch_pending(&mut client.state)
-            .map_err(|error| lost(socket, &error))?;
-        if done(&client.state) {
-            return Ok(());
-        }
+    while let Some(guard) = next_read(client, socket, &done)? {
         if quiet_waits == PATIENT_WAITS {
             return Err(CaptureError::retryable(
                 "the Wayland compositor did not answer a screen copy within 5 s",
             ));
         }
-        client.queue.flush().map_err(|error| lost(socket, &error))?;
-        let Some(guard) = client.queue.prepare_read() else {
-            continue;
-        };
         let readable = {
             let fd = guard.connection_fd();
             let mut polled = [PollFd::new(&fd, PollFlags::IN)];
@@ -177,6 +227,7 @@ fn dispatch_until(
         quiet_waits = 0;
         guard.read().map_err(|error| lost(socket, &error))?;
     }
+    Ok(())
 }
 
 /// The copied frame as BGRA rows, top-down.

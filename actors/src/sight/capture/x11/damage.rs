@@ -23,7 +23,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::io::unix::AsyncFd;
-use tokio::sync::watch;
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::errors::ConnectionError;
 use x11rb::protocol::Event;
@@ -31,13 +30,10 @@ use x11rb::protocol::damage::{self, ReportLevel};
 use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ConnectionExt as _, EventMask, Window};
 use x11rb::rust_connection::RustConnection;
 
-use crate::sight::capture::tell_changed;
+use crate::sight::capture::{ChangeCount, reactor_socket, tell_changed};
 
 /// The DAMAGE version asked for (1.1: the one every server since 2006 speaks).
 const DAMAGE_VERSION: (u32, u32) = (1, 1);
-
-/// A count that moves on at each change, shared by a source and the captures it connects.
-pub type ChangeCount = Arc<watch::Sender<u64>>;
 
 /// The damage object on the watched window and the task that listens for its reports.
 pub struct DamageFollow {
@@ -68,18 +64,9 @@ impl DamageFollow {
             .ok()?
             .reply()
             .ok()?;
-        let runtime = tokio::runtime::Handle::try_current().ok()?;
-        let socket: OwnedFd = rustix::io::dup(connection.stream().as_fd()).ok()?;
-        let readable = {
-            let _entered = runtime.enter();
-            // The safe constructor is deprecated for a descriptor that could be closed behind
-            // the reactor's back; this duplicate is owned by the AsyncFd alone.
-            #[allow(deprecated)]
-            let readable = AsyncFd::new(socket).ok()?;
-            readable
-        };
+        let readable = reactor_socket(connection.stream().as_fd())?;
         let armed = Arc::new(AtomicU64::new(0));
-        let listener = runtime.spawn(listen(
+        let listener = tokio::spawn(listen(
             readable,
             connection.clone(),
             tell.clone(),

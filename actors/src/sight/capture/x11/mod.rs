@@ -49,7 +49,7 @@ use x11rb::protocol::xproto::{
 use x11rb::reexports::x11rb_protocol::parse_display::parse_display;
 use x11rb::rust_connection::RustConnection;
 
-pub use damage::ChangeCount;
+pub use crate::sight::capture::ChangeCount;
 pub use focus::Focus;
 pub use grab::CaptureMethod;
 pub use source::X11Source;
