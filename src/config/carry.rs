@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actors::recall::recorder::RecorderSettings;
+use actors::recall::recorder::desk::DeskSettings;
 use actors::tasks::stuck::StuckPolicy;
 use actors::{Clock, TreeArgs};
 use storage::Store;
@@ -51,7 +52,11 @@ pub fn tree_args(
     args.recall.transcripts = config.recall.transcripts_folder();
     args.recall.recorder = RecorderSettings {
         mode: config.recall.mode,
-        display: args.waits.x11_display.clone(),
+        // The desktop the waits read: a Wayland session when one is resolved, else X11.
+        desk: match &args.waits.wayland {
+            Some(display) => DeskSettings::Wayland(display.clone()),
+            None => DeskSettings::X11(args.waits.x11_display.clone()),
+        },
         interval: Duration::from_millis(config.recall.interval_ms),
         idle_gap: Duration::from_secs(config.recall.idle_gap_s),
         exclude: config.recall.exclude.clone(),

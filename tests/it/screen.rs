@@ -7,6 +7,7 @@
 //! already read.
 
 use actors::recall::recorder::RecordMode;
+use actors::testkit::sway::{HeadlessSway, append, follow_script};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -79,7 +80,7 @@ async fn found_with_step(daemon: &TestDaemon, query: &str, step: &str) -> Value 
             return found;
         }
         if std::time::Instant::now() >= deadline {
-            let held: Vec<Value> = screen_results(daemon, "xterm")
+            let held: Vec<Value> = screen_results(daemon, query)
                 .await
                 .into_iter()
                 .map(|r| json!({"title": r["title"], "summary": r["summary"], "steps": r["steps"]}))
@@ -399,4 +400,72 @@ async fn screen_history_read_before_a_kill_is_found_after_it() {
     let daemon = DaemonProcess::start_with(dir.path(), "[recall]\nmode = \"off\"\n", &[]);
     assert_eq!(query().await, 1, "read before the kill, found after it");
     drop(daemon);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs sway, foot and tesseract"
+)]
+async fn on_wayland_the_focused_window_is_recorded_and_an_excluded_one_leaves_nothing() {
+    let mut sway = HeadlessSway::start_with(1280, 720);
+    let large = ["--font=monospace:size=16"];
+    let shell_log = sway.shared_folder().join("shell.log");
+    sway.open_terminal_with("deploy shell", &follow_script(&shell_log), &large);
+    // A blank line after each: a focused terminal's block cursor right under a line's first
+    // letters makes tesseract misread them.
+    append(&shell_log, "Deploying coursefolio to staging\n\n");
+    let display = sway.display().clone();
+    let daemon = TestDaemon::start_with(
+        move |config| {
+            config.x11.display = None;
+            config.wayland.session = lookout::config::Session::Wayland;
+            config.wayland.display = Some(display.socket.to_string_lossy().into_owned());
+            config.wayland.sway_socket = display.sway;
+            config.recall.mode = RecordMode::Always;
+            config.recall.interval_ms = 300;
+            config.recall.idle_gap_s = 2;
+        },
+        None,
+    )
+    .await;
+
+    // The focused window (foot's, activated by sway) is read and found by what it shows.
+    let found = found_with_step(&daemon, "coursefolio staging", "Opened").await;
+    assert_eq!(found["app"], "foot", "{found}");
+    assert!(
+        found["summary"].as_str().unwrap().contains("deploy shell"),
+        "{found}"
+    );
+    let status = recorder(&daemon).await;
+    assert_eq!(status["state"], "capturing", "{status}");
+    assert_eq!(status["app"], "foot", "{status}");
+    append(&shell_log, "Release v1.2.3 of coursefolio is live\n\n");
+    found_with_step(&daemon, "coursefolio release", "Release v1.2.3").await;
+
+    // A password manager's window takes the focus: nothing of it is recorded.
+    let vault_log = sway.shared_folder().join("vault.log");
+    sway.open_terminal_with("KeePassXC - Vault", &follow_script(&vault_log), &large);
+    append(&vault_log, "zanzibarquokka master entry\n\n");
+    recorder_until(
+        &daemon,
+        "the excluded window pauses the recorder",
+        |status| {
+            status["state"] == "paused_privacy"
+                && status["reason"]
+                    .as_str()
+                    .is_some_and(|reason| reason.contains("keepass"))
+        },
+    )
+    .await;
+    let_it_look(&daemon, 4).await;
+    assert!(
+        !holds(
+            &recall_bytes(&daemon.dir.path().join("data")),
+            "zanzibarquokka"
+        ),
+        "the excluded window's text reached the disk"
+    );
+    assert!(screen_results(&daemon, "zanzibarquokka").await.is_empty());
+    daemon.stop().await;
 }

@@ -95,9 +95,17 @@ impl HeadlessSway {
     /// Opens a foot terminal titled `title` running `sh -c script`, and waits until sway
     /// shows it. Returns the window's index for [`HeadlessSway::close`].
     pub fn open_terminal(&mut self, title: &str, script: &str) -> usize {
+        self.open_terminal_with(title, script, &[])
+    }
+
+    /// [`HeadlessSway::open_terminal`] with more of foot's options (`--font=monospace:size=16`).
+    pub fn open_terminal_with(&mut self, title: &str, script: &str, options: &[&str]) -> usize {
         let mut command = as_sway_user("foot");
         command
+            .args(options)
             .args(["--title", title, "sh", "-c", script])
+            // A UTF-8 locale, or foot's first line is a warning about it.
+            .env("LANG", "C.UTF-8")
             .env("XDG_RUNTIME_DIR", self.runtime.path())
             .env("HOME", self.runtime.path())
             .env("WAYLAND_DISPLAY", &self.display.socket)

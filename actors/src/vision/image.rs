@@ -104,10 +104,16 @@ pub fn encode_grey(frame: &Frame) -> Result<EncodedImage, String> {
 /// xmessage dialog's button label was read only so).
 pub const ENLARGE_BELOW_PIXELS: u32 = 300_000;
 
+/// The light margin put around a region for tesseract, in pixels, as its documentation
+/// advises: text touching the image's edge (a terminal drawn without padding, a change
+/// cropped at a tile's edge) is read worse without one.
+pub const OCR_MARGIN_PIXELS: u32 = 10;
+
 /// A region of the frame in 8-bit grey, PNG-encoded, as dark text on a light ground: a
 /// mostly dark region (a dark theme, a terminal) is inverted, which tesseract reads faster
 /// and better. Shrinking would lose words, so it never shrinks; a small region is enlarged
-/// twice (see [`ENLARGE_BELOW_PIXELS`]).
+/// twice (see [`ENLARGE_BELOW_PIXELS`]); a white margin goes around it
+/// ([`OCR_MARGIN_PIXELS`]).
 pub fn encode_grey_region(frame: &Frame, region: TileRect) -> Result<EncodedImage, String> {
     let right = (region.x + region.width).min(frame.width);
     let bottom = (region.y + region.height).min(frame.height);
@@ -137,6 +143,7 @@ pub fn encode_grey_region(frame: &Frame, region: TileRect) -> Result<EncodedImag
     } else {
         (grey, width, height)
     };
+    let (grey, width, height) = with_margin(&grey, width, height, OCR_MARGIN_PIXELS);
     let bytes = encode_png(&grey, width, height, png::ColorType::Grayscale)?;
     Ok(EncodedImage {
         bytes,
@@ -171,6 +178,17 @@ fn shrink(frame: &Frame, width: u32, height: u32) -> Result<Vec<u8>, String> {
         .resize(&source, &mut target, &options)
         .map_err(|error| format!("cannot shrink the frame: {error}"))?;
     Ok(target.into_vec())
+}
+
+/// An 8-bit grey image inside a white margin `margin` pixels wide, and its new size.
+fn with_margin(grey: &[u8], width: u32, height: u32, margin: u32) -> (Vec<u8>, u32, u32) {
+    let (outer_width, outer_height) = (width + 2 * margin, height + 2 * margin);
+    let mut out = vec![u8::MAX; outer_width as usize * outer_height as usize];
+    for (y, row) in grey.chunks_exact(width as usize).enumerate() {
+        let at = (y + margin as usize) * outer_width as usize + margin as usize;
+        out[at..at + width as usize].copy_from_slice(row);
+    }
+    (out, outer_width, outer_height)
 }
 
 /// An 8-bit grey image `times` as wide and tall (Lanczos, which keeps glyph edges sharp).
@@ -293,6 +311,33 @@ mod tests {
         let mut decoder = zune_jpeg::JpegDecoder::new(std::io::Cursor::new(&jpeg.bytes));
         decoder.decode_headers().unwrap();
         assert_eq!(decoder.dimensions(), Some((400, 300)));
+    }
+
+    #[test]
+    fn a_region_for_ocr_is_dark_on_light_enlarged_and_inside_a_white_margin() {
+        // A dark terminal region: inverted to light, enlarged twice, a margin around it.
+        let frame = solid(100, 50, [20, 20, 20]);
+        let region = TileRect {
+            x: 10,
+            y: 10,
+            width: 40,
+            height: 20,
+        };
+        let image = encode_grey_region(&frame, region).unwrap();
+        let margin = OCR_MARGIN_PIXELS;
+        assert_eq!(
+            (image.width, image.height),
+            (80 + 2 * margin, 40 + 2 * margin)
+        );
+        let decoder = png::Decoder::new(std::io::Cursor::new(image.bytes));
+        let mut reader = decoder.read_info().unwrap();
+        let mut grey = vec![0; reader.output_buffer_size().unwrap()];
+        reader.next_frame(&mut grey).unwrap();
+        let at = |x: u32, y: u32| grey[(y * image.width + x) as usize];
+        assert_eq!(at(0, 0), 255, "the margin is white");
+        assert_eq!(at(margin - 1, margin + 5), 255);
+        assert_eq!(at(margin + 5, margin + 5), 255 - 20, "the region, inverted");
+        assert_eq!(at(image.width - 1, image.height - 1), 255);
     }
 
     #[test]

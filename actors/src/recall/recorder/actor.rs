@@ -1,7 +1,8 @@
 //! The Recorder actor: recall's screen history. Every interval (a Clock timer) it decides
 //! whether it may record at all (the mode, a pause, an active task in `tasks` mode), then on
-//! a blocking thread asks X11 for the focused window and, when the screen is not locked and
-//! the window can be named and is not excluded, captures it. The pixel gate says whether
+//! a blocking thread asks the desktop (X11, or a wlroots Wayland compositor: [`super::desk`])
+//! for the focused window and, when the screen is not locked and the window can be named and
+//! is not excluded, captures it. The pixel gate says whether
 //! anything changed and where; a settled change queues an OCR job for that region only
 //! (tesseract, one job at a time, the latest per segment). What tesseract reads is redacted
 //! and added to the window's open segment, which goes to the recall index when it opens, then
@@ -21,12 +22,12 @@ use crate::error::CallError;
 use crate::faults::ActorKind;
 use crate::locks::lock;
 use crate::recall::RecallMsg;
+use crate::recall::recorder::desk::{Desk, Look, look};
 use crate::recall::recorder::keyframes::Keyframes;
 use crate::recall::recorder::privacy::{Exclusions, redact};
 use crate::recall::recorder::segment::{Segment, Stamp};
 use crate::recall::recorder::{RecordMode, RecorderSettings, RecorderState, RecorderStatus};
 use crate::registry;
-use crate::sight::capture::x11::{CaptureOptions, Focus, Watched, X11Capture};
 use crate::sight::content::{Content, Frame};
 use crate::sight::gate::pixel::PixelGate;
 use crate::sight::gate::tiles::{TILE_SIZE, TileRect};
@@ -94,7 +95,7 @@ pub struct RecorderActorState {
     directory: Directory,
     settings: Arc<RecorderSettings>,
     exclusions: Exclusions,
-    capture: Option<X11Capture>,
+    desk: Option<Desk>,
     gate: PixelGate,
     gate_window: Option<u32>,
     open: Vec<Segment>,
@@ -152,7 +153,7 @@ impl Actor for RecorderActor {
         Ok(RecorderActorState {
             exclusions: Exclusions::new(&settings.exclude),
             directory: args.directory,
-            capture: None,
+            desk: None,
             gate: PixelGate::new(GATE_FLOOR),
             gate_window: None,
             open: Vec::new(),
@@ -286,63 +287,6 @@ fn forgets(filter: &Forget, segment: &Segment) -> bool {
         })
 }
 
-/// What one look at the display found.
-enum Look {
-    Locked,
-    Unknown(String),
-    Excluded(String),
-    Window {
-        id: u32,
-        title: String,
-        class: String,
-        content: Content,
-    },
-}
-
-/// Connects when needed, asks for the focus and captures the focused window when it may.
-/// Blocking.
-fn look(
-    capture: Option<X11Capture>,
-    display: Option<&str>,
-    exclusions: &Exclusions,
-) -> (Option<X11Capture>, Result<Look, String>) {
-    let mut capture = match capture {
-        Some(capture) => capture,
-        None => match X11Capture::connect(display, Watched::Screen, CaptureOptions::default()) {
-            Ok(capture) => capture,
-            Err(error) => return (None, Err(error.message)),
-        },
-    };
-    let focus = match capture.focus() {
-        Ok(focus) => focus,
-        Err(error) => return (keep(capture), Err(error.message)),
-    };
-    let seen = match focus {
-        Focus::Locked => Ok(Look::Locked),
-        Focus::Unknown(reason) => Ok(Look::Unknown(reason)),
-        Focus::Window { id, title, class } => match exclusions.excluding(&class, &title) {
-            Some(pattern) => Ok(Look::Excluded(pattern.to_owned())),
-            None => {
-                capture.follow(id);
-                capture
-                    .capture()
-                    .map(|content| Look::Window {
-                        id,
-                        title,
-                        class,
-                        content,
-                    })
-                    .map_err(|error| error.message)
-            }
-        },
-    };
-    (keep(capture), seen)
-}
-
-fn keep(capture: X11Capture) -> Option<X11Capture> {
-    (!capture.is_broken()).then_some(capture)
-}
-
 async fn tick(myself: &ActorRef<RecorderMsg>, state: &mut RecorderActorState) {
     let now = state.directory.now();
     if let Some(until) = state.paused {
@@ -369,16 +313,15 @@ async fn tick(myself: &ActorRef<RecorderMsg>, state: &mut RecorderActorState) {
         close_segments(state, now, true).await;
         return;
     }
-    let capture = state.capture.take();
-    let display = state.settings.display.clone();
+    let desk = state.desk.take();
+    let settings = state.settings.desk.clone();
     let exclusions = state.exclusions.clone();
-    let joined =
-        tokio::task::spawn_blocking(move || look(capture, display.as_deref(), &exclusions)).await;
-    let (capture, seen) = match joined {
+    let joined = tokio::task::spawn_blocking(move || look(desk, &settings, &exclusions)).await;
+    let (desk, seen) = match joined {
         Ok(result) => result,
         Err(error) => (None, Err(format!("the capture thread failed: {error}"))),
     };
-    state.capture = capture;
+    state.desk = desk;
     match seen {
         Err(message) => set_state(state, RecorderState::Stalled, message),
         Ok(Look::Locked) => set_state(

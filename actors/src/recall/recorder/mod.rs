@@ -1,7 +1,8 @@
 //! The screen recorder: recall's opt-in screen history (`[recall] mode = "tasks"` or
 //! `"always"`; off by default).
 //!
-//! - [`actor`] is the Recorder actor: every interval it asks X11 which window has the focus,
+//! - [`actor`] is the Recorder actor: every interval it asks the desktop ([`desk`]: X11, or
+//!   a wlroots Wayland compositor) which window has the focus,
 //!   captures that window through the pixel gate, has tesseract read only the region that
 //!   changed (one job at a time), and keeps the result as segments in the recall index;
 //! - [`segment`] a segment (one window while it had attention: its text, steps and
@@ -11,6 +12,7 @@
 //! - [`keyframes`] the JPEG keyframes on disk, within their byte budget.
 
 pub mod actor;
+pub mod desk;
 pub mod keyframes;
 pub mod privacy;
 pub mod segment;
@@ -25,6 +27,7 @@ use std::time::Duration;
 use storage::Timestamp;
 
 use crate::process::Spawner;
+use desk::DeskSettings;
 
 pub use actor::{RecorderActor, RecorderArgs, RecorderMsg};
 
@@ -55,9 +58,8 @@ impl RecordMode {
 #[derive(Clone, Debug)]
 pub struct RecorderSettings {
     pub mode: RecordMode,
-    /// The X display (`[x11] display`, else `DISPLAY`); `None`: the recorder stalls, saying
-    /// how to set one.
-    pub display: Option<String>,
+    /// The desktop whose focused window is recorded.
+    pub desk: DeskSettings,
     /// How often the focused window is captured.
     pub interval: Duration,
     /// A segment with nothing new for this long, and not focused, is closed.
@@ -78,7 +80,7 @@ impl RecorderSettings {
     pub fn off(spawner: Arc<dyn Spawner>, frames_dir: PathBuf) -> RecorderSettings {
         RecorderSettings {
             mode: RecordMode::Off,
-            display: None,
+            desk: DeskSettings::X11(None),
             interval: Duration::from_secs(2),
             idle_gap: Duration::from_secs(120),
             exclude: Vec::new(),

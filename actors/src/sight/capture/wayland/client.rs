@@ -47,6 +47,8 @@ pub(super) struct Toplevel {
     pub title: String,
     pub app_id: String,
     pub minimized: bool,
+    /// It has the keyboard focus (the compositor marks it activated).
+    pub activated: bool,
     /// Focused, and covering its output (fullscreen or maximised): what is on that output
     /// is this window, so it can be read where the compositor does not say where it is.
     pub covers_output: bool,
@@ -309,6 +311,7 @@ impl Dispatch<ZwlrForeignToplevelManagerV1, ()> for State {
                 title: String::new(),
                 app_id: String::new(),
                 minimized: false,
+                activated: false,
                 covers_output: false,
                 output: None,
                 closed: false,
@@ -344,8 +347,9 @@ impl Dispatch<ZwlrForeignToplevelHandleV1, ()> for State {
                     })
                 };
                 toplevel.minimized = has(State::Minimized);
+                toplevel.activated = has(State::Activated);
                 toplevel.covers_output =
-                    has(State::Activated) && (has(State::Fullscreen) || has(State::Maximized));
+                    toplevel.activated && (has(State::Fullscreen) || has(State::Maximized));
             }
             zwlr_foreign_toplevel_handle_v1::Event::OutputEnter { output } => {
                 toplevel.output = Some(output);

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use tokio::sync::watch;
 
 use crate::sight::capture::blocking::{BlockingCapture, BlockingSource};
-use crate::sight::capture::x11::{WINDOW_HIDDEN, Watched, WindowStatus};
+use crate::sight::capture::x11::{Focus, WINDOW_HIDDEN, Watched, WindowStatus};
 use crate::sight::capture::{CaptureError, ChangeCount};
 use crate::sight::content::{Content, WINDOW_CLOSED};
 use crate::sight::target::{Target, WindowSelector};
@@ -51,6 +51,7 @@ pub use client::offers_screencopy;
 use damage::{Aim, DamageFollow};
 use screencopy::{Pool, Region};
 use sway::SwayWindow;
+use wayland_client::Proxy;
 use wayland_protocols_wlr::foreign_toplevel::v1::client::zwlr_foreign_toplevel_handle_v1::ZwlrForeignToplevelHandleV1;
 
 /// What a window's capture says on a compositor that lists windows but does not say where
@@ -332,6 +333,52 @@ impl WaylandCapture {
             .find(|w| w.title == toplevel.title && w.app_id == toplevel.app_id)
             .or_else(|| windows.iter().find(|w| w.title == toplevel.title))?;
         Some((window.clone(), toplevel.minimized))
+    }
+
+    /// The window with the keyboard focus, as the screen recorder names it: the toplevel the
+    /// compositor marks activated, by its id on this connection, its title and its app id
+    /// (as the class); blocking. A compositor that does not list its windows cannot say
+    /// (`Focus::Unknown`), and none says whether the session is locked: a lock screen takes
+    /// the focus from every window, so nothing is named while it shows.
+    pub fn focus(&mut self) -> Result<Focus, CaptureError> {
+        self.client.refresh(&self.display.socket)?;
+        if self.client.toplevels.is_none() {
+            return Ok(Focus::Unknown(
+                "this Wayland compositor does not list its windows \
+                 (wlr-foreign-toplevel-management), so the focused one cannot be named"
+                    .to_owned(),
+            ));
+        }
+        let Some(focused) = self.client.state.toplevels.iter().find(|t| t.activated) else {
+            return Ok(Focus::Unknown("no window has the focus".to_owned()));
+        };
+        if focused.title.is_empty() && focused.app_id.is_empty() {
+            return Ok(Focus::Unknown(
+                "the focused window has neither a title nor an app id".to_owned(),
+            ));
+        }
+        Ok(Focus::Window {
+            id: focused.handle.id().protocol_id(),
+            title: focused.title.clone(),
+            class: focused.app_id.clone(),
+        })
+    }
+
+    /// The window [`WaylandCapture::focus`] named `id`, read as a `window:` wait reads one
+    /// (`Content::Absent` once it closed or while it is hidden); blocking.
+    pub fn capture_focused(&mut self, id: u32) -> Result<Content, CaptureError> {
+        let Some(toplevel) = self
+            .client
+            .state
+            .toplevels
+            .iter()
+            .find(|t| t.handle.id().protocol_id() == id)
+        else {
+            return self.absent(WINDOW_CLOSED);
+        };
+        let title = toplevel.title.clone();
+        self.followed = Some(toplevel.handle.clone());
+        self.capture_window(&title)
     }
 
     /// Whether the watched window is there, and if not which titles are (for the reply to
