@@ -55,6 +55,14 @@ impl CaptureError {
 /// (X11 DAMAGE, Wayland `copy_with_damage`).
 pub type ChangeCount = Arc<watch::Sender<u64>>;
 
+/// A receiver of the count kept in `count`, made at the first ask: how a source gives out
+/// the count it hands to the captures it connects ([`Source::changes`]).
+pub fn subscribe(count: &mut Option<ChangeCount>) -> watch::Receiver<u64> {
+    count
+        .get_or_insert_with(|| Arc::new(watch::channel(0).0))
+        .subscribe()
+}
+
 /// A duplicate of a display connection's socket on the runtime's reactor, for a task that
 /// listens to the display beside the blocking captures; `None` when no runtime is at hand
 /// or the socket cannot be duplicated (the target is then polled only).

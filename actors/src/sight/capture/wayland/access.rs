@@ -5,14 +5,13 @@
 //! [`Source`] of `window:` and `screen` on a Wayland session, over the one chosen.
 
 use std::fmt;
-use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use tokio::sync::watch;
 
 use crate::sight::capture::portal::{PortalSettings, PortalSource};
 use crate::sight::capture::wayland::{WaylandDisplay, WaylandSource, client};
-use crate::sight::capture::{CaptureError, ChangeCount, Source};
+use crate::sight::capture::{CaptureError, ChangeCount, Source, subscribe};
 use crate::sight::content::Content;
 use crate::sight::target::Target;
 
@@ -164,12 +163,7 @@ impl Source for WaylandPixels {
     fn changes(&mut self) -> Option<watch::Receiver<u64>> {
         match &mut self.chosen {
             Some(chosen) => chosen.changes(),
-            None => {
-                let changes = self
-                    .changes
-                    .get_or_insert_with(|| Arc::new(watch::channel(0).0));
-                Some(changes.subscribe())
-            }
+            None => Some(subscribe(&mut self.changes)),
         }
     }
 

@@ -42,7 +42,7 @@ use tokio::sync::watch;
 
 use crate::sight::capture::blocking::{BlockingCapture, BlockingSource};
 use crate::sight::capture::x11::{Focus, WINDOW_HIDDEN, Watched, WindowStatus};
-use crate::sight::capture::{CaptureError, ChangeCount};
+use crate::sight::capture::{CaptureError, ChangeCount, subscribe};
 use crate::sight::content::{Content, WINDOW_CLOSED};
 use crate::sight::target::{Target, WindowSelector};
 pub use access::{ScreenAccess, WaylandPixels};
@@ -469,10 +469,7 @@ impl BlockingCapture for WaylandCapture {
     }
 
     fn changes(connector: &mut WaylandConnector) -> Option<watch::Receiver<u64>> {
-        let changes = connector
-            .changes
-            .get_or_insert_with(|| std::sync::Arc::new(watch::channel(0).0));
-        Some(changes.subscribe())
+        Some(subscribe(&mut connector.changes))
     }
 
     fn tells_every_change(&self) -> bool {

@@ -1,13 +1,11 @@
 //! [`X11Source`]: the blocking [`X11Capture`] driven for the async world by the shared
 //! [`BlockingSource`] (a capture per blocking thread, a new connection after a broken one).
 
-use std::sync::Arc;
-
 use tokio::sync::watch;
 
 use super::{CaptureMethod, CaptureOptions, ChangeCount, Watched, X11Capture, describe};
-use crate::sight::capture::CaptureError;
 use crate::sight::capture::blocking::{BlockingCapture, BlockingSource};
+use crate::sight::capture::{CaptureError, subscribe};
 use crate::sight::content::Content;
 use crate::sight::target::Target;
 
@@ -58,10 +56,7 @@ impl BlockingCapture for X11Capture {
     }
 
     fn changes(connector: &mut X11Connector) -> Option<watch::Receiver<u64>> {
-        let changes = connector
-            .changes
-            .get_or_insert_with(|| Arc::new(watch::channel(0).0));
-        Some(changes.subscribe())
+        Some(subscribe(&mut connector.changes))
     }
 }
 
