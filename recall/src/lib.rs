@@ -5,7 +5,8 @@
 //! diacritics; a question read with synonyms and typo correction, `question.rs`, and ranked
 //! by what it holds of it, `search.rs` and `rank.rs`) in `recall.sqlite`, a file of its own beside the redb database, which stays
 //! the record: everything indexed here from tasks can be rebuilt from it, so losing this file
-//! loses nothing. Synchronous; one owner (the Recall actor) holds the connection.
+//! loses nothing. Synchronous; one owner (the Recall actor) holds the store: a connection
+//! that writes, and one that only searches (see [`RecallStore::open`]).
 
 mod holding;
 pub mod quality;
@@ -16,7 +17,7 @@ mod synonyms;
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 pub use question::{CORRECTION_WEIGHT, content_words};
 pub use rank::{Ranked, WEAK_COVERAGE};
@@ -143,7 +144,13 @@ pub struct Forgotten {
 }
 
 pub struct RecallStore {
+    /// Writes, and reads what writing needs (marks, counts, what to forget).
     connection: Connection,
+    /// Searches. FTS5 keeps, on a connection that has written, a table of pending terms
+    /// that every prefix lookup scans slot by slot even when it is empty, and the table
+    /// keeps the size the largest write gave it: a search on the writing connection after
+    /// indexing a thousand tasks took half as long again.
+    reader: Connection,
     path: PathBuf,
     /// [`RecallStore::counts`] until the next change: every answer reports them.
     counts: Option<Vec<(Source, u64)>>,
@@ -158,73 +165,24 @@ impl RecallStore {
             source,
         };
         let connection = Connection::open(path).map_err(fail)?;
-        let store = Self {
+        prepare(&connection).map_err(fail)?;
+        // Opened once the writer made the file and its write-ahead log: it sees each
+        // commit on its next statement.
+        let reader = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(fail)?;
+        Ok(Self {
             connection,
+            reader,
             path: path.to_owned(),
             counts: None,
-        };
-        store.prepare().map_err(fail)?;
-        Ok(store)
+        })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    fn prepare(&self) -> rusqlite::Result<()> {
-        self.connection.pragma_update(None, "journal_mode", "WAL")?;
-        self.connection
-            .pragma_update(None, "synchronous", "NORMAL")?;
-        let version: i64 = self
-            .connection
-            .pragma_query_value(None, "user_version", |row| row.get(0))?;
-        if version == 2 {
-            // Version 3 added what screen segments carry; nothing indexed is lost.
-            self.connection.execute_batch(
-                "ALTER TABLE doc ADD COLUMN app TEXT;
-                 ALTER TABLE doc ADD COLUMN step INTEGER;
-                 ALTER TABLE doc ADD COLUMN frames TEXT NOT NULL DEFAULT '[]';
-                 CREATE INDEX IF NOT EXISTS doc_end ON doc(source, end_ms);",
-            )?;
-        } else if version != SCHEMA_VERSION {
-            self.connection.execute_batch(
-                "DROP TABLE IF EXISTS doc_vocab; DROP TABLE IF EXISTS doc_fts; DROP TABLE IF EXISTS doc;
-                 DROP TABLE IF EXISTS mark;",
-            )?;
-        }
-        self.connection.execute_batch(
-            "CREATE TABLE IF NOT EXISTS doc(
-                 id INTEGER PRIMARY KEY,
-                 key TEXT NOT NULL UNIQUE,
-                 source TEXT NOT NULL,
-                 task_id TEXT,
-                 title TEXT NOT NULL,
-                 body TEXT NOT NULL,
-                 start_ms INTEGER NOT NULL,
-                 end_ms INTEGER NOT NULL,
-                 steps TEXT NOT NULL,
-                 summary TEXT NOT NULL,
-                 app TEXT,
-                 step INTEGER,
-                 frames TEXT NOT NULL DEFAULT '[]');
-             CREATE INDEX IF NOT EXISTS doc_task ON doc(task_id);
-             CREATE INDEX IF NOT EXISTS doc_end ON doc(source, end_ms);
-             CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(
-                 title, body, content='doc', content_rowid='id',
-                 tokenize='unicode61 remove_diacritics 2', prefix='2 3 4');
-             CREATE TRIGGER IF NOT EXISTS doc_added AFTER INSERT ON doc BEGIN
-                 INSERT INTO doc_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
-             END;
-             CREATE TRIGGER IF NOT EXISTS doc_removed AFTER DELETE ON doc BEGIN
-                 INSERT INTO doc_fts(doc_fts, rowid, title, body)
-                     VALUES ('delete', old.id, old.title, old.body);
-             END;
-             CREATE VIRTUAL TABLE IF NOT EXISTS doc_vocab USING fts5vocab(doc_fts, 'row');
-             CREATE TABLE IF NOT EXISTS mark(name TEXT PRIMARY KEY, value INTEGER NOT NULL);",
-        )?;
-        self.connection
-            .pragma_update(None, "user_version", SCHEMA_VERSION)?;
-        Ok(())
     }
 
     pub(crate) fn fail(&self, source: rusqlite::Error) -> RecallError {
@@ -398,7 +356,7 @@ impl RecallStore {
     /// One indexed document, by its row.
     pub(crate) fn document(&self, row: i64) -> Result<Document, RecallError> {
         let mut statement = self
-            .connection
+            .reader
             .prepare_cached(
                 "SELECT key, source, task_id, title, body, start_ms, end_ms, steps, summary,
                         app, step, frames
@@ -425,6 +383,60 @@ impl RecallStore {
             })
             .map_err(|e| self.fail(e))
     }
+}
+
+/// Makes the index's tables (or brings an older layout up to date) on the writing
+/// connection, in write-ahead-log mode.
+fn prepare(connection: &Connection) -> rusqlite::Result<()> {
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if version == 2 {
+        // Version 3 added what screen segments carry; nothing indexed is lost.
+        connection.execute_batch(
+            "ALTER TABLE doc ADD COLUMN app TEXT;
+             ALTER TABLE doc ADD COLUMN step INTEGER;
+             ALTER TABLE doc ADD COLUMN frames TEXT NOT NULL DEFAULT '[]';
+             CREATE INDEX IF NOT EXISTS doc_end ON doc(source, end_ms);",
+        )?;
+    } else if version != SCHEMA_VERSION {
+        connection.execute_batch(
+            "DROP TABLE IF EXISTS doc_vocab; DROP TABLE IF EXISTS doc_fts; DROP TABLE IF EXISTS doc;
+             DROP TABLE IF EXISTS mark;",
+        )?;
+    }
+    connection.execute_batch(
+        "CREATE TABLE IF NOT EXISTS doc(
+             id INTEGER PRIMARY KEY,
+             key TEXT NOT NULL UNIQUE,
+             source TEXT NOT NULL,
+             task_id TEXT,
+             title TEXT NOT NULL,
+             body TEXT NOT NULL,
+             start_ms INTEGER NOT NULL,
+             end_ms INTEGER NOT NULL,
+             steps TEXT NOT NULL,
+             summary TEXT NOT NULL,
+             app TEXT,
+             step INTEGER,
+             frames TEXT NOT NULL DEFAULT '[]');
+         CREATE INDEX IF NOT EXISTS doc_task ON doc(task_id);
+         CREATE INDEX IF NOT EXISTS doc_end ON doc(source, end_ms);
+         CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(
+             title, body, content='doc', content_rowid='id',
+             tokenize='unicode61 remove_diacritics 2', prefix='2 3 4');
+         CREATE TRIGGER IF NOT EXISTS doc_added AFTER INSERT ON doc BEGIN
+             INSERT INTO doc_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+         END;
+         CREATE TRIGGER IF NOT EXISTS doc_removed AFTER DELETE ON doc BEGIN
+             INSERT INTO doc_fts(doc_fts, rowid, title, body)
+                 VALUES ('delete', old.id, old.title, old.body);
+         END;
+         CREATE VIRTUAL TABLE IF NOT EXISTS doc_vocab USING fts5vocab(doc_fts, 'row');
+         CREATE TABLE IF NOT EXISTS mark(name TEXT PRIMARY KEY, value INTEGER NOT NULL);",
+    )?;
+    connection.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    Ok(())
 }
 
 fn encode_frames(frames: &[Frame]) -> String {

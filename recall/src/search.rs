@@ -116,7 +116,7 @@ impl RecallStore {
     /// The best `search.limit` documents for the question, each read whole with its
     /// confidence, best first; and how the question was read.
     pub fn search(&self, search: &Search) -> Result<Found, RecallError> {
-        let vocabulary = IndexVocabulary::new(&self.connection);
+        let vocabulary = IndexVocabulary::new(&self.reader);
         let question = Question::read(&search.words, &vocabulary);
         let mut found = Found {
             words: question.words(),
@@ -194,7 +194,7 @@ impl RecallStore {
     fn texts(&self, rows: &[i64]) -> Result<Vec<Text>, RecallError> {
         let wanted = serde_json::to_string(rows).expect("rows serialise");
         let mut statement = self
-            .connection
+            .reader
             .prepare_cached(
                 "SELECT id, source, title, end_ms, body FROM doc
                  WHERE id IN (SELECT value FROM json_each(?1))",
@@ -221,7 +221,7 @@ impl RecallStore {
     /// unranked.
     fn matching(&self, expression: &str, search: &Search) -> Result<Vec<i64>, RecallError> {
         let rows = |sql: &str, parameters: &[&dyn rusqlite::ToSql]| {
-            let mut statement = self.connection.prepare_cached(sql)?;
+            let mut statement = self.reader.prepare_cached(sql)?;
             let rows = statement.query_map(parameters, |row| row.get(0))?;
             rows.collect::<Result<Vec<i64>, _>>()
         };
