@@ -123,6 +123,9 @@ impl Tree {
         };
         let text_model = args.waits.text_model.or_else(|| model(Reach::Full));
         let pixel_model = args.waits.pixel_judge.or_else(|| model(Reach::Phrases));
+        // A model the recorder may ask to describe closed segments (tesseract cannot).
+        let describer =
+            (args.recall.procedures && has_model && reach == Reach::Full).then(|| backend.clone());
         let vision = VisionSetup {
             backend,
             settings,
@@ -177,6 +180,7 @@ impl Tree {
             recall_transcripts: args.recall.transcripts.clone(),
             recorder: Arc::new(RecorderSettings {
                 spawner: args.spawner.clone(),
+                procedures: describer,
                 ..args.recall.recorder
             }),
             directory: directory.clone(),

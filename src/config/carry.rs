@@ -50,6 +50,7 @@ pub fn tree_args(
     args.vision = vision.spec;
     args.recall.retention = config.recall.retention();
     args.recall.transcripts = config.recall.transcripts_folder();
+    args.recall.procedures = config.recall.procedures == super::Procedures::Model;
     args.recall.recorder = RecorderSettings {
         mode: config.recall.mode,
         // The desktop the waits read: a Wayland session when one is resolved, else X11.
@@ -152,10 +153,11 @@ mod tests {
     }
 
     /// The words a choice may be, by key.
-    const CHOICES: [(&str, &[&str]); 6] = [
+    const CHOICES: [(&str, &[&str]); 7] = [
         ("wayland.session", &["auto", "wayland", "x11"]),
         ("wayland.capture", &["auto", "screencopy", "portal"]),
         ("recall.mode", &["off", "tasks", "always"]),
+        ("recall.procedures", &["screen", "model"]),
         ("vision.backend", &["openai", "anthropic", "ocr", "none"]),
         ("vision.image_format", &["jpeg", "png"]),
         ("log_level", &["info", "debug"]),

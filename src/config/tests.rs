@@ -277,3 +277,24 @@ fn values_are_checked() {
     let custom = Config::parse("data_dir = \"/srv/lookout\"\n", Path::new("c.toml")).unwrap();
     assert_eq!(custom.data_dir, Some(PathBuf::from("/srv/lookout")));
 }
+
+#[test]
+fn procedures_from_a_model_need_a_model_that_describes() {
+    for vision in ["", "[vision]\nbackend = \"ocr\"\n"] {
+        let text = format!("[recall]\nprocedures = \"model\"\n{vision}");
+        let error = format!(
+            "{:#}",
+            Config::parse(&text, Path::new("c.toml")).unwrap_err()
+        );
+        assert!(
+            error.contains("backend = \"openai\" or \"anthropic\""),
+            "{error}"
+        );
+    }
+    let text =
+        "[recall]\nprocedures = \"model\"\n[vision]\nbackend = \"anthropic\"\nmodel = \"m\"\n";
+    let config = Config::parse(text, Path::new("c.toml")).unwrap();
+    assert_eq!(config.recall.procedures, Procedures::Model);
+    let error = Config::parse("[recall]\nprocedures = \"ai\"\n", Path::new("c.toml")).unwrap_err();
+    assert!(format!("{error:#}").contains("`model`"), "{error:#}");
+}

@@ -4,9 +4,11 @@
 //! nothing without an active task; excluded windows, a pause and a locked screen leave
 //! nothing on disk (the files are read, not just the API); a secret on screen is never
 //! stored; `recall.forget` removes segments and their pictures; a SIGKILL loses nothing
-//! already read.
+//! already read; with `procedures = "model"`, a closed segment is described by the model
+//! (a loopback stand-in) from its keyframes and text.
 
 use actors::recall::recorder::RecordMode;
+use actors::testkit::model_server::{ModelServer, Wire};
 use actors::testkit::sway::{HeadlessSway, append, follow_script};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -14,6 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use lookout::client::Client;
+use lookout::config::{Procedures, VisionBackend};
 
 use crate::support::{DaemonProcess, TestDaemon, ok, wait_until};
 use crate::windows::XClient;
@@ -361,6 +364,113 @@ async fn excluded_windows_a_pause_a_locked_screen_and_secrets_leave_nothing_on_d
         !holds(&kept, "abcdefghijklmnopqrstuvwx"),
         "the key reached the disk"
     );
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(lookout_full_tests),
+    ignore = "full tier (LOOKOUT_FULL_TESTS=1): needs Xvfb, xterm, xmessage and tesseract"
+)]
+async fn a_model_turns_a_closed_segment_into_a_summary_and_action_steps() {
+    let xvfb = Xvfb::start_with(1280, 720, 24);
+    let display = xvfb.display().to_owned();
+    let windows = TestWindows::connect(&display);
+    // The model names the command it was shown: the steps prove what it was sent.
+    let model = ModelServer::start(Wire::OpenAi, None).await;
+    model.answer_with(|body| {
+        let asked = body.to_string();
+        let command = if asked.contains("make publish") {
+            "make publish"
+        } else {
+            "nothing"
+        };
+        format!(
+            "{{\"summary\": \"Published the pelican site\", \"steps\": [\
+             {{\"at_s\": 0, \"action\": \"Opened a terminal in ~/pelican\"}}, \
+             {{\"at_s\": 1, \"action\": \"Typed '{command}' and pressed Enter\"}}]}}"
+        )
+    });
+    let url = model.base_url.clone();
+    let x11 = display.clone();
+    let daemon = TestDaemon::start_with(
+        move |config| {
+            config.x11.display = Some(x11);
+            config.recall.mode = RecordMode::Always;
+            config.recall.interval_ms = 300;
+            config.recall.idle_gap_s = 2;
+            config.recall.procedures = Procedures::Model;
+            config.vision.backend = VisionBackend::Openai;
+            config.vision.base_url = Some(url);
+            config.vision.model = Some("describer".into());
+        },
+        None,
+    )
+    .await;
+    let _shell = XClient::xterm(
+        &display,
+        "pelican shell",
+        "90x20+0+0",
+        "printf 'user@host:~/pelican$ make publish\\n\\nPublished 42 pages\\n'; sleep 300",
+    );
+    windows.focus(windows.find("pelican shell", PATIENCE));
+    found_with_step(&daemon, "pelican published", "Ran: make publish").await;
+    assert_eq!(model.requests(), 0, "an open segment is not described");
+
+    // Another window takes the focus: the shell's segment closes after the idle gap and
+    // the model describes it.
+    let _dialog = XClient::start(&display, "xmessage", &["-title", "Done", "All set"]);
+    windows.focus(windows.find("Done", PATIENCE));
+    let found = found_with_step(&daemon, "pelican published", "Typed 'make publish'").await;
+    assert_eq!(found["summary"], "Published the pelican site", "{found}");
+    let steps = steps(&found);
+    assert!(
+        steps
+            .iter()
+            .any(|s| s.ends_with("Opened a terminal in ~/pelican")),
+        "{steps:?}"
+    );
+    assert!(
+        !steps.iter().any(|s| s.contains("Ran: make publish")),
+        "{steps:?}"
+    );
+
+    // It was sent the segment's keyframes and the text read off it.
+    let asked = model.seen().into_iter().next().unwrap();
+    let user = &asked.body["messages"][1]["content"];
+    let pictures = (user.as_array().unwrap().iter())
+        .filter(|part| part["type"] == "image_url")
+        .count();
+    assert!(pictures >= 1, "{user}");
+    assert!(
+        user[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Published 42 pages"),
+        "{user}"
+    );
+    let status = recorder(&daemon).await;
+    assert_eq!(status["procedures"], 1, "{status}");
+    assert!(status["procedure_tokens"].as_u64().unwrap() > 0, "{status}");
+
+    // A segment forgotten while the model describes it is not put back by the answer.
+    model.hold();
+    windows.focus(windows.find("pelican shell", PATIENCE));
+    let_it_look(&daemon, 4).await;
+    windows.focus(windows.find("Done", PATIENCE));
+    wait_until("the model is asked again", PATIENCE, async || {
+        model.requests() == 2
+    })
+    .await;
+    daemon.ok("recall.forget", json!({"app": "xterm"})).await;
+    model.release();
+    let_it_look(&daemon, 6).await;
+    assert!(
+        screen_results(&daemon, "pelican published")
+            .await
+            .is_empty()
+    );
+    assert_eq!(recorder(&daemon).await["procedures"], 1);
     daemon.stop().await;
 }
 

@@ -131,6 +131,8 @@ pub struct RecallArgs {
     pub retention: Option<Duration>,
     /// The screen recorder (off unless set; its spawner is the tree's).
     pub recorder: RecorderSettings,
+    /// Closed screen segments are described by the `[vision]` model (when there is one).
+    pub procedures: bool,
     /// Claude Code's projects folder, when the agent's own sessions are searched (`[recall]
     /// sources`); `None`: they are not.
     pub transcripts: Option<std::path::PathBuf>,
@@ -182,6 +184,7 @@ impl TreeArgs {
                 path: recall_path,
                 retention: Some(DEFAULT_RECALL_RETENTION),
                 recorder: RecorderSettings::off(Arc::new(ProcessSpawner), frames_dir),
+                procedures: false,
                 transcripts: None,
             },
         }

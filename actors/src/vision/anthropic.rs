@@ -1,7 +1,7 @@
 //! `AnthropicJudge`: the Anthropic Messages API.
 //!
 //! POST `{base_url}/v1/messages` with `x-api-key`, `anthropic-version` and a user turn
-//! holding a base64 image block (for frames) and the question.
+//! holding base64 image blocks (a frame) and the question.
 
 use std::time::Duration;
 
@@ -13,16 +13,15 @@ use crate::condition::judge::Usage;
 use crate::error::CallError;
 use crate::http;
 use crate::sight::content::Content;
-use crate::vision::backend::{Answer, ApiKey, AttemptError, Backend, Cost, Material, Question};
+use crate::vision::backend::{
+    Answer, ApiKey, AttemptError, Backend, Completion, Cost, Material, Prompt, Question,
+};
 use crate::vision::image::ImageSettings;
-use crate::vision::openai::prepare_for_model;
-use crate::vision::prompt::{SYSTEM_PROMPT, parse_verdict, user_text};
+use crate::vision::openai::{prepare_for_model, read_answer, verdict_prompt};
 use crate::vision::remote::Endpoint;
 
 /// The API version lookout speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-/// Room for the short answer asked for (the API requires a limit).
-const MAX_ANSWER_TOKENS: u32 = 400;
 
 #[derive(Debug)]
 pub struct AnthropicJudge {
@@ -52,44 +51,32 @@ impl AnthropicJudge {
         })
     }
 
-    /// The request body for a question.
-    pub fn body(&self, question: &Question) -> Value {
-        let mut content = Vec::new();
-        if let Material::Image(image) = &*question.material {
-            content.push(json!({
-                "type": "image",
-                "source": {
-                    "type": "base64",
-                    "media_type": image.media_type,
-                    "data": base64::engine::general_purpose::STANDARD.encode(&image.bytes),
-                },
-            }));
-        }
-        content.push(json!({"type": "text", "text": user_text(question)}));
+    /// The request body for a prompt: its images first, then its text.
+    pub fn body(&self, prompt: &Prompt) -> Value {
+        let mut content: Vec<Value> = (prompt.images.iter())
+            .map(|image| {
+                json!({
+                    "type": "image",
+                    "source": {
+                        "type": "base64",
+                        "media_type": image.media_type,
+                        "data": base64::engine::general_purpose::STANDARD.encode(&image.bytes),
+                    },
+                })
+            })
+            .collect();
+        content.push(json!({"type": "text", "text": prompt.text}));
         json!({
             "model": self.model,
-            "max_tokens": MAX_ANSWER_TOKENS,
-            "system": SYSTEM_PROMPT,
+            "max_tokens": prompt.answer_tokens,
+            "system": prompt.system,
             "messages": [{"role": "user", "content": content}],
         })
     }
-}
 
-impl Backend for AnthropicJudge {
-    fn describe(&self) -> String {
-        format!("anthropic {} at {}", self.model, self.endpoint.base_url)
-    }
-
-    fn cost(&self, _content: &Content) -> Cost {
-        Cost::Remote
-    }
-
-    fn prepare(&self, content: &Content) -> Result<Material, String> {
-        prepare_for_model(content, self.image)
-    }
-
-    fn ask(&self, question: Question) -> BoxFuture<Result<Answer, AttemptError>> {
-        let body = self.body(&question);
+    /// One request: what the model said, and the tokens it reports.
+    fn send(&self, prompt: &Prompt) -> BoxFuture<Result<Completion, AttemptError>> {
+        let body = self.body(prompt);
         let mut request = self
             .client
             .post(self.endpoint.url.clone())
@@ -120,17 +107,14 @@ impl Backend for AnthropicJudge {
                     true,
                 ));
             }
-            let (met, observation) = parse_verdict(&said.join("\n"))
-                .map_err(|error| AttemptError::permanent(endpoint.scrub(&error), true))?;
             let count = |key: &str| {
                 reply
                     .pointer(&format!("/usage/{key}"))
                     .and_then(Value::as_u64)
                     .unwrap_or(0)
             };
-            Ok(Answer {
-                met,
-                observation,
+            Ok(Completion {
+                text: said.join("\n"),
                 usage: Usage {
                     // Cached prompt tokens are input too; Anthropic reports them apart.
                     input_tokens: count("input_tokens")
@@ -140,5 +124,29 @@ impl Backend for AnthropicJudge {
                 },
             })
         })
+    }
+}
+
+impl Backend for AnthropicJudge {
+    fn describe(&self) -> String {
+        format!("anthropic {} at {}", self.model, self.endpoint.base_url)
+    }
+
+    fn cost(&self, _content: &Content) -> Cost {
+        Cost::Remote
+    }
+
+    fn prepare(&self, content: &Content) -> Result<Material, String> {
+        prepare_for_model(content, self.image)
+    }
+
+    fn ask(&self, question: Question) -> BoxFuture<Result<Answer, AttemptError>> {
+        let sent = self.send(&verdict_prompt(&question));
+        let endpoint = self.endpoint.clone();
+        Box::pin(async move { read_answer(&sent.await?, &endpoint) })
+    }
+
+    fn complete(&self, prompt: Prompt) -> Option<BoxFuture<Result<Completion, AttemptError>>> {
+        Some(self.send(&prompt))
     }
 }

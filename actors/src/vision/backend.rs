@@ -85,6 +85,24 @@ pub struct Question {
     pub material: Arc<Material>,
 }
 
+/// A request for free text from a model (a screen segment's procedure): the role and
+/// answer format, the question, and pictures to look at.
+#[derive(Clone, Debug)]
+pub struct Prompt {
+    pub system: String,
+    pub text: String,
+    pub images: Vec<EncodedImage>,
+    /// Room for the answer, where the API requires a limit (Anthropic's).
+    pub answer_tokens: u32,
+}
+
+/// What a model said to a [`Prompt`], and what it cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub text: String,
+    pub usage: Usage,
+}
+
 /// A backend's answer to one attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Answer {
@@ -154,6 +172,12 @@ pub trait Backend: Debug + Send + Sync + 'static {
     /// What it can read: anything (a model), or only quoted phrases (OCR).
     fn reach(&self) -> Reach {
         Reach::Full
+    }
+
+    /// One attempt at a free-text answer, when a model is behind it (`None`: no model, or
+    /// only tesseract).
+    fn complete(&self, _prompt: Prompt) -> Option<BoxFuture<Result<Completion, AttemptError>>> {
+        None
     }
 }
 

@@ -16,7 +16,9 @@ use crate::condition::judge::Usage;
 use crate::error::CallError;
 use crate::http;
 use crate::sight::content::Content;
-use crate::vision::backend::{Answer, ApiKey, AttemptError, Backend, Cost, Material, Question};
+use crate::vision::backend::{
+    Answer, ApiKey, AttemptError, Backend, Completion, Cost, Material, Prompt, Question,
+};
 use crate::vision::image::{ImageSettings, encode_frame};
 use crate::vision::prompt::{SYSTEM_PROMPT, parse_verdict, user_text};
 use crate::vision::remote::Endpoint;
@@ -49,26 +51,62 @@ impl OpenAiJudge {
         })
     }
 
-    /// The request body for a question.
-    pub fn body(&self, question: &Question) -> Value {
-        let text = user_text(question);
-        let content = match &*question.material {
-            Material::Image(image) => json!([
-                {"type": "text", "text": text},
-                {"type": "image_url", "image_url": {"url": format!(
+    /// The request body for a prompt: its text alone, or the text and its images as parts.
+    pub fn body(&self, prompt: &Prompt) -> Value {
+        let content = if prompt.images.is_empty() {
+            json!(prompt.text)
+        } else {
+            let mut parts = vec![json!({"type": "text", "text": prompt.text})];
+            parts.extend(prompt.images.iter().map(|image| {
+                json!({"type": "image_url", "image_url": {"url": format!(
                     "data:{};base64,{}",
                     image.media_type,
                     base64::engine::general_purpose::STANDARD.encode(&image.bytes)
-                )}},
-            ]),
-            Material::Text { .. } | Material::Absent { .. } => json!(text),
+                )}})
+            }));
+            Value::Array(parts)
         };
         json!({
             "model": self.model,
             "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "system", "content": prompt.system},
                 {"role": "user", "content": content},
             ],
+        })
+    }
+
+    /// One request: what the model said, and the tokens it reports.
+    fn send(&self, prompt: &Prompt) -> BoxFuture<Result<Completion, AttemptError>> {
+        let body = self.body(prompt);
+        let mut request = self.client.post(self.endpoint.url.clone());
+        if let Some(key) = &self.endpoint.key {
+            request = request.bearer_auth(key.secret.expose());
+        }
+        let endpoint = self.endpoint.clone();
+        Box::pin(async move {
+            let reply = endpoint.post(request, &body).await?;
+            let text = message_text(&reply).ok_or_else(|| {
+                let refusal = reply
+                    .pointer("/choices/0/message/refusal")
+                    .and_then(Value::as_str)
+                    .map(|r| format!(" (the model refused: {r})"))
+                    .unwrap_or_default();
+                AttemptError::permanent(
+                    format!(
+                        "{} answered without a message in choices[0].message.content{refusal}",
+                        endpoint.base_url
+                    ),
+                    true,
+                )
+            })?;
+            let count = |pointer: &str| reply.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+            Ok(Completion {
+                text,
+                usage: Usage {
+                    input_tokens: count("/usage/prompt_tokens"),
+                    output_tokens: count("/usage/completion_tokens"),
+                },
+            })
         })
     }
 }
@@ -87,41 +125,41 @@ impl Backend for OpenAiJudge {
     }
 
     fn ask(&self, question: Question) -> BoxFuture<Result<Answer, AttemptError>> {
-        let body = self.body(&question);
-        let mut request = self.client.post(self.endpoint.url.clone());
-        if let Some(key) = &self.endpoint.key {
-            request = request.bearer_auth(key.secret.expose());
-        }
+        let sent = self.send(&verdict_prompt(&question));
         let endpoint = self.endpoint.clone();
-        Box::pin(async move {
-            let reply = endpoint.post(request, &body).await?;
-            let said = message_text(&reply).ok_or_else(|| {
-                let refusal = reply
-                    .pointer("/choices/0/message/refusal")
-                    .and_then(Value::as_str)
-                    .map(|r| format!(" (the model refused: {r})"))
-                    .unwrap_or_default();
-                AttemptError::permanent(
-                    format!(
-                        "{} answered without a message in choices[0].message.content{refusal}",
-                        endpoint.base_url
-                    ),
-                    true,
-                )
-            })?;
-            let (met, observation) = parse_verdict(&said)
-                .map_err(|error| AttemptError::permanent(endpoint.scrub(&error), true))?;
-            let count = |pointer: &str| reply.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
-            Ok(Answer {
-                met,
-                observation,
-                usage: Usage {
-                    input_tokens: count("/usage/prompt_tokens"),
-                    output_tokens: count("/usage/completion_tokens"),
-                },
-            })
-        })
+        Box::pin(async move { read_answer(&sent.await?, &endpoint) })
     }
+
+    fn complete(&self, prompt: Prompt) -> Option<BoxFuture<Result<Completion, AttemptError>>> {
+        Some(self.send(&prompt))
+    }
+}
+
+/// Room for the short verdict asked for.
+const VERDICT_TOKENS: u32 = 400;
+
+/// The verdict asked for a wait's question: the judge's role, the question, its frame.
+pub fn verdict_prompt(question: &Question) -> Prompt {
+    Prompt {
+        system: SYSTEM_PROMPT.to_owned(),
+        text: user_text(question),
+        images: match &*question.material {
+            Material::Image(image) => vec![image.clone()],
+            Material::Text { .. } | Material::Absent { .. } => Vec::new(),
+        },
+        answer_tokens: VERDICT_TOKENS,
+    }
+}
+
+/// A verdict read off what the model said (a failure quotes it, without the key).
+pub fn read_answer(said: &Completion, endpoint: &Endpoint) -> Result<Answer, AttemptError> {
+    let (met, observation) = parse_verdict(&said.text)
+        .map_err(|error| AttemptError::permanent(endpoint.scrub(&error), true))?;
+    Ok(Answer {
+        met,
+        observation,
+        usage: said.usage,
+    })
 }
 
 /// `choices[0].message.content`: a string, or (some servers) an array of text parts.

@@ -86,22 +86,10 @@ pub fn parse_verdict(answer: &str) -> Result<(bool, String), String> {
             answer.len()
         ));
     }
-    let mut verdicts: Vec<(bool, String)> = Vec::new();
-    let mut offset = 0;
-    while let Some(found) = answer[offset..].find('{') {
-        let start = offset + found;
-        let mut stream = serde_json::Deserializer::from_str(&answer[start..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(Value::Object(object)))
-                if object.contains_key("met") || object.contains_key("observation") =>
-            {
-                verdicts.push(read_verdict(&object, answer)?);
-                offset = start + stream.byte_offset();
-            }
-            // Not a verdict (prose in braces, a wrapper object): look inside it too.
-            _ => offset = start + 1,
-        }
-    }
+    let mut verdicts = objects_with(answer, &["met", "observation"])
+        .iter()
+        .map(|object| read_verdict(object, answer))
+        .collect::<Result<Vec<_>, _>>()?;
     verdicts.dedup();
     match verdicts.len() {
         1 => Ok(verdicts.remove(0)),
@@ -115,6 +103,26 @@ pub fn parse_verdict(answer: &str) -> Result<(bool, String), String> {
             quote(answer)
         )),
     }
+}
+
+/// The JSON objects in a model's answer that hold any of `keys`, wherever they sit (in a
+/// code fence, after some prose, inside a wrapper object), in order.
+pub fn objects_with(answer: &str, keys: &[&str]) -> Vec<serde_json::Map<String, Value>> {
+    let mut objects = Vec::new();
+    let mut offset = 0;
+    while let Some(found) = answer[offset..].find('{') {
+        let start = offset + found;
+        let mut stream = serde_json::Deserializer::from_str(&answer[start..]).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(Value::Object(object))) if keys.iter().any(|key| object.contains_key(*key)) => {
+                offset = start + stream.byte_offset();
+                objects.push(object);
+            }
+            // Not one (prose in braces, a wrapper object): look inside it too.
+            _ => offset = start + 1,
+        }
+    }
+    objects
 }
 
 fn read_verdict(
@@ -155,7 +163,7 @@ fn read_verdict(
 }
 
 /// The start of a bad answer, on one line, for an error message.
-fn quote(answer: &str) -> String {
+pub fn quote(answer: &str) -> String {
     let flat: String = answer.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.is_empty() {
         return "(empty)".to_owned();

@@ -173,6 +173,10 @@ pub fn recorder_status(status: &RecorderStatus) -> Value {
         "redactions": status.redactions,
         "keyframes": status.keyframes,
         "keyframe_bytes": status.keyframe_bytes,
+        // Closed segments the model described (`[recall] procedures = "model"`).
+        "procedures": status.procedures,
+        "procedure_failures": status.procedure_failures,
+        "procedure_tokens": status.procedure_tokens,
         "last_error": status.last_error,
     })
 }

@@ -8,13 +8,16 @@
 //! and added to the window's open segment, which goes to the recall index when it opens, then
 //! at most every 10 s while it changes (each put re-indexes it whole), at its close and when
 //! the daemon stops: a crash loses at most the last 10 s read. A segment with nothing new for
-//! the idle gap closes; the notes the agent posted to its task meanwhile become steps.
+//! the idle gap closes; the notes the agent posted to its task meanwhile become steps. With a
+//! model for procedures, a closed segment is then described by it ([`super::procedure`]) in
+//! a task of its own and put again with the model's summary and steps, unless it was
+//! forgotten meanwhile.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use recall::Forget;
+use recall::{Document, Forget};
 use storage::{MsgType, Role, Status, StatusFilter, Store, TaskId, Timestamp};
 
 use crate::directory::Directory;
@@ -25,6 +28,7 @@ use crate::recall::RecallMsg;
 use crate::recall::recorder::desk::{Desk, Look, look};
 use crate::recall::recorder::keyframes::Keyframes;
 use crate::recall::recorder::privacy::{Exclusions, redact};
+use crate::recall::recorder::procedure::{self, Described};
 use crate::recall::recorder::segment::{Segment, Stamp};
 use crate::recall::recorder::{RecordMode, RecorderSettings, RecorderState, RecorderStatus};
 use crate::registry;
@@ -68,6 +72,14 @@ pub enum RecorderMsg {
     /// Drop the open segments the filter names (before the index forgets them); replies
     /// how many.
     Forget(Forget, RpcReplyPort<u64>),
+    /// The model answered for the closed segment of this key (or failed).
+    Described(String, Result<Described, String>),
+}
+
+/// A closed segment for the model, and whether it was asked yet.
+struct Describing {
+    document: Document,
+    asked: bool,
 }
 
 pub struct RecorderActor;
@@ -103,6 +115,8 @@ pub struct RecorderActorState {
     ocr_busy: bool,
     /// The latest job per segment, waiting for tesseract.
     pending: Vec<OcrJob>,
+    /// Closed segments for the model to describe (put again once it answered).
+    describing: Vec<Describing>,
     /// `Some(None)`: paused until resumed; `Some(Some(at))`: until then.
     paused: Option<Option<Timestamp>>,
     status: RecorderStatus,
@@ -160,6 +174,7 @@ impl Actor for RecorderActor {
             keyframes,
             ocr_busy: false,
             pending: Vec::new(),
+            describing: Vec::new(),
             paused: None,
             status,
             settings,
@@ -192,6 +207,7 @@ impl Actor for RecorderActor {
             RecorderMsg::Tick => {
                 tick(&myself, state).await;
                 put_due(state, state.directory.now());
+                ask_for_procedures(&myself, state);
             }
             RecorderMsg::Read(outcome) => {
                 state.ocr_busy = false;
@@ -231,13 +247,21 @@ impl Actor for RecorderActor {
             }
             RecorderMsg::Forget(filter, reply) => {
                 let before = state.open.len();
-                state.open.retain(|segment| !forgets(&filter, segment));
+                state.open.retain(|segment| {
+                    let task = segment.stamp.as_ref().map(|stamp| stamp.task_id.as_str());
+                    !forgets(&filter, segment.end_ms, &segment.app, task)
+                });
+                state.describing.retain(|Describing { document, .. }| {
+                    let app = document.app.as_deref().unwrap_or_default();
+                    !forgets(&filter, document.end_ms, app, document.task_id.as_deref())
+                });
                 let kept: Vec<&str> = state.open.iter().map(|s| s.id.as_str()).collect();
                 state
                     .pending
                     .retain(|job| kept.contains(&job.segment_id.as_str()));
                 let _ = reply.send((before - state.open.len()) as u64);
             }
+            RecorderMsg::Described(key, outcome) => described(state, &key, outcome),
         }
         Ok(())
     }
@@ -269,22 +293,13 @@ fn pause_state(state: &mut RecorderActorState, until: Option<Timestamp>) {
     set_state(state, RecorderState::PausedUser, reason);
 }
 
-/// Whether `filter` (a `recall forget`) names the open `segment`.
-fn forgets(filter: &Forget, segment: &Segment) -> bool {
-    filter.since_ms.is_none_or(|since| segment.end_ms >= since)
-        && filter
-            .before_ms
-            .is_none_or(|before| segment.end_ms < before)
-        && filter
-            .app
-            .as_ref()
-            .is_none_or(|app| app.eq_ignore_ascii_case(&segment.app))
-        && filter.task_id.as_ref().is_none_or(|task| {
-            segment
-                .stamp
-                .as_ref()
-                .is_some_and(|stamp| &stamp.task_id == task)
-        })
+/// Whether `filter` (a `recall forget`) names a segment that ended at `end_ms`, of `app`,
+/// stamped with `task`.
+fn forgets(filter: &Forget, end_ms: u64, app: &str, task: Option<&str>) -> bool {
+    filter.since_ms.is_none_or(|since| end_ms >= since)
+        && filter.before_ms.is_none_or(|before| end_ms < before)
+        && (filter.app.as_ref()).is_none_or(|wanted| wanted.eq_ignore_ascii_case(app))
+        && (filter.task_id.as_deref()).is_none_or(|wanted| task == Some(wanted))
 }
 
 async fn tick(myself: &ActorRef<RecorderMsg>, state: &mut RecorderActorState) {
@@ -593,6 +608,51 @@ async fn close(state: &mut RecorderActorState, mut segment: Segment) {
         }
     }
     put(&state.directory, &segment);
+    let document = segment.document();
+    // Only the opening: nothing happened to describe.
+    if state.settings.procedures.is_some() && document.steps.len() > 1 {
+        state.describing.push(Describing {
+            document,
+            asked: false,
+        });
+    }
+}
+
+/// Asks the model for the procedures of the segments closed since the last time.
+fn ask_for_procedures(myself: &ActorRef<RecorderMsg>, state: &mut RecorderActorState) {
+    let Some(model) = &state.settings.procedures else {
+        return;
+    };
+    for describing in state.describing.iter_mut().filter(|d| !d.asked) {
+        describing.asked = true;
+        procedure::ask(myself.clone(), model.clone(), describing.document.clone());
+    }
+}
+
+/// Puts a described segment again with the model's summary and steps (unless it was
+/// forgotten meanwhile); a failure keeps the steps read off the screen and is reported.
+fn described(state: &mut RecorderActorState, key: &str, outcome: Result<Described, String>) {
+    let Some(at) = state.describing.iter().position(|d| d.document.key == key) else {
+        return; // forgotten meanwhile
+    };
+    let mut document = state.describing.remove(at).document;
+    match outcome {
+        Ok(described) => {
+            procedure::apply(&mut document, described.procedure);
+            state.status.procedures += 1;
+            state.status.procedure_tokens += described.tokens;
+            if let Ok(recall) = state.directory.recall() {
+                let _ = recall.cast(RecallMsg::Put(vec![document]));
+            }
+        }
+        Err(error) => {
+            state.status.procedure_failures += 1;
+            state.status.last_error = Some(format!(
+                "the model did not describe a segment of {} (its steps are those read off the screen): {error}",
+                document.app.as_deref().unwrap_or("a window")
+            ));
+        }
+    }
 }
 
 /// The agent's notes to `task_id` while `segment` was open.

@@ -9,12 +9,14 @@
 //!   keyframes) and the document it becomes. Pure;
 //! - [`privacy`] the exclusions and the redaction of secrets, applied before anything is
 //!   stored. Pure;
-//! - [`keyframes`] the JPEG keyframes on disk, within their byte budget.
+//! - [`keyframes`] the JPEG keyframes on disk, within their byte budget;
+//! - [`procedure`] a closed segment's summary and action steps from a model (opt-in).
 
 pub mod actor;
 pub mod desk;
 pub mod keyframes;
 pub mod privacy;
+pub mod procedure;
 pub mod segment;
 
 #[cfg(test)]
@@ -27,6 +29,7 @@ use std::time::Duration;
 use storage::Timestamp;
 
 use crate::process::Spawner;
+use crate::vision::backend::Backend;
 use desk::DeskSettings;
 
 pub use actor::{RecorderActor, RecorderArgs, RecorderMsg};
@@ -72,6 +75,9 @@ pub struct RecorderSettings {
     pub frames_dir: PathBuf,
     /// The most bytes keyframes may take; the oldest go first.
     pub keyframe_budget_bytes: u64,
+    /// The model that describes closed segments (`[recall] procedures = "model"`); without
+    /// one, steps are what changed on screen.
+    pub procedures: Option<Arc<dyn Backend>>,
     pub spawner: Arc<dyn Spawner>,
 }
 
@@ -87,6 +93,7 @@ impl RecorderSettings {
             ocr_program: "tesseract".into(),
             frames_dir,
             keyframe_budget_bytes: 2 << 30,
+            procedures: None,
             spawner,
         }
     }
@@ -145,5 +152,9 @@ pub struct RecorderStatus {
     pub redactions: u64,
     pub keyframes: u64,
     pub keyframe_bytes: u64,
+    /// Closed segments a model described, those it failed to, and the tokens it reported.
+    pub procedures: u64,
+    pub procedure_failures: u64,
+    pub procedure_tokens: u64,
     pub last_error: Option<String>,
 }
