@@ -364,6 +364,14 @@ fn recall_line(recall: &Value) -> String {
         recall["redactions"],
         recall["keyframe_bytes"]
     );
+    let described = recall["procedures"].as_u64().unwrap_or(0);
+    let failed = recall["procedure_failures"].as_u64().unwrap_or(0);
+    if described + failed > 0 {
+        line.push_str(&format!(
+            "; {described} segments described by the model ({failed} failed, {} tokens)",
+            recall["procedure_tokens"]
+        ));
+    }
     if let Some(error) = recall["last_error"].as_str() {
         line.push_str(&format!("; last error: {error}"));
     }
@@ -463,5 +471,25 @@ mod tests {
         assert_eq!(progress_bar(0), format!("[{}] 0%", "░".repeat(20)));
         assert_eq!(progress_bar(100), format!("[{}] 100%", "█".repeat(20)));
         assert!(progress_bar(33).starts_with("[███████░"));
+    }
+
+    #[test]
+    fn the_screen_line_says_what_the_model_described_once_it_did() {
+        let mut recall = json!({"mode": "always", "state": "capturing", "reason": "recording",
+            "segments": 3, "ocr_runs": 9, "redactions": 0, "keyframe_bytes": 1000,
+            "procedures": 0, "procedure_failures": 0, "procedure_tokens": 0, "last_error": null});
+        assert!(
+            !recall_line(&recall).contains("described"),
+            "{}",
+            recall_line(&recall)
+        );
+        recall["procedures"] = json!(2);
+        recall["procedure_failures"] = json!(1);
+        recall["procedure_tokens"] = json!(5400);
+        let line = recall_line(&recall);
+        assert!(
+            line.contains("2 segments described by the model (1 failed, 5400 tokens)"),
+            "{line}"
+        );
     }
 }
