@@ -81,7 +81,11 @@ const COMMON: &[&str] = &[
     "out",
     "so",
     "get",
+    "gets",
+    "getting",
     "got",
+    "much",
+    "many",
     "set",
     "again",
     "ago",
@@ -497,6 +501,27 @@ mod tests {
                 .map(|(w, n)| (w.to_string(), *n))
                 .collect()
         }
+    }
+
+    #[test]
+    fn how_much_and_gets_are_framing_and_shrink_finds_what_dropped() {
+        let index = Words(vec![
+            ("bucket", 2),
+            ("dropped", 1),
+            ("alert", 3),
+            ("errors", 2),
+        ]);
+        let question = Question::read("how much did the bucket shrink?", &index);
+        assert_eq!(question.words(), ["bucket", "shrink"]);
+        let shrink = &question.concepts[1];
+        assert!(shrink.known);
+        // "dropped" is looked for as every form of its word.
+        assert!(
+            shrink.terms.iter().any(|t| t.text == "drop" && t.prefix),
+            "{shrink:?}"
+        );
+        let paged = Question::read("who gets paged when errors spike", &index);
+        assert_eq!(paged.words(), ["paged", "errors", "spike"]);
     }
 
     #[test]

@@ -105,6 +105,17 @@ const GROUPS: &[&[&str]] = &[
         "oncall",
     ],
     &[
+        "shrink",
+        "shrank",
+        "shrunk",
+        "reduce",
+        "reduced",
+        "decrease",
+        "decreased",
+        "smaller",
+        "dropped",
+    ],
+    &[
         "invoice",
         "invoices",
         "invoicing",

@@ -394,8 +394,8 @@ fn the_committed_histories_are_answered_well() {
         ("held-out.json", 0.95, 0.98),
         ("unseen.json", 0.95, 0.98),
         ("blind.json", 0.9, 0.9),
-        // Measured once, unseen (2026-11-29): the floor holds the line, not the goal.
-        ("fresh.json", 0.75, 0.8),
+        // Measured once unseen at 76 / 81 %, 90 / 95 % after the paraphrase groups.
+        ("fresh.json", 0.9, 0.95),
     ];
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
