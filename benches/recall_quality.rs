@@ -61,6 +61,7 @@ fn main() {
         "unseen.json",
         "blind.json",
         "fresh.json",
+        "later.json",
     ] {
         run(&folder.join(file), verbose);
     }

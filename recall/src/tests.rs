@@ -396,6 +396,8 @@ fn the_committed_histories_are_answered_well() {
         ("blind.json", 0.9, 0.9),
         // Measured once unseen at 76 / 81 %, 90 / 95 % after the paraphrase groups.
         ("fresh.json", 0.9, 0.95),
+        // Measured once, unseen (2026-11-29): 88 / 88 %; the floor holds the line.
+        ("later.json", 0.88, 0.88),
     ];
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
