@@ -314,9 +314,17 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
 /// The word's synonyms, the phrases it is written as, and the things of its kind, at their
 /// weights times `scale`.
 fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
-    let related = synonyms_of(word)
-        .into_iter()
-        .chain(phrases_of(word))
+    // A synonym written as a phrase is found as the phrase too ("throttle" → ratelimit →
+    // "rate limit").
+    let related = std::iter::once(word)
+        .chain(synonyms_of(word))
+        .flat_map(|synonym| {
+            let phrases = phrases_of(synonym);
+            (synonym != word)
+                .then_some(synonym)
+                .into_iter()
+                .chain(phrases)
+        })
         .map(|w| (w, SYNONYM_WEIGHT))
         .chain(members_of(word).into_iter().map(|w| (w, KIND_WEIGHT)));
     for (other, weight) in related {
@@ -522,6 +530,21 @@ mod tests {
         );
         let paged = Question::read("who gets paged when errors spike", &index);
         assert_eq!(paged.words(), ["paged", "errors", "spike"]);
+    }
+
+    #[test]
+    fn a_synonym_written_as_a_phrase_is_found_as_the_phrase() {
+        let index = Words(vec![("rate", 1), ("limit", 1), ("login", 2)]);
+        let question = Question::read("throttle login attempts", &index);
+        let throttle = &question.concepts[0];
+        assert!(throttle.known, "{throttle:?}");
+        assert!(
+            throttle
+                .terms
+                .iter()
+                .any(|t| t.text == "rate limit" && t.is_phrase()),
+            "{throttle:?}"
+        );
     }
 
     #[test]
