@@ -17,7 +17,7 @@ use crate::vision::backend::{
     Answer, ApiKey, AttemptError, Backend, Completion, Cost, Material, Prompt, Question,
 };
 use crate::vision::image::ImageSettings;
-use crate::vision::openai::{prepare_for_model, read_answer, verdict_prompt};
+use crate::vision::openai::{ask_verdict, prepare_for_model};
 use crate::vision::remote::Endpoint;
 
 /// The API version lookout speaks.
@@ -141,9 +141,7 @@ impl Backend for AnthropicJudge {
     }
 
     fn ask(&self, question: Question) -> BoxFuture<Result<Answer, AttemptError>> {
-        let sent = self.send(&verdict_prompt(&question));
-        let endpoint = self.endpoint.clone();
-        Box::pin(async move { read_answer(&sent.await?, &endpoint) })
+        ask_verdict(&question, &self.endpoint, |prompt| self.send(prompt))
     }
 
     fn complete(&self, prompt: Prompt) -> Option<BoxFuture<Result<Completion, AttemptError>>> {

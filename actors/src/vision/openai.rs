@@ -125,9 +125,7 @@ impl Backend for OpenAiJudge {
     }
 
     fn ask(&self, question: Question) -> BoxFuture<Result<Answer, AttemptError>> {
-        let sent = self.send(&verdict_prompt(&question));
-        let endpoint = self.endpoint.clone();
-        Box::pin(async move { read_answer(&sent.await?, &endpoint) })
+        ask_verdict(&question, &self.endpoint, |prompt| self.send(prompt))
     }
 
     fn complete(&self, prompt: Prompt) -> Option<BoxFuture<Result<Completion, AttemptError>>> {
@@ -138,8 +136,29 @@ impl Backend for OpenAiJudge {
 /// Room for the short verdict asked for.
 const VERDICT_TOKENS: u32 = 400;
 
+/// A wait's question asked through `send` (one request of a model backend), and the verdict
+/// read off what the model said (a failure quotes it, without the key).
+pub fn ask_verdict(
+    question: &Question,
+    endpoint: &Endpoint,
+    send: impl FnOnce(&Prompt) -> BoxFuture<Result<Completion, AttemptError>>,
+) -> BoxFuture<Result<Answer, AttemptError>> {
+    let sent = send(&verdict_prompt(question));
+    let endpoint = endpoint.clone();
+    Box::pin(async move {
+        let said = sent.await?;
+        let (met, observation) = parse_verdict(&said.text)
+            .map_err(|error| AttemptError::permanent(endpoint.scrub(&error), true))?;
+        Ok(Answer {
+            met,
+            observation,
+            usage: said.usage,
+        })
+    })
+}
+
 /// The verdict asked for a wait's question: the judge's role, the question, its frame.
-pub fn verdict_prompt(question: &Question) -> Prompt {
+fn verdict_prompt(question: &Question) -> Prompt {
     Prompt {
         system: SYSTEM_PROMPT.to_owned(),
         text: user_text(question),
@@ -149,17 +168,6 @@ pub fn verdict_prompt(question: &Question) -> Prompt {
         },
         answer_tokens: VERDICT_TOKENS,
     }
-}
-
-/// A verdict read off what the model said (a failure quotes it, without the key).
-pub fn read_answer(said: &Completion, endpoint: &Endpoint) -> Result<Answer, AttemptError> {
-    let (met, observation) = parse_verdict(&said.text)
-        .map_err(|error| AttemptError::permanent(endpoint.scrub(&error), true))?;
-    Ok(Answer {
-        met,
-        observation,
-        usage: said.usage,
-    })
 }
 
 /// `choices[0].message.content`: a string, or (some servers) an array of text parts.

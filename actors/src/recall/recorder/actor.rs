@@ -189,7 +189,7 @@ impl Actor for RecorderActor {
         state.directory.timers().cancel(TICK_TIMER);
         // What changed since the last put goes to the index before the daemon stops.
         for segment in state.open.iter().filter(|segment| segment.dirty) {
-            put(&state.directory, segment);
+            put(&state.directory, segment.document());
         }
         Ok(())
     }
@@ -383,7 +383,7 @@ fn put_due(state: &mut RecorderActorState, now: Timestamp) {
             .put_at_ms
             .is_none_or(|at| now.as_millis().saturating_sub(at) >= PUT_EVERY_MS);
         if segment.dirty && due {
-            put(&state.directory, segment);
+            put(&state.directory, segment.document());
             segment.put_at_ms = Some(now.as_millis());
             segment.dirty = false;
         }
@@ -563,10 +563,10 @@ async fn took_in(state: &mut RecorderActorState, outcome: OcrOutcome) {
     }
 }
 
-/// Puts the segment's document in the index (replacing the one of its key).
-fn put(directory: &Directory, segment: &Segment) {
+/// Puts a segment's document in the index (replacing the one of its key).
+fn put(directory: &Directory, document: Document) {
     if let Ok(recall) = directory.recall() {
-        let _ = recall.cast(RecallMsg::Put(vec![segment.document()]));
+        let _ = recall.cast(RecallMsg::Put(vec![document]));
     }
 }
 
@@ -607,15 +607,15 @@ async fn close(state: &mut RecorderActorState, mut segment: Segment) {
             }
         }
     }
-    put(&state.directory, &segment);
     let document = segment.document();
     // Only the opening: nothing happened to describe.
     if state.settings.procedures.is_some() && document.steps.len() > 1 {
         state.describing.push(Describing {
-            document,
+            document: document.clone(),
             asked: false,
         });
     }
+    put(&state.directory, document);
 }
 
 /// Asks the model for the procedures of the segments closed since the last time.
@@ -641,9 +641,7 @@ fn described(state: &mut RecorderActorState, key: &str, outcome: Result<Describe
             procedure::apply(&mut document, described.procedure);
             state.status.procedures += 1;
             state.status.procedure_tokens += described.tokens;
-            if let Ok(recall) = state.directory.recall() {
-                let _ = recall.cast(RecallMsg::Put(vec![document]));
-            }
+            put(&state.directory, document);
         }
         Err(error) => {
             state.status.procedure_failures += 1;

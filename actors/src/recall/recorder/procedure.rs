@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::recall::recorder::RecorderMsg;
 use crate::recall::recorder::privacy::redact;
+use crate::recall::recorder::segment::NOTE;
 use crate::vision::backend::{Backend, EncodedImage, Prompt};
 use crate::vision::prompt::{objects_with, quote};
 use crate::words::shorten;
@@ -37,8 +38,6 @@ const MAX_STEPS: usize = 40;
 const STEP_CHARS: usize = 160;
 /// Room for the answer.
 const ANSWER_TOKENS: u32 = 2_000;
-/// The prefix of the agent's notes among a segment's steps.
-const NOTE: &str = "Note: ";
 
 /// What the model made of a segment.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,6 +13,8 @@ use recall::{Document, Frame, Source, Step};
 
 use crate::words::shorten;
 
+/// How a step that is the agent's note begins.
+pub const NOTE: &str = "Note: ";
 /// Steps kept per segment (the first, then the newest).
 const MAX_STEPS: usize = 60;
 /// A step's text at most.
@@ -145,7 +147,7 @@ impl Segment {
 
     /// A note the agent posted to the stamped task while this segment was open.
     pub fn note(&mut self, text: &str, at_ms: u64) {
-        self.step(at_ms, &format!("Note: {}", text.replace('\n', " ")));
+        self.step(at_ms, &format!("{NOTE}{}", text.replace('\n', " ")));
     }
 
     pub fn has_step_at(&self, at_ms: u64) -> bool {
