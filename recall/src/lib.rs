@@ -154,6 +154,9 @@ pub struct RecallStore {
     path: PathBuf,
     /// [`RecallStore::counts`] until the next change: every answer reports them.
     counts: Option<Vec<(Source, u64)>>,
+    /// The index's words by their first letter, as read for correcting a word, until the
+    /// next change (see [`search::WordsByLetter`]).
+    words_by_letter: search::WordsByLetter,
 }
 
 impl RecallStore {
@@ -178,6 +181,7 @@ impl RecallStore {
             reader,
             path: path.to_owned(),
             counts: None,
+            words_by_letter: search::WordsByLetter::default(),
         })
     }
 
@@ -195,6 +199,7 @@ impl RecallStore {
     /// Indexes `documents` in one transaction, each replacing the one of its key.
     pub fn put(&mut self, documents: &[Document]) -> Result<(), RecallError> {
         self.counts = None;
+        self.words_by_letter = search::WordsByLetter::default();
         let path = self.path.clone();
         let fail = |source| RecallError::Sqlite {
             path: path.clone(),
@@ -267,6 +272,7 @@ impl RecallStore {
     /// agent session forgotten is marked so ([`FORGOTTEN`]): it is not read again.
     pub fn forget(&mut self, filter: &Forget) -> Result<Forgotten, RecallError> {
         self.counts = None;
+        self.words_by_letter = search::WordsByLetter::default();
         let path = self.path.clone();
         let fail = |source| RecallError::Sqlite {
             path: path.clone(),

@@ -137,12 +137,15 @@ const COMMON: &[&str] = &[
     "make",
 ];
 
+/// Words of the index, each with how many documents hold it.
+pub type IndexWords = std::sync::Arc<[(String, u64)]>;
+
 /// Where a question's words are looked up: the words the index holds.
 pub trait Vocabulary {
     /// Whether the index holds `term` (a word starting with it, when `prefix`).
     fn holds(&self, term: &str, prefix: bool) -> bool;
     /// The words the index holds that start with `first`, with how many documents hold each.
-    fn starting_with(&self, first: char) -> Vec<(String, u64)>;
+    fn starting_with(&self, first: char) -> IndexWords;
 }
 
 /// One way of matching a concept, and how much a document holding it counts.
@@ -408,7 +411,7 @@ fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
             return Some(start);
         }
     }
-    nearest_by_edits(word, most, words)
+    nearest_by_edits(word, most, words.iter().map(|(w, n)| (w.as_str(), *n))).map(str::to_owned)
 }
 
 /// How many edits a word may be from the word it is read as: none below four letters, one
@@ -502,7 +505,7 @@ mod tests {
                 }
             })
         }
-        fn starting_with(&self, first: char) -> Vec<(String, u64)> {
+        fn starting_with(&self, first: char) -> IndexWords {
             self.0
                 .iter()
                 .filter(|(w, _)| w.starts_with(first))

@@ -6,11 +6,12 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use rusqlite::{Connection, params};
 
 use crate::holding::{self, Text};
-use crate::question::{Concept, Question, Term, Vocabulary, content_words};
+use crate::question::{Concept, IndexWords, Question, Term, Vocabulary, content_words};
 use crate::rank::{Ranked, rank};
 use crate::{RecallError, RecallStore, Source};
 
@@ -48,10 +49,47 @@ pub struct Found {
     pub unmatched: Vec<String>,
 }
 
+/// The most of the index's words [`WordsByLetter`] keeps (about 40 bytes each).
+const MOST_WORDS_KEPT: usize = 200_000;
+
+/// The index's words by their first letter, with how many documents hold each, kept from
+/// one search to the next until the index changes. Correcting a word reads every word of
+/// its first letter, and that read (FTS5's vocabulary walks the whole term list of every
+/// segment) was a fifth of a search with a word the index does not hold.
+#[derive(Default)]
+pub(crate) struct WordsByLetter {
+    letters: RefCell<HashMap<char, IndexWords>>,
+}
+
+impl WordsByLetter {
+    /// The words starting with `first`: kept, or read with `read` (and kept while the
+    /// letters kept hold fewer than [`MOST_WORDS_KEPT`] words).
+    fn get(
+        &self,
+        first: char,
+        read: impl FnOnce() -> rusqlite::Result<Vec<(String, u64)>>,
+    ) -> IndexWords {
+        if let Some(words) = self.letters.borrow().get(&first) {
+            return words.clone();
+        }
+        let Ok(words) = read() else {
+            return Arc::from([]);
+        };
+        let words: IndexWords = words.into();
+        let mut letters = self.letters.borrow_mut();
+        let kept: usize = letters.values().map(|words| words.len()).sum();
+        if kept + words.len() <= MOST_WORDS_KEPT {
+            letters.insert(first, words.clone());
+        }
+        words
+    }
+}
+
 /// The index's words, as FTS5 finds them: each term is asked for once per search, and the
 /// documents holding it are kept for choosing the candidates.
 struct IndexVocabulary<'a> {
     connection: &'a Connection,
+    words_by_letter: &'a WordsByLetter,
     found: RefCell<HashMap<TermKey, Rc<[i64]>>>,
 }
 
@@ -59,9 +97,10 @@ struct IndexVocabulary<'a> {
 type TermKey = (String, bool);
 
 impl<'a> IndexVocabulary<'a> {
-    fn new(connection: &'a Connection) -> Self {
+    fn new(connection: &'a Connection, words_by_letter: &'a WordsByLetter) -> Self {
         Self {
             connection,
+            words_by_letter,
             found: RefCell::default(),
         }
     }
@@ -94,9 +133,9 @@ impl Vocabulary for IndexVocabulary<'_> {
         self.rows(term, prefix).is_ok_and(|rows| !rows.is_empty())
     }
 
-    fn starting_with(&self, first: char) -> Vec<(String, u64)> {
+    fn starting_with(&self, first: char) -> IndexWords {
         let Some(next) = char::from_u32(first as u32 + 1) else {
-            return Vec::new();
+            return Arc::from([]);
         };
         let read = || -> rusqlite::Result<Vec<(String, u64)>> {
             let mut statement = self
@@ -108,7 +147,7 @@ impl Vocabulary for IndexVocabulary<'_> {
                 })?;
             rows.collect()
         };
-        read().unwrap_or_default()
+        self.words_by_letter.get(first, read)
     }
 }
 
@@ -116,7 +155,7 @@ impl RecallStore {
     /// The best `search.limit` documents for the question, each read whole with its
     /// confidence, best first; and how the question was read.
     pub fn search(&self, search: &Search) -> Result<Found, RecallError> {
-        let vocabulary = IndexVocabulary::new(&self.reader);
+        let vocabulary = IndexVocabulary::new(&self.reader, &self.words_by_letter);
         let question = Question::read(&search.words, &vocabulary);
         let mut found = Found {
             words: question.words(),

@@ -460,3 +460,33 @@ fn when_more_documents_tie_than_are_read_the_title_and_then_recency_choose() {
         assert!(result.document.end_ms >= NOW - 40 * 3_600_000);
     }
 }
+
+#[test]
+fn a_word_indexed_after_a_search_corrects_the_next_ones_typo() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
+    store
+        .put(&[document("t-1", "Rotate the keys", "gpg keys rotated", NOW)])
+        .unwrap();
+    // No word of the index starts with z: nothing to read "zookeepr" as.
+    let found = store.search(&search("zookeepr", 0.0)).unwrap();
+    assert_eq!(found.unmatched, ["zookeepr"]);
+    // The words kept from that search's look at the index are not the index's any more.
+    let session = Document {
+        source: Source::Terminal,
+        ..document("t-2", "Restart zookeeper", "zookeeper came back", NOW)
+    };
+    store.put(&[session]).unwrap();
+    let found = store.search(&search("zookeepr", 0.0)).unwrap();
+    assert_eq!(found.read_as, ["zookeepr → zookeeper"]);
+    assert_eq!(keys(&found.results), ["t-2"]);
+    // Nor are they once a session is forgotten.
+    store
+        .forget(&Forget {
+            task_id: Some("t-2".into()),
+            ..Forget::default()
+        })
+        .unwrap();
+    let found = store.search(&search("zookeepr", 0.0)).unwrap();
+    assert_eq!(found.unmatched, ["zookeepr"]);
+}
