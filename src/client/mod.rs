@@ -109,7 +109,7 @@ impl Client {
             };
         }
         loop {
-            let response = self.read_line_json().await?;
+            let mut response = self.read_line_json().await?;
             // Keep notifications, skip other answers; an error with a null id (the daemon
             // could not read the request, or refused the connection) is ours too.
             let ours = response.get("id") == Some(&json!(id))
@@ -120,8 +120,8 @@ impl Client {
                 }
                 continue;
             }
-            if let Some(result) = response.get("result") {
-                return Ok(Ok(result.clone()));
+            if let Some(result) = response.get_mut("result") {
+                return Ok(Ok(result.take()));
             }
             return match error_of(&response) {
                 Some(error) => Ok(Err(error)),
@@ -130,10 +130,13 @@ impl Client {
         }
     }
 
-    /// Sends raw bytes followed by a newline.
+    /// Sends raw bytes followed by a newline, in one write: the daemon wakes once for the
+    /// line, not once for its text and again for its end.
     pub async fn send_line(&mut self, line: &[u8]) -> Result<(), ClientError> {
-        self.writer.write_all(line).await?;
-        self.writer.write_all(b"\n").await?;
+        let mut framed = Vec::with_capacity(line.len() + 1);
+        framed.extend_from_slice(line);
+        framed.push(b'\n');
+        self.writer.write_all(&framed).await?;
         Ok(())
     }
 

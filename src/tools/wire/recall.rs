@@ -31,7 +31,8 @@ pub fn recalled(
                 "confidence": ranked.confidence,
                 "weak": ranked.weak,
                 "summary": document.summary,
-                "steps": document.steps.iter().map(|step| format!("{} {}", at(step.at_ms), step.text)).collect::<Vec<_>>(),
+                // Filled below, in place: `json!` would copy what it is given.
+                "steps": Value::Null,
                 // Only screen history has a recording to point at.
                 "video_url": Value::Null,
                 "video_start_ms": Value::Null,
@@ -39,6 +40,9 @@ pub fn recalled(
                 "source": document.source.as_str(),
                 "task_id": document.task_id,
             });
+            result["steps"] = (document.steps.iter())
+                .map(|step| Value::String(format!("{} {}", at(step.at_ms), step.text)))
+                .collect();
             if document.source == Source::Transcript {
                 // The session's project folder, as Claude Code names it.
                 result["project"] = json!(document.app);
@@ -146,12 +150,15 @@ pub fn recalled(
             request.limit
         )
     };
-    json!({
-        "results": results,
+    let mut recalled = json!({
+        // Moved in below: `json!` would copy the results.
+        "results": Value::Null,
         "read_as": answer.read_as,
         "unmatched": answer.unmatched,
         "message": message,
-    })
+    });
+    recalled["results"] = Value::Array(results);
+    recalled
 }
 
 /// The screen recorder's status: its mode, what it is doing and why, and what it did.
