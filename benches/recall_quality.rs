@@ -62,6 +62,7 @@ fn main() {
         "blind.json",
         "fresh.json",
         "later.json",
+        "seventh.json",
     ] {
         run(&folder.join(file), verbose);
     }
