@@ -285,6 +285,7 @@ fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
 
 fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     let mut terms = vec![term_for(&word, 1.0)];
+    terms.extend(plural_of_short(&word));
     add_related(&mut terms, &word, 1.0);
     let known = terms.iter().any(|term| holds(vocabulary, term));
     let mut corrected = None;
@@ -335,6 +336,17 @@ fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
             terms.push(term_for(other, weight * scale));
         }
     }
+}
+
+/// A three-letter word, matched exactly, also matches its plural in -s: "ban" finds "bans",
+/// "pod" finds "pods" (while "pg" still does not find "pgadmin").
+fn plural_of_short(word: &str) -> Option<Term> {
+    let short = word.chars().count() == 3 && word.chars().all(char::is_alphabetic);
+    (short && !word.ends_with('s')).then(|| Term {
+        text: format!("{word}s"),
+        prefix: false,
+        weight: 1.0,
+    })
 }
 
 /// How a word is matched: short words exactly ("pg" is not "pgadmin"), longer ones as the
@@ -512,6 +524,24 @@ mod tests {
                 .map(|(w, n)| (w.to_string(), *n))
                 .collect()
         }
+    }
+
+    #[test]
+    fn a_three_letter_word_finds_its_plural_and_nothing_longer() {
+        let index = Words(vec![
+            ("fail2ban", 1),
+            ("bans", 1),
+            ("pgadmin", 1),
+            ("dns", 2),
+        ]);
+        let question = Question::read("fail2ban ban pg dns", &index);
+        let ban = &question.concepts[1];
+        assert!(ban.known, "{ban:?}");
+        assert!(ban.terms.iter().any(|t| t.text == "bans" && !t.prefix));
+        // Two letters stay exact; a word ending in s gets no second s.
+        assert!(!question.concepts[2].known);
+        let dns = &question.concepts[3];
+        assert!(dns.terms.iter().all(|t| t.text != "dnss"), "{dns:?}");
     }
 
     #[test]
