@@ -189,6 +189,12 @@ impl RecallStore {
         &self.path
     }
 
+    /// Drops what was kept of the index between searches: it is about to change.
+    fn forget_what_was_read(&mut self) {
+        self.counts = None;
+        self.words_by_letter = search::WordsByLetter::default();
+    }
+
     pub(crate) fn fail(&self, source: rusqlite::Error) -> RecallError {
         RecallError::Sqlite {
             path: self.path.clone(),
@@ -198,8 +204,7 @@ impl RecallStore {
 
     /// Indexes `documents` in one transaction, each replacing the one of its key.
     pub fn put(&mut self, documents: &[Document]) -> Result<(), RecallError> {
-        self.counts = None;
-        self.words_by_letter = search::WordsByLetter::default();
+        self.forget_what_was_read();
         let path = self.path.clone();
         let fail = |source| RecallError::Sqlite {
             path: path.clone(),
@@ -271,8 +276,7 @@ impl RecallStore {
     /// database), returning the keyframe files they listed, for the caller to delete. An
     /// agent session forgotten is marked so ([`FORGOTTEN`]): it is not read again.
     pub fn forget(&mut self, filter: &Forget) -> Result<Forgotten, RecallError> {
-        self.counts = None;
-        self.words_by_letter = search::WordsByLetter::default();
+        self.forget_what_was_read();
         let path = self.path.clone();
         let fail = |source| RecallError::Sqlite {
             path: path.clone(),
