@@ -127,6 +127,7 @@ impl Harness {
     pub async fn call(&self, method: Method, params: Value) -> Result<Value, RpcError> {
         match self.daemon().methods().answer(method, params.clone()).await {
             Ok(result) => {
+                let result = result.into_value();
                 self.acknowledge(method, &params, &result);
                 Ok(result)
             }

@@ -317,12 +317,20 @@ fn invalid_request(id: &Value, what: &str) -> Value {
     )
 }
 
-pub fn success_response(id: &Value, result: Value) -> Value {
-    let mut response = Map::new();
-    response.insert("jsonrpc".into(), Value::from("2.0"));
-    response.insert("id".into(), id.clone());
-    response.insert("result".into(), result);
-    Value::Object(response)
+/// A success response's text, the result written into it in place.
+pub fn success_response(id: &Value, result: &impl serde::Serialize) -> String {
+    #[derive(serde::Serialize)]
+    struct Success<'a, R> {
+        jsonrpc: &'static str,
+        id: &'a Value,
+        result: &'a R,
+    }
+    serde_json::to_string(&Success {
+        jsonrpc: "2.0",
+        id,
+        result,
+    })
+    .expect("a response is JSON")
 }
 
 /// A server-to-client notification, e.g. a wake event.

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use super::Session;
 use super::budget::{Budget, Held, MAX_BATCH_REPLY_BYTES, MAX_REPLY_BYTES, SMALL_REPLY_BYTES};
 use crate::jsonrpc::{self, Incoming, Request, RpcError, codes};
-use crate::tools::methods::Methods;
+use crate::tools::methods::{Methods, Output};
 use crate::tools::params::EventsSubscribeParams;
 use crate::tools::spine::Method;
 
@@ -145,7 +145,7 @@ async fn handle_request(
         )
         .and_then(EventsSubscribeParams::validate)
         {
-            Ok(missed) => session.subscribe(methods, missed).await,
+            Ok(missed) => session.subscribe(methods, missed).await.map(Output::Value),
             Err(error) => Err(error),
         }
     } else {
@@ -153,10 +153,9 @@ async fn handle_request(
     };
     let id = request.id?;
     let text = match outcome {
-        Ok(result) => jsonrpc::success_response(&id, result),
-        Err(error) => jsonrpc::error_response(&id, &error),
-    }
-    .to_string();
+        Ok(result) => jsonrpc::success_response(&id, &result),
+        Err(error) => jsonrpc::error_response(&id, &error).to_string(),
+    };
     Some(Answer {
         id,
         method: request.method,
@@ -269,7 +268,7 @@ mod tests {
     fn answer(bytes: usize) -> Answer {
         let id = json!(7);
         Answer {
-            text: jsonrpc::success_response(&id, json!("x".repeat(bytes))).to_string(),
+            text: jsonrpc::success_response(&id, &"x".repeat(bytes)),
             id,
             method: "task_get".to_owned(),
         }

@@ -7,7 +7,9 @@
 use std::sync::Arc;
 
 use actors::Tree;
+use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::jsonrpc::{RpcError, codes};
 use crate::tools::catalogue;
@@ -36,15 +38,15 @@ impl Methods {
     }
 
     /// Answers the method called `name`: an unknown name is refused with the closest one.
-    pub async fn call(&self, name: &str, params: Value) -> Result<Value, RpcError> {
+    pub async fn call(&self, name: &str, params: Value) -> Result<Output, RpcError> {
         let method = Method::named(name).ok_or_else(|| unknown_method(name))?;
         self.answer(method, params).await
     }
 
     /// One arm per method of the spine, so a method without a handler does not build.
-    pub async fn answer(&self, method: Method, params: Value) -> Result<Value, RpcError> {
+    pub async fn answer(&self, method: Method, params: Value) -> Result<Output, RpcError> {
         let tree = &self.tree;
-        match method {
+        let value = match method {
             Method::TaskRegister => {
                 let request = decode::<TaskRegisterParams>(method, params)?.validate()?;
                 Ok(wire::registered(&tree.register_task(request).await?))
@@ -90,7 +92,8 @@ impl Methods {
                 // beside the search, not after it.
                 let (answer, recorder) =
                     tokio::join!(tree.recall(request.clone()), tree.recorder_status());
-                Ok(wire::recalled(&answer?, &request, recorder.ok().as_ref()))
+                let written = wire::recalled(&answer?, &request, recorder.ok().as_ref());
+                return Ok(Output::Written(written));
             }
             Method::SmartWait => {
                 let new = decode::<SmartWaitParams>(method, params)?.validate()?;
@@ -188,6 +191,37 @@ impl Methods {
                 "events.subscribe streams events on the connection that calls it",
                 "call it on a Unix-socket connection to the daemon (e.g. `lookout events`) and keep reading that connection",
             )),
+        };
+        value.map(Output::Value)
+    }
+}
+
+/// A method's result: a JSON value, or the JSON text of one written straight from what the
+/// tree answered (`memory_recall`, whose results built as a value first cost more than the
+/// rest of the call).
+#[derive(Debug)]
+pub enum Output {
+    Value(Value),
+    Written(Box<RawValue>),
+}
+
+impl Output {
+    /// The result as a value (a written one is read back).
+    pub fn into_value(self) -> Value {
+        match self {
+            Output::Value(value) => value,
+            Output::Written(text) => {
+                serde_json::from_str(text.get()).expect("a written result is JSON")
+            }
+        }
+    }
+}
+
+impl Serialize for Output {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Output::Value(value) => value.serialize(serializer),
+            Output::Written(text) => text.serialize(serializer),
         }
     }
 }

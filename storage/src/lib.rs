@@ -26,9 +26,9 @@ pub use faults::StorageFaults;
 pub use journal::{CHECKPOINT_RECORDS, JOURNAL_BYTES};
 pub use model::{
     Author, BootDeadline, DeliveryOutcome, EventKind, EventRecord, MessageRecord, MsgType, Origin,
-    PlanRevisionRecord, Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId, TaskRecord,
-    TextBaseline, Timestamp, WaitCounters, WaitEvent, WaitHistoryEntry, WaitId, WaitRecord,
-    WaitState,
+    PlanRevisionRecord, Rfc3339, Role, SinkDelivery, Status, StuckCandidate, StuckInfo, TaskId,
+    TaskRecord, TextBaseline, Timestamp, WaitCounters, WaitEvent, WaitHistoryEntry, WaitId,
+    WaitRecord, WaitState,
 };
 pub use schema::{Counter, SCHEMA_VERSION};
 pub use space::SPACE_FOR_WRITES;

@@ -46,16 +46,12 @@ impl Timestamp {
 
     /// RFC 3339 in UTC with second precision, e.g. `2026-02-13T17:00:00Z`.
     pub fn to_rfc3339(self) -> String {
-        let secs = self.as_secs();
-        let days = (secs / 86_400) as i64;
-        let second_of_day = secs % 86_400;
-        let (year, month, day) = civil_from_days(days);
-        format!(
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-            second_of_day / 3600,
-            (second_of_day / 60) % 60,
-            second_of_day % 60
-        )
+        self.rfc3339().to_string()
+    }
+
+    /// The same, to write into a longer text (a JSON answer) without a string of its own.
+    pub const fn rfc3339(self) -> Rfc3339 {
+        Rfc3339(self)
     }
 
     /// Parses what [`Timestamp::to_rfc3339`] writes (`YYYY-MM-DDTHH:MM:SSZ`, fractions and
@@ -674,6 +670,26 @@ pub struct PlanRevisionRecord {
     pub reason: String,
     pub author: Author,
     pub created_at: Timestamp,
+}
+
+/// A [`Timestamp`] shown as RFC 3339 in UTC with second precision.
+#[derive(Clone, Copy, Debug)]
+pub struct Rfc3339(Timestamp);
+
+impl std::fmt::Display for Rfc3339 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = self.0.as_secs();
+        let days = (secs / 86_400) as i64;
+        let second_of_day = secs % 86_400;
+        let (year, month, day) = civil_from_days(days);
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+            second_of_day / 3600,
+            (second_of_day / 60) % 60,
+            second_of_day % 60
+        )
+    }
 }
 
 #[cfg(test)]

@@ -7,73 +7,110 @@
 use actors::recall::recorder::{RecordMode, RecorderState, RecorderStatus};
 use actors::recall::{RecallAnswer, RecallRequest};
 use actors::words::count;
-use recall::Source;
+use recall::{Frame, Ranked, Source, Step};
+use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use storage::Timestamp;
 
 use crate::tools::limits::MAX_RECALL_LIMIT;
 
+/// The answer to `memory_recall`, written as JSON text straight from the documents: built
+/// as a `Value` first, three results with their steps cost more than the hops of the call
+/// (`cargo bench --bench recall -- end-to-end`).
 pub fn recalled(
     answer: &RecallAnswer,
     request: &RecallRequest,
     recorder: Option<&RecorderStatus>,
-) -> Value {
-    let results: Vec<Value> = answer
-        .results
-        .iter()
-        .map(|ranked| {
-            let document = &ranked.document;
-            let at = |ms: u64| Timestamp::from_millis(ms).to_rfc3339();
-            let duration_ms = document.end_ms.saturating_sub(document.start_ms);
-            let mut result = json!({
-                "timestamp": at(document.start_ms),
-                "duration_seconds": duration_ms / 1000,
-                "confidence": ranked.confidence,
-                "weak": ranked.weak,
-                "summary": document.summary,
-                // Filled below, in place: `json!` would copy what it is given.
-                "steps": Value::Null,
-                // Only screen history has a recording to point at.
-                "video_url": Value::Null,
-                "video_start_ms": Value::Null,
-                "video_end_ms": Value::Null,
-                "source": document.source.as_str(),
-                "task_id": document.task_id,
+) -> Box<RawValue> {
+    let recalled = Recalled {
+        results: Results(answer),
+        read_as: &answer.read_as,
+        unmatched: &answer.unmatched,
+        message: message(answer, request, recorder),
+    };
+    serde_json::value::to_raw_value(&recalled).expect("a recall answer is JSON")
+}
+
+#[derive(Serialize)]
+struct Recalled<'a> {
+    results: Results<'a>,
+    read_as: &'a [String],
+    unmatched: &'a [String],
+    message: String,
+}
+
+/// The results, best first.
+struct Results<'a>(&'a RecallAnswer);
+
+impl Serialize for Results<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.results.iter().map(|ranked| RecalledResult {
+            ranked,
+            words: &self.0.words,
+        }))
+    }
+}
+
+/// One result: the seed's fields, then what lookout adds for its source.
+struct RecalledResult<'a> {
+    ranked: &'a Ranked,
+    /// The words searched for: where a screen segment's video starts.
+    words: &'a [String],
+}
+
+impl Serialize for RecalledResult<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let document = &self.ranked.document;
+        let duration_ms = document.end_ms.saturating_sub(document.start_ms);
+        let at = |ms: u64| Timestamp::from_millis(ms).rfc3339();
+        // Only screen history has a recording to point at.
+        let folder = (document.source == Source::Screen)
+            .then(|| document.frames.first())
+            .flatten()
+            .and_then(|frame| std::path::Path::new(&frame.path).parent());
+        let video_start_ms = folder.map(|_| {
+            let first_match = document.steps.iter().find(|step| {
+                let text = step.text.to_lowercase();
+                self.words.iter().any(|word| text.contains(word.as_str()))
             });
-            result["steps"] = (document.steps.iter())
-                .map(|step| Value::String(format!("{} {}", at(step.at_ms), step.text)))
-                .collect();
-            if document.source == Source::Transcript {
-                // The session's project folder, as Claude Code names it.
-                result["project"] = json!(document.app);
-            }
-            if document.source == Source::Screen {
-                result["app"] = json!(document.app);
-                result["step"] = json!(document.step);
-                result["frames"] = document
-                    .frames
-                    .iter()
-                    .map(|frame| json!({"offset_ms": frame.offset_ms, "path": frame.path}))
-                    .collect();
-                if let Some(folder) = document
-                    .frames
-                    .first()
-                    .and_then(|frame| std::path::Path::new(&frame.path).parent())
-                {
-                    result["video_url"] = json!(format!("file://{}", folder.display()));
-                    let first_match = document.steps.iter().find(|step| {
-                        let text = step.text.to_lowercase();
-                        answer.words.iter().any(|word| text.contains(word.as_str()))
-                    });
-                    result["video_start_ms"] = json!(
-                        first_match.map_or(0, |step| step.at_ms.saturating_sub(document.start_ms))
-                    );
-                    result["video_end_ms"] = json!(duration_ms);
-                }
-            }
-            result
-        })
-        .collect();
+            first_match.map_or(0, |step| step.at_ms.saturating_sub(document.start_ms))
+        });
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("timestamp", &Shown(at(document.start_ms)))?;
+        map.serialize_entry("duration_seconds", &(duration_ms / 1000))?;
+        map.serialize_entry("confidence", &self.ranked.confidence)?;
+        map.serialize_entry("weak", &self.ranked.weak)?;
+        map.serialize_entry("summary", &document.summary)?;
+        map.serialize_entry("steps", &Steps(&document.steps))?;
+        map.serialize_entry(
+            "video_url",
+            &folder.map(|folder| format!("file://{}", folder.display())),
+        )?;
+        map.serialize_entry("video_start_ms", &video_start_ms)?;
+        map.serialize_entry("video_end_ms", &folder.map(|_| duration_ms))?;
+        map.serialize_entry("source", document.source.as_str())?;
+        map.serialize_entry("task_id", &document.task_id)?;
+        if document.source == Source::Transcript {
+            // The session's project folder, as Claude Code names it.
+            map.serialize_entry("project", &document.app)?;
+        }
+        if document.source == Source::Screen {
+            map.serialize_entry("app", &document.app)?;
+            map.serialize_entry("step", &document.step)?;
+            map.serialize_entry("frames", &Frames(&document.frames))?;
+        }
+        map.end()
+    }
+}
+/// What was searched (per source, with screen recording's state), for which words, and
+/// what the results are.
+fn message(
+    answer: &RecallAnswer,
+    request: &RecallRequest,
+    recorder: Option<&RecorderStatus>,
+) -> String {
     let indexed = |source: Source| {
         answer
             .indexed
@@ -122,11 +159,11 @@ pub fn recalled(
             answer.unmatched.join(", ")
         ));
     }
-    let message = if answer.words.is_empty() {
+    if answer.words.is_empty() {
         format!(
             "{searched}. The question has no word to look for: name the thing, e.g. \"deploy coursefolio\"."
         )
-    } else if results.is_empty() {
+    } else if answer.results.is_empty() {
         format!(
             "{searched}{scope} for {words}: nothing matched.{read} Try other words (the tool, \
              the project or the host name)."
@@ -136,7 +173,7 @@ pub fn recalled(
             "{searched}{scope} for {words}: only weak matches — {}, each holding less than half \
              of the question's words, so likely not what you look for.{read} Try other words, \
              or fewer.",
-            count(results.len() as u64, "result", None)
+            count(answer.results.len() as u64, "result", None)
         )
     } else {
         format!(
@@ -146,19 +183,50 @@ pub fn recalled(
              beside the others, and how recent it is by recency_bias; 1.0 holds every word, in \
              its title. For more, raise limit (now {}, max {MAX_RECALL_LIMIT}), try other \
              words, or read a task whole with task_get.",
-            count(results.len() as u64, "result", None),
+            count(answer.results.len() as u64, "result", None),
             request.limit
         )
-    };
-    let mut recalled = json!({
-        // Moved in below: `json!` would copy the results.
-        "results": Value::Null,
-        "read_as": answer.read_as,
-        "unmatched": answer.unmatched,
-        "message": message,
-    });
-    recalled["results"] = Value::Array(results);
-    recalled
+    }
+}
+
+/// A step as the seed shows it: its time, then its text.
+struct Steps<'a>(&'a [Step]);
+
+impl Serialize for Steps<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut steps = serializer.serialize_seq(Some(self.0.len()))?;
+        for step in self.0 {
+            let at = Timestamp::from_millis(step.at_ms).rfc3339();
+            steps.serialize_element(&Shown(format_args!("{at} {}", step.text)))?;
+        }
+        steps.end()
+    }
+}
+
+/// A screen segment's keyframes.
+struct Frames<'a>(&'a [Frame]);
+
+impl Serialize for Frames<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Keyframe<'a> {
+            offset_ms: u64,
+            path: &'a str,
+        }
+        serializer.collect_seq(self.0.iter().map(|frame| Keyframe {
+            offset_ms: frame.offset_ms,
+            path: &frame.path,
+        }))
+    }
+}
+
+/// Text written as a JSON string without a `String` of its own.
+struct Shown<T>(T);
+
+impl<T: std::fmt::Display> Serialize for Shown<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
 }
 
 /// The screen recorder's status: its mode, what it is doing and why, and what it did.
