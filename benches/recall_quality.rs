@@ -63,6 +63,7 @@ fn main() {
         "fresh.json",
         "later.json",
         "seventh.json",
+        "eighth.json",
     ] {
         run(&folder.join(file), verbose);
     }
