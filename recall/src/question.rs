@@ -135,6 +135,8 @@ const COMMON: &[&str] = &[
     "week",
     "today",
     "make",
+    "put",
+    "whole",
 ];
 
 /// Words of the index, each with how many documents hold it.

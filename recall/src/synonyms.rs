@@ -163,6 +163,12 @@ pub const PHRASES: &[(&str, &str)] = &[
     // A question's framing: "how long did the restore take?" asks for a duration.
     ("how long", "duration"),
     ("on call", "oncall"),
+    // HTTP statuses by their names: "bad gateway" is the 502 a log or a note shows.
+    ("internal server error", "500"),
+    ("bad gateway", "502"),
+    ("service unavailable", "503"),
+    ("gateway timeout", "504"),
+    ("too many requests", "429"),
 ];
 
 /// A general word, and the specific things of its kind (one way only: "database" finds
