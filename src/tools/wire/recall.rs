@@ -16,9 +16,9 @@ use storage::Timestamp;
 
 use crate::tools::limits::MAX_RECALL_LIMIT;
 
-/// The answer to `memory_recall`, written as JSON text straight from the documents: built
-/// as a `Value` first, three results with their steps cost more than the hops of the call
-/// (`cargo bench --bench recall -- end-to-end`).
+/// The answer to `memory_recall`, written as JSON text straight from the documents: building
+/// three results with their steps as a `Value` first cost more than the call's hops to the
+/// recall actor and back (`cargo bench --bench recall -- end-to-end`).
 pub fn recalled(
     answer: &RecallAnswer,
     request: &RecallRequest,
@@ -64,7 +64,6 @@ impl Serialize for RecalledResult<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let document = &self.ranked.document;
         let duration_ms = document.end_ms.saturating_sub(document.start_ms);
-        let at = |ms: u64| Timestamp::from_millis(ms).rfc3339();
         // Only screen history has a recording to point at.
         let folder = (document.source == Source::Screen)
             .then(|| document.frames.first())
@@ -78,7 +77,8 @@ impl Serialize for RecalledResult<'_> {
             first_match.map_or(0, |step| step.at_ms.saturating_sub(document.start_ms))
         });
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("timestamp", &Shown(at(document.start_ms)))?;
+        let started = Timestamp::from_millis(document.start_ms).rfc3339();
+        map.serialize_entry("timestamp", &Shown(started))?;
         map.serialize_entry("duration_seconds", &(duration_ms / 1000))?;
         map.serialize_entry("confidence", &self.ranked.confidence)?;
         map.serialize_entry("weak", &self.ranked.weak)?;
@@ -104,6 +104,7 @@ impl Serialize for RecalledResult<'_> {
         map.end()
     }
 }
+
 /// What was searched (per source, with screen recording's state), for which words, and
 /// what the results are.
 fn message(
