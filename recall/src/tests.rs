@@ -37,31 +37,35 @@ fn search(words: &str, recency_bias: f64) -> Search {
     }
 }
 
+/// A new index in a folder of its own (kept while the folder lives), holding `documents`.
+fn store_holding(documents: &[Document]) -> (tempfile::TempDir, RecallStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
+    store.put(documents).unwrap();
+    (dir, store)
+}
+
 fn keys(found: &[Ranked]) -> Vec<&str> {
     found.iter().map(|r| r.document.key.as_str()).collect()
 }
 
 #[test]
 fn documents_are_found_by_their_words_and_the_title_weighs_more() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
-    store
-        .put(&[
-            document(
-                "t-1",
-                "Deploy coursefolio to production",
-                "built the docker image",
-                NOW,
-            ),
-            document(
-                "t-2",
-                "Rotate the TLS certificates",
-                "deployed to staging once",
-                NOW,
-            ),
-            document("t-3", "Write the release notes", "nothing about it", NOW),
-        ])
-        .unwrap();
+    let (_dir, store) = store_holding(&[
+        document(
+            "t-1",
+            "Deploy coursefolio to production",
+            "built the docker image",
+            NOW,
+        ),
+        document(
+            "t-2",
+            "Rotate the TLS certificates",
+            "deployed to staging once",
+            NOW,
+        ),
+        document("t-3", "Write the release notes", "nothing about it", NOW),
+    ]);
     let found = store
         .search(&search("how did I deploy coursefolio last time?", 0.0))
         .unwrap()
@@ -168,20 +172,16 @@ fn a_key_indexed_again_replaces_its_document_and_marks_persist() {
 
 #[test]
 fn a_document_holding_every_word_comes_before_those_holding_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
-    store
-        .put(&[
-            document("t-both", "Release notes", "deploy coursefolio once", NOW),
-            document(
-                "t-one",
-                "Deploy deploy deploy",
-                "deploy deploy deploy deploy",
-                NOW,
-            ),
-            document("t-other", "Coursefolio", "coursefolio coursefolio", NOW),
-        ])
-        .unwrap();
+    let (_dir, store) = store_holding(&[
+        document("t-both", "Release notes", "deploy coursefolio once", NOW),
+        document(
+            "t-one",
+            "Deploy deploy deploy",
+            "deploy deploy deploy deploy",
+            NOW,
+        ),
+        document("t-other", "Coursefolio", "coursefolio coursefolio", NOW),
+    ]);
     let mut one = search("deploy coursefolio", 0.0);
     one.limit = 1;
     assert_eq!(keys(&store.search(&one).unwrap().results), ["t-both"]);
@@ -330,25 +330,21 @@ fn a_version_2_index_gains_the_screen_columns_and_keeps_its_documents() {
 
 #[test]
 fn typos_synonyms_and_kinds_find_what_was_meant_and_say_how() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
-    store
-        .put(&[
-            document(
-                "t-pg",
-                "Upgrade PostgreSQL 14 to 16 on db-1",
-                "pg_upgrade ran; postgres restarted",
-                NOW - 3 * DAY_MS,
-            ),
-            document("t-node", "Upgrade Node to 20", "nvm install 20", NOW),
-            document(
-                "t-tls",
-                "Renew the TLS certificate for coursefolio.dev",
-                "certbot renew",
-                NOW - 10 * DAY_MS,
-            ),
-        ])
-        .unwrap();
+    let (_dir, store) = store_holding(&[
+        document(
+            "t-pg",
+            "Upgrade PostgreSQL 14 to 16 on db-1",
+            "pg_upgrade ran; postgres restarted",
+            NOW - 3 * DAY_MS,
+        ),
+        document("t-node", "Upgrade Node to 20", "nvm install 20", NOW),
+        document(
+            "t-tls",
+            "Renew the TLS certificate for coursefolio.dev",
+            "certbot renew",
+            NOW - 10 * DAY_MS,
+        ),
+    ]);
     // A typo is read as the word the index holds, and said so.
     let found = store.search(&search("upgrade postgress", 0.0)).unwrap();
     assert_eq!(found.read_as, ["postgress → postgres"]);
@@ -388,24 +384,20 @@ fn typos_synonyms_and_kinds_find_what_was_meant_and_say_how() {
 /// question's framing ("put … in", "the whole …") is not a word it must hold.
 #[test]
 fn a_status_asked_by_name_finds_its_number() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
-    store
-        .put(&[
-            document(
-                "t-502",
-                "Intermittent 502 errors from nginx in front of gunicorn",
-                "gunicorn workers were killed at the 30 s timeout",
-                NOW,
-            ),
-            document(
-                "t-lfs",
-                "Move the design assets to Git LFS",
-                "git lfs track",
-                NOW,
-            ),
-        ])
-        .unwrap();
+    let (_dir, store) = store_holding(&[
+        document(
+            "t-502",
+            "Intermittent 502 errors from nginx in front of gunicorn",
+            "gunicorn workers were killed at the 30 s timeout",
+            NOW,
+        ),
+        document(
+            "t-lfs",
+            "Move the design assets to Git LFS",
+            "git lfs track",
+            NOW,
+        ),
+    ]);
     let found = store
         .search(&search("nginx bad gateway with gunicorn", 0.0))
         .unwrap();
@@ -442,9 +434,7 @@ fn the_committed_histories_are_answered_well() {
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
         let history = quality::History::parse(&text);
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
-        store.put(&history.documents).unwrap();
+        let (_dir, store) = store_holding(&history.documents);
         let score = quality::score(&store, &history);
         println!("{file}: {}", score.line());
         assert!(
@@ -503,11 +493,8 @@ fn when_more_documents_tie_than_are_read_the_title_and_then_recency_choose() {
 
 #[test]
 fn a_word_indexed_after_a_search_corrects_the_next_ones_typo() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = RecallStore::open(&dir.path().join("recall.sqlite")).unwrap();
-    store
-        .put(&[document("t-1", "Rotate the keys", "gpg keys rotated", NOW)])
-        .unwrap();
+    let (_dir, mut store) =
+        store_holding(&[document("t-1", "Rotate the keys", "gpg keys rotated", NOW)]);
     // No word of the index starts with z: nothing to read "zookeepr" as.
     let found = store.search(&search("zookeepr", 0.0)).unwrap();
     assert_eq!(found.unmatched, ["zookeepr"]);
