@@ -29,7 +29,7 @@ use std::process::Stdio;
 use std::time::Instant;
 
 use lookout::client::Client;
-use recall::{Document, RecallReader, RecallStore, Search, Source, Step};
+use recall::{Document, RecallStore, Search, Source, Step};
 use serde_json::json;
 
 const ACTIVE_SECONDS_PER_DAY: u64 = 8 * 3600;
@@ -297,8 +297,7 @@ fn end_to_end() {
                  WHERE doc_fts MATCH ?1 ORDER BY rank LIMIT 3",
             )
             .unwrap();
-        // The search alone, on a reader like those the daemon searches on.
-        let mut reader = RecallReader::open(&dir.path().join("data/recall.sqlite")).unwrap();
+        let store = RecallStore::open(&dir.path().join("data/recall.sqlite")).unwrap();
         println!(
             "{:<10} {:>14} {:>14} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8}",
             "questions",
@@ -365,7 +364,7 @@ fn end_to_end() {
                         }
                         1 => {
                             let started = Instant::now();
-                            let found = reader
+                            let found = store
                                 .search(&Search {
                                     words: words.join(" "),
                                     limit: 3,

@@ -21,7 +21,7 @@ fn run(file: &Path, verbose: bool) {
     let path = dir.path().join("recall.sqlite");
     let mut store = RecallStore::open(&path).expect("the index");
     store.put(&history.documents).expect("indexed");
-    let recalled = score(&mut store, &history);
+    let recalled = score(&store, &history);
 
     let raw = rusqlite::Connection::open(&path).expect("the index, read raw");
     let mut statement = raw

@@ -4,9 +4,8 @@
 //! other actors and the socket edge) looks peers up here per request instead of keeping a
 //! ref that may have gone stale. It also carries what the whole tree shares and what must
 //! outlive any one actor: the clock and the timer registry, the fault switches, the event
-//! sequence, the live event broadcast, the count of the database's commits, the recall
-//! index's readers (how far it is caught up, for searches beside the Recall actor), the
-//! tree's health and the lanes of blocking work.
+//! sequence, the live event broadcast, the count of the database's commits, the tree's
+//! health and the lanes of blocking work.
 //! Domain state lives in the handles that use it, not here: the terminal sessions in their
 //! table (held by the Terminals actor and the `pty:` sources), the cost of judging in the
 //! vision handle (`Tree::judge`).
@@ -23,8 +22,8 @@ use crate::clock::{Clock, ClockMsg, Timers};
 use crate::error::CallError;
 use crate::faults::Faults;
 use crate::lanes::Lanes;
+use crate::recall::RecallMsg;
 use crate::recall::recorder::RecorderMsg;
-use crate::recall::{RecallMsg, RecallReaders};
 use crate::registry::RegistryMsg;
 use crate::tasks::TasksMsg;
 use crate::terminals::TerminalsMsg;
@@ -59,8 +58,6 @@ pub struct Directory {
     /// How many transactions the Registry committed since the daemon started: what tells
     /// the recall index that the record moved on.
     commits: Arc<watch::Sender<u64>>,
-    /// Searches of the recall index beside its actor.
-    recall_readers: Arc<RecallReaders>,
 }
 
 #[derive(Default)]
@@ -104,23 +101,12 @@ impl Directory {
             event_sequence: Arc::default(),
             lanes: Lanes::default(),
             commits: Arc::new(watch::channel(0).0),
-            recall_readers: Arc::default(),
         }
     }
 
     /// The count of the database's commits since the daemon started, and each new one.
     pub fn database_commits(&self) -> watch::Receiver<u64> {
         self.commits.subscribe()
-    }
-
-    /// The count of the database's commits now.
-    pub fn database_commit_count(&self) -> u64 {
-        *self.commits.borrow()
-    }
-
-    /// Searches of the recall index beside its actor, and what they need to know of it.
-    pub fn recall_readers(&self) -> &RecallReaders {
-        &self.recall_readers
     }
 
     /// For the Registry: counts a transaction committed.

@@ -5,25 +5,22 @@
 //! diacritics; a question read with synonyms and typo correction, `question.rs`, and ranked
 //! by what it holds of it, `search.rs` and `rank.rs`) in `recall.sqlite`, a file of its own beside the redb database, which stays
 //! the record: everything indexed here from tasks can be rebuilt from it, so losing this file
-//! loses nothing. Synchronous. One owner (the Recall actor) holds the store, the connection
-//! that writes (with a reader of its own); searches may run beside it on other readers
-//! ([`RecallReader`]), which see each commit and drop what they kept when one came.
+//! loses nothing. Synchronous; one owner (the Recall actor) holds the store: a connection
+//! that writes, and one that only searches (see [`RecallStore::open`]).
 
 mod holding;
 pub mod quality;
 mod question;
 mod rank;
-mod reader;
 mod search;
 mod synonyms;
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 pub use question::{CORRECTION_WEIGHT, content_words};
 pub use rank::{Ranked, WEAK_COVERAGE};
-pub use reader::RecallReader;
 pub use search::{Found, Search, match_expression};
 pub use synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT};
 
@@ -147,11 +144,19 @@ pub struct Forgotten {
 }
 
 pub struct RecallStore {
-    /// Writes, and reads what writing needs (marks, what to forget).
+    /// Writes, and reads what writing needs (marks, counts, what to forget).
     connection: Connection,
-    /// Searches and counts (see [`RecallReader`]).
-    reader: RecallReader,
+    /// Searches. FTS5 keeps, on a connection that has written, a table of pending terms
+    /// that every prefix lookup scans slot by slot even when it is empty, and the table
+    /// keeps the size the largest write gave it: a search on the writing connection after
+    /// indexing a thousand tasks took half as long again.
+    reader: Connection,
     path: PathBuf,
+    /// [`RecallStore::counts`] until the next change: every answer reports them.
+    counts: Option<Vec<(Source, u64)>>,
+    /// The index's words by their first letter, as read for correcting a word, until the
+    /// next change (see [`search::WordsByLetter`]).
+    words_by_letter: search::WordsByLetter,
 }
 
 impl RecallStore {
@@ -164,17 +169,30 @@ impl RecallStore {
         };
         let connection = Connection::open(path).map_err(fail)?;
         prepare(&connection).map_err(fail)?;
-        // Opened once the writer made the file and its write-ahead log.
-        let reader = RecallReader::open(path)?;
+        // Opened once the writer made the file and its write-ahead log: it sees each
+        // commit on its next statement.
+        let reader = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(fail)?;
         Ok(Self {
             connection,
             reader,
             path: path.to_owned(),
+            counts: None,
+            words_by_letter: search::WordsByLetter::default(),
         })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Drops what was kept of the index between searches: it is about to change.
+    fn forget_what_was_read(&mut self) {
+        self.counts = None;
+        self.words_by_letter = search::WordsByLetter::default();
     }
 
     pub(crate) fn fail(&self, source: rusqlite::Error) -> RecallError {
@@ -186,6 +204,7 @@ impl RecallStore {
 
     /// Indexes `documents` in one transaction, each replacing the one of its key.
     pub fn put(&mut self, documents: &[Document]) -> Result<(), RecallError> {
+        self.forget_what_was_read();
         let path = self.path.clone();
         let fail = |source| RecallError::Sqlite {
             path: path.clone(),
@@ -257,6 +276,7 @@ impl RecallStore {
     /// database), returning the keyframe files they listed, for the caller to delete. An
     /// agent session forgotten is marked so ([`FORGOTTEN`]): it is not read again.
     pub fn forget(&mut self, filter: &Forget) -> Result<Forgotten, RecallError> {
+        self.forget_what_was_read();
         let path = self.path.clone();
         let fail = |source| RecallError::Sqlite {
             path: path.clone(),
@@ -323,12 +343,55 @@ impl RecallStore {
 
     /// How many documents of each source are indexed (counted once per change).
     pub fn counts(&mut self) -> Result<Vec<(Source, u64)>, RecallError> {
-        self.reader.counts()
+        if let Some(counts) = &self.counts {
+            return Ok(counts.clone());
+        }
+        let counts = Source::ALL
+            .into_iter()
+            .map(|source| {
+                self.connection
+                    .query_row(
+                        "SELECT count(*) FROM doc WHERE source = ?1",
+                        [source.as_str()],
+                        |row| row.get::<_, i64>(0),
+                    )
+                    .map(|count| (source, count as u64))
+                    .map_err(|e| self.fail(e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.counts = Some(counts.clone());
+        Ok(counts)
     }
 
-    /// The best `search.limit` documents for the question (see [`RecallReader::search`]).
-    pub fn search(&mut self, search: &Search) -> Result<Found, RecallError> {
-        self.reader.search(search)
+    /// One indexed document, by its row.
+    pub(crate) fn document(&self, row: i64) -> Result<Document, RecallError> {
+        let mut statement = self
+            .reader
+            .prepare_cached(
+                "SELECT key, source, task_id, title, body, start_ms, end_ms, steps, summary,
+                        app, step, frames
+                 FROM doc WHERE id = ?1",
+            )
+            .map_err(|e| self.fail(e))?;
+        statement
+            .query_row([row], |row| {
+                let steps: String = row.get(7)?;
+                Ok(Document {
+                    key: row.get(0)?,
+                    source: Source::parse(&row.get::<_, String>(1)?).unwrap_or(Source::Task),
+                    task_id: row.get(2)?,
+                    title: row.get(3)?,
+                    body: row.get(4)?,
+                    start_ms: row.get::<_, i64>(5)? as u64,
+                    end_ms: row.get::<_, i64>(6)? as u64,
+                    steps: decode_steps(&steps),
+                    summary: row.get(8)?,
+                    app: row.get(9)?,
+                    step: row.get(10)?,
+                    frames: decode_frames(&row.get::<_, String>(11)?),
+                })
+            })
+            .map_err(|e| self.fail(e))
     }
 }
 

@@ -139,7 +139,7 @@ impl Score {
 
 /// Asks every question of the history of `store` (which holds its documents) as
 /// `memory_recall` does by default.
-pub fn score(store: &mut RecallStore, history: &History) -> Score {
+pub fn score(store: &RecallStore, history: &History) -> Score {
     let mut score = Score::default();
     for (question, answer) in &history.questions {
         let found = store

@@ -13,7 +13,7 @@ use rusqlite::{Connection, params};
 use crate::holding::{self, Text};
 use crate::question::{Concept, IndexWords, Question, Term, Vocabulary, content_words};
 use crate::rank::{Ranked, rank};
-use crate::{RecallError, RecallReader, Source};
+use crate::{RecallError, RecallStore, Source};
 
 /// Candidates read whole and scored on what they hold (see [`holding`]).
 const CANDIDATES: usize = 30;
@@ -151,12 +151,11 @@ impl Vocabulary for IndexVocabulary<'_> {
     }
 }
 
-impl RecallReader {
+impl RecallStore {
     /// The best `search.limit` documents for the question, each read whole with its
     /// confidence, best first; and how the question was read.
-    pub fn search(&mut self, search: &Search) -> Result<Found, RecallError> {
-        self.refresh()?;
-        let vocabulary = IndexVocabulary::new(&self.connection, &self.words_by_letter);
+    pub fn search(&self, search: &Search) -> Result<Found, RecallError> {
+        let vocabulary = IndexVocabulary::new(&self.reader, &self.words_by_letter);
         let question = Question::read(&search.words, &vocabulary);
         let mut found = Found {
             words: question.words(),
@@ -234,7 +233,7 @@ impl RecallReader {
     fn texts(&self, rows: &[i64]) -> Result<Vec<Text>, RecallError> {
         let wanted = serde_json::to_string(rows).expect("rows serialise");
         let mut statement = self
-            .connection
+            .reader
             .prepare_cached(
                 "SELECT id, source, title, end_ms, body FROM doc
                  WHERE id IN (SELECT value FROM json_each(?1))",
@@ -261,7 +260,7 @@ impl RecallReader {
     /// unranked.
     fn matching(&self, expression: &str, search: &Search) -> Result<Vec<i64>, RecallError> {
         let rows = |sql: &str, parameters: &[&dyn rusqlite::ToSql]| {
-            let mut statement = self.connection.prepare_cached(sql)?;
+            let mut statement = self.reader.prepare_cached(sql)?;
             let rows = statement.query_map(parameters, |row| row.get(0))?;
             rows.collect::<Result<Vec<i64>, _>>()
         };

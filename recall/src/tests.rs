@@ -51,7 +51,7 @@ fn keys(found: &[Ranked]) -> Vec<&str> {
 
 #[test]
 fn documents_are_found_by_their_words_and_the_title_weighs_more() {
-    let (_dir, mut store) = store_holding(&[
+    let (_dir, store) = store_holding(&[
         document(
             "t-1",
             "Deploy coursefolio to production",
@@ -159,7 +159,7 @@ fn a_key_indexed_again_replaces_its_document_and_marks_persist() {
         .pragma_update(None, "user_version", 99)
         .unwrap();
     drop(store);
-    let mut store = RecallStore::open(&path).unwrap();
+    let store = RecallStore::open(&path).unwrap();
     assert_eq!(store.mark("tasks").unwrap(), 0);
     assert!(
         store
@@ -172,7 +172,7 @@ fn a_key_indexed_again_replaces_its_document_and_marks_persist() {
 
 #[test]
 fn a_document_holding_every_word_comes_before_those_holding_one() {
-    let (_dir, mut store) = store_holding(&[
+    let (_dir, store) = store_holding(&[
         document("t-both", "Release notes", "deploy coursefolio once", NOW),
         document(
             "t-one",
@@ -317,7 +317,7 @@ fn a_version_2_index_gains_the_screen_columns_and_keeps_its_documents() {
             )
             .unwrap();
     }
-    let mut store = RecallStore::open(&path).unwrap();
+    let store = RecallStore::open(&path).unwrap();
     let found = store.search(&search("coursefolio", 0.0)).unwrap().results;
     assert_eq!(
         keys(&found),
@@ -330,7 +330,7 @@ fn a_version_2_index_gains_the_screen_columns_and_keeps_its_documents() {
 
 #[test]
 fn typos_synonyms_and_kinds_find_what_was_meant_and_say_how() {
-    let (_dir, mut store) = store_holding(&[
+    let (_dir, store) = store_holding(&[
         document(
             "t-pg",
             "Upgrade PostgreSQL 14 to 16 on db-1",
@@ -384,7 +384,7 @@ fn typos_synonyms_and_kinds_find_what_was_meant_and_say_how() {
 /// question's framing ("put … in", "the whole …") is not a word it must hold.
 #[test]
 fn a_status_asked_by_name_finds_its_number() {
-    let (_dir, mut store) = store_holding(&[
+    let (_dir, store) = store_holding(&[
         document(
             "t-502",
             "Intermittent 502 errors from nginx in front of gunicorn",
@@ -434,8 +434,8 @@ fn the_committed_histories_are_answered_well() {
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
         let history = quality::History::parse(&text);
-        let (_dir, mut store) = store_holding(&history.documents);
-        let score = quality::score(&mut store, &history);
+        let (_dir, store) = store_holding(&history.documents);
+        let score = quality::score(&store, &history);
         println!("{file}: {}", score.line());
         assert!(
             score.top1_share() >= top1 && score.top3_share() >= top3,
@@ -516,41 +516,4 @@ fn a_word_indexed_after_a_search_corrects_the_next_ones_typo() {
         .unwrap();
     let found = store.search(&search("zookeepr", 0.0)).unwrap();
     assert_eq!(found.unmatched, ["zookeepr"]);
-}
-
-/// A reader beside the store sees each of its commits, and what it kept from one search
-/// to the next (the words it corrects a typo to, the counts) follows them.
-#[test]
-fn a_reader_beside_the_store_follows_its_commits() {
-    let (dir, mut store) = store_holding(&[document(
-        "t-pg",
-        "Upgrade PostgreSQL 14 to 16",
-        "pg_upgrade ran",
-        NOW,
-    )]);
-    let mut reader = RecallReader::open(&dir.path().join("recall.sqlite")).unwrap();
-    let before = reader.search(&search("bend the widgetz", 0.0)).unwrap();
-    assert!(before.results.is_empty() && before.read_as.is_empty());
-    assert_eq!(reader.counts().unwrap()[0], (Source::Task, 1));
-
-    store
-        .put(&[document("t-w", "Bend the widgets", "widget 7 bent", NOW)])
-        .unwrap();
-    let after = reader.search(&search("bend the widgetz", 0.0)).unwrap();
-    assert_eq!(after.read_as, ["widgetz → widget"]);
-    assert_eq!(keys(&after.results), ["t-w"]);
-    assert_eq!(reader.counts().unwrap()[0], (Source::Task, 2));
-
-    store
-        .forget(&Forget::default())
-        .and_then(|_| store.put(&[document("t-w", "Straighten", "nothing", NOW)]))
-        .unwrap();
-    assert!(
-        reader
-            .search(&search("widgetz", 0.0))
-            .unwrap()
-            .read_as
-            .is_empty(),
-        "the word is gone from the index, and from what the reader kept"
-    );
 }

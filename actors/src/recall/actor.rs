@@ -1,23 +1,20 @@
-//! The Recall actor: the only writer of `recall.sqlite`. One request at a time. The index
+//! The Recall actor: the only owner of `recall.sqlite`. One request at a time. The index
 //! follows the task database off the query path: once the database's commits go quiet for
 //! [`QUIET_BEFORE_CATCH_UP`] (or at the latest [`LONGEST_CATCH_UP_DELAY`] after the first),
-//! it indexes the tasks and wakes that changed since its marks, and says how far it caught
-//! up ([`crate::recall::RecallReaders`]). A search of an index so caught up runs beside the
-//! actor, on the caller's task; one that finds a commit came since the last catch-up began
-//! comes here, and catches up first (so an answer never misses what was just recorded). It also
-//! catches up after it starts, which is how an index that was lost or deleted is rebuilt.
-//! What has no other record (the output of a terminal session that ended) is put here as it
-//! happens. Index work never holds up the runtime: it runs in place with the worker's other
-//! tasks moved to another thread (see [`off_the_runtime`]).
+//! it indexes the tasks and wakes that changed since its marks. A search catches up first
+//! only when a commit came after the last catch-up began (so an answer never misses what
+//! was just recorded), which makes a search on a quiet database the index query alone. It
+//! also catches up after it starts, which is how an index that was lost or deleted is
+//! rebuilt. What has no other record (the output of a terminal session that ended) is put
+//! here as it happens. Index work never holds up the runtime: it runs in place with the
+//! worker's other tasks moved to another thread (see [`with_index`]).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use recall::{
-    Document, Forget, Forgotten, Found, Ranked, RecallError, RecallStore, Search, Source,
-};
+use recall::{Document, Forget, Forgotten, Ranked, RecallError, RecallStore, Search, Source};
 use storage::{EventRecord, ListCursor, Store, WaitId};
 use tokio::sync::watch;
 
@@ -62,20 +59,6 @@ pub struct RecallRequest {
     pub source: Option<Source>,
 }
 
-impl RecallRequest {
-    /// The index's search for it, at `now_ms`.
-    pub fn search(&self, now_ms: u64) -> Search {
-        Search {
-            words: self.query.clone(),
-            limit: self.limit,
-            recency_bias: self.recency_bias,
-            task_id: self.task_id.clone(),
-            source: self.source,
-            now_ms,
-        }
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct RecallAnswer {
     pub results: Vec<Ranked>,
@@ -94,8 +77,8 @@ pub enum RecallMsg {
     /// Index what changed since the mark (sent to itself after it starts).
     CatchUp,
     /// Index documents whose only record is this index (a terminal session that ended, a
-    /// screen segment); the number of the send ([`crate::recall::readers::put`]).
-    Put(Vec<Document>, u64),
+    /// screen segment).
+    Put(Vec<Document>),
     /// `lookout recall forget`: remove the screen segments and terminal sessions the filter
     /// names, and their keyframes; replies how many documents went.
     Forget(Forget, RpcReplyPort<Result<u64, CallError>>),
@@ -150,9 +133,6 @@ impl Actor for RecallActor {
         if let Err(error) = &index {
             tracing::warn!("recall is unavailable: {error}");
         }
-        let readers = args.directory.recall_readers();
-        readers.opened(index.is_ok().then(|| args.path.clone()));
-        readers.puts_lost();
         let _ = myself.cast(RecallMsg::CatchUp);
         let follower = tokio::spawn(follow_commits(
             args.directory.database_commits(),
@@ -216,10 +196,6 @@ impl Actor for RecallActor {
             if state.index.is_ok() {
                 tracing::info!("recall's index opens again; it catches up with the tasks");
                 state.caught_up_to = None;
-                state
-                    .directory
-                    .recall_readers()
-                    .opened(Some(state.path.clone()));
             }
         }
         match message {
@@ -231,12 +207,11 @@ impl Actor for RecallActor {
                     tracing::warn!("recall could not index the tasks: {}", error.message);
                 }
             }
-            RecallMsg::Put(documents, number) => {
+            RecallMsg::Put(documents) => {
                 let stored = match index_of(state) {
                     Ok(index) => with_index(index, move |store| store.put(&documents)).await,
                     Err(error) => Err(error),
                 };
-                state.directory.recall_readers().put_done(number);
                 if let Err(error) = stored {
                     tracing::warn!(
                         "recall could not index a terminal session: {}",
@@ -397,27 +372,21 @@ fn index_failed(error: &RecallError) -> CallError {
     )
 }
 
-/// Runs `job` on the index without holding up the runtime (see [`off_the_runtime`]).
+/// Runs `job` on the index without holding up the runtime. On the daemon's multi-threaded
+/// runtime it runs in place, the worker's other tasks handed to another thread: a search
+/// then costs no hop to a blocking thread and back, which measured 0.05 ms of a 0.3–1 ms
+/// `memory_recall` (`cargo bench --bench recall -- end-to-end`). Elsewhere it runs on a
+/// blocking thread.
 async fn with_index<T: Send + 'static>(
     index: Arc<Mutex<RecallStore>>,
     job: impl FnOnce(&mut RecallStore) -> Result<T, RecallError> + Send + 'static,
 ) -> Result<T, CallError> {
-    off_the_runtime(move || job(&mut lock(&index))).await
-}
-
-/// Runs `job` (work on the index) without holding up the runtime. On the daemon's
-/// multi-threaded runtime it runs in place, the worker's other tasks handed to another
-/// thread: a search then costs no hop to a blocking thread and back, which measured 0.05 ms
-/// of a 0.3–1 ms `memory_recall` (`cargo bench --bench recall -- end-to-end`). Elsewhere it
-/// runs on a blocking thread.
-pub(crate) async fn off_the_runtime<T: Send + 'static>(
-    job: impl FnOnce() -> Result<T, RecallError> + Send + 'static,
-) -> Result<T, CallError> {
+    let run = move || job(&mut lock(&index));
     let outcome = match tokio::runtime::Handle::current().runtime_flavor() {
         tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(|| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(drop)
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(drop)
         }),
-        _ => tokio::task::spawn_blocking(job).await.map_err(drop),
+        _ => tokio::task::spawn_blocking(run).await.map_err(drop),
     };
     outcome
         .map_err(|()| CallError::internal("the recall index job panicked", "try again"))?
@@ -470,7 +439,6 @@ async fn catch_up(state: &mut RecallState) -> Result<(), CallError> {
     catch_up_tasks(state).await?;
     catch_up_waits(state).await?;
     state.caught_up_to = Some(commits);
-    state.directory.recall_readers().caught_up(commits);
     Ok(())
 }
 
@@ -579,29 +547,31 @@ async fn catch_up_tasks(state: &RecallState) -> Result<(), CallError> {
 
 async fn search(state: &RecallState, request: RecallRequest) -> Result<RecallAnswer, CallError> {
     let index = index_of(state)?;
-    let search = request.search(state.directory.now().as_millis());
+    let search = Search {
+        words: request.query.clone(),
+        limit: request.limit,
+        recency_bias: request.recency_bias,
+        task_id: request.task_id,
+        source: request.source,
+        now_ms: state.directory.now().as_millis(),
+    };
     with_index(index, move |store| {
         let found = store.search(&search)?;
-        Ok(answered(found, store.counts()?))
+        let mut results = found.results;
+        // Keyframes past the byte budget were deleted: list only those still there.
+        for ranked in &mut results {
+            ranked
+                .document
+                .frames
+                .retain(|frame| std::path::Path::new(&frame.path).exists());
+        }
+        Ok(RecallAnswer {
+            results,
+            indexed: store.counts()?,
+            words: found.words,
+            read_as: found.read_as,
+            unmatched: found.unmatched,
+        })
     })
     .await
-}
-
-/// The answer to a search that found `found`, with the documents indexed per source.
-pub(crate) fn answered(found: Found, indexed: Vec<(Source, u64)>) -> RecallAnswer {
-    let mut results = found.results;
-    // Keyframes past the byte budget were deleted: list only those still there.
-    for ranked in &mut results {
-        ranked
-            .document
-            .frames
-            .retain(|frame| std::path::Path::new(&frame.path).exists());
-    }
-    RecallAnswer {
-        results,
-        indexed,
-        words: found.words,
-        read_as: found.read_as,
-        unmatched: found.unmatched,
-    }
 }

@@ -9,20 +9,8 @@ use crate::recall::{RECALL_CALL_TIMEOUT, RecallAnswer, RecallMsg, RecallRequest}
 use crate::tree::{STATUS_TIMEOUT, Tree};
 
 impl Tree {
-    /// `memory_recall`: what the index finds for the request. An index that holds all
-    /// that was recorded is searched here, on the caller's task; one that is behind, by the
-    /// Recall actor once it indexed what changed.
+    /// `memory_recall`: what the index finds for the request, after indexing what changed.
     pub async fn recall(&self, request: RecallRequest) -> Result<RecallAnswer, CallError> {
-        let directory = self.directory();
-        if let Some(reader) = directory
-            .recall_readers()
-            .take(directory.database_commit_count())
-        {
-            let search = request.search(directory.now().as_millis());
-            if let Some(answer) = reader.search(search).await {
-                return Ok(answer);
-            }
-        }
         let outcome = self
             .directory()
             .recall()?

@@ -1,14 +1,11 @@
 //! Recall: "have I done this before?" over what lookout already knows.
 //!
-//! - [`actor`] is the Recall actor, the only writer of `recall.sqlite` (the FTS5 index of
-//!   the `recall` crate); it catches up with the tasks that changed in redb in the
-//!   background once their commits go quiet, before a search that finds it behind, and
-//!   after it starts, so a lost index is rebuilt from the record;
+//! - [`actor`] is the Recall actor, the only owner of `recall.sqlite` (the FTS5 index of the
+//!   `recall` crate); it catches up with the tasks that changed in redb before each search
+//!   and in the background after it starts, so a lost index is rebuilt from the record;
 //! - [`documents`] turns a task (its plan, thread, revisions and outcome) into the document
 //!   the index holds, with the steps and the summary a result shows. Pure;
 //! - `calls` the tree's calls to them (search, the recorder's status and pause, forget);
-//! - [`readers`] searches beside the actor, on the caller's task, while the index is caught
-//!   up with the task database and every document sent to it;
 //! - [`recorder`] the opt-in screen history: the Recorder actor and its segments, privacy
 //!   rules and keyframes;
 //! - [`transcripts`] the agent's own past sessions (Claude Code's JSONL), opt-in, read by
@@ -17,12 +14,9 @@
 pub mod actor;
 mod calls;
 pub mod documents;
-pub mod readers;
 pub mod recorder;
 pub mod transcripts;
 
 pub use actor::{
     RECALL_CALL_TIMEOUT, RecallActor, RecallAnswer, RecallArgs, RecallMsg, RecallRequest,
 };
-pub use readers::RecallReaders;
-pub(crate) use readers::put;

@@ -3,6 +3,7 @@
 
 use crate::directory::Directory;
 use crate::linkage::{SessionChange, StepLink};
+use crate::recall::RecallMsg;
 use crate::recall::documents::session_document;
 use crate::tasks::{TaskMsg, TasksMsg};
 use crate::terminals::screen::SCROLLBACK_LINES;
@@ -16,7 +17,9 @@ pub(crate) fn announce(directory: &Directory, session: &Session, status: ExitSta
         tell_task(directory, link, &snapshot, status);
     }
     let document = session_document(&snapshot, status, directory.now().as_millis());
-    crate::recall::put(directory, vec![document]);
+    if let Ok(recall) = directory.recall() {
+        let _ = recall.cast(RecallMsg::Put(vec![document]));
+    }
 }
 
 /// Tells the session's task how it ended (the task proves or blocks the linked step).

@@ -1,7 +1,6 @@
 //! Actor-level tests: the whole tree on a real redb file and a ManualClock.
 
 mod glyphs;
-mod recall;
 mod reminders;
 mod stuck;
 mod told;

@@ -24,6 +24,7 @@ use crate::directory::Directory;
 use crate::error::CallError;
 use crate::faults::ActorKind;
 use crate::locks::lock;
+use crate::recall::RecallMsg;
 use crate::recall::recorder::desk::{Desk, Look, look};
 use crate::recall::recorder::keyframes::Keyframes;
 use crate::recall::recorder::privacy::{Exclusions, redact};
@@ -564,7 +565,9 @@ async fn took_in(state: &mut RecorderActorState, outcome: OcrOutcome) {
 
 /// Puts a segment's document in the index (replacing the one of its key).
 fn put(directory: &Directory, document: Document) {
-    crate::recall::put(directory, vec![document]);
+    if let Ok(recall) = directory.recall() {
+        let _ = recall.cast(RecallMsg::Put(vec![document]));
+    }
 }
 
 /// Closes the segments with nothing new for the idle gap (all of them with `all`), adding
