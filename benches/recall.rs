@@ -12,7 +12,9 @@
 //! (a plan of 5 steps, 3 notes of ~40 words each), and each question asked twice, side by side:
 //! as `memory_recall` over the socket, and as a raw FTS5 query on the same `recall.sqlite`
 //! (the top 3 by BM25, read whole) — with questions that match and questions that match
-//! nothing. Prints p50 and p95 of both and their ratio (goal ≤ 1.5×).
+//! nothing. Prints p50 and p95 of both and their ratio (goal ≤ 1.5×). Last, 4 clients ask
+//! 200 typical questions each at once, each on a thread of its own: how many `memory_recall`
+//! a second the daemon answers.
 
 // A benchmark measures: it reads the wall clock; the rules these lints enforce are for the
 // daemon's code.
@@ -238,6 +240,9 @@ fn index_alone() {
 const TASKS: usize = 1_000;
 /// Questions asked each way, per kind.
 const END_TO_END_QUESTIONS: usize = 300;
+/// Clients asking at once, each on a thread of its own, and the questions each asks.
+const CONCURRENT_CLIENTS: usize = 4;
+const CONCURRENT_QUESTIONS: usize = 200;
 
 /// `memory_recall` over the socket against a raw FTS5 query on the same index, side by side.
 /// The client is one connection on a single-threaded runtime, as an agent's MCP client is
@@ -404,6 +409,52 @@ fn end_to_end() {
                 load_average::busy_note()
             );
         }
+        // Several agents asking at once: what searches that queue behind one another (or do
+        // not) make of the daemon's two cores.
+        let questions: Vec<String> = (0..CONCURRENT_QUESTIONS)
+            .map(|q| {
+                (0..1 + q % 3)
+                    .map(|_| loop {
+                        let index = rng.word();
+                        if index >= 100 {
+                            break word(index);
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..CONCURRENT_CLIENTS {
+                scope.spawn(|| {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .unwrap();
+                    runtime.block_on(async {
+                        let mut client = Client::connect(&socket).await.unwrap();
+                        for question in &questions {
+                            let answer = rpc::call(
+                                &mut client,
+                                "memory_recall",
+                                json!({"query": question, "limit": 3}),
+                            )
+                            .await;
+                            std::hint::black_box(answer);
+                        }
+                    });
+                });
+            }
+        });
+        let seconds = started.elapsed().as_secs_f64();
+        println!(
+            "{CONCURRENT_CLIENTS} clients at once, {CONCURRENT_QUESTIONS} typical questions each: \
+             {:.2} s, {:.0} memory_recall a second{}",
+            seconds,
+            (CONCURRENT_CLIENTS * CONCURRENT_QUESTIONS) as f64 / seconds,
+            load_average::busy_note()
+        );
     });
     let _ = daemon.kill();
     let _ = daemon.wait();
