@@ -64,6 +64,7 @@ fn main() {
         "later.json",
         "seventh.json",
         "eighth.json",
+        "ninth.json",
     ] {
         run(&folder.join(file), verbose);
     }
