@@ -62,6 +62,17 @@ impl Rng {
         let harmonic = (VOCABULARY as f64).ln() + 0.577;
         ((self.unit() * harmonic).exp() as usize).clamp(1, VOCABULARY) - 1
     }
+
+    /// A word index past the 100 most common: what a typical question names (real text
+    /// spends its most common words on words like "the").
+    fn typical_word(&mut self) -> usize {
+        loop {
+            let index = self.word();
+            if index >= 100 {
+                return index;
+            }
+        }
+    }
 }
 
 fn word(index: usize) -> String {
@@ -183,16 +194,10 @@ fn index_alone() {
                 // Typical questions name things (the vocabulary past its 100 most common words,
                 // which real text spends on words like "the"); common ones use the words that
                 // fill every document.
-                let pick = |rng: &mut Rng| loop {
-                    let index = rng.word();
-                    if !skip_common || index >= 100 {
-                        return index;
-                    }
-                };
                 let words = (0..1 + q % 3)
                     .map(|_| {
                         word(if skip_common {
-                            pick(&mut rng)
+                            rng.typical_word()
                         } else {
                             rng.word() % 2_000
                         })
@@ -338,12 +343,7 @@ fn end_to_end() {
             for q in 0..END_TO_END_QUESTIONS {
                 let words: Vec<String> = (0..1 + q % 3)
                     .map(|_| match kind {
-                        "typical" => loop {
-                            let index = rng.word();
-                            if index >= 100 {
-                                break word(index);
-                            }
-                        },
+                        "typical" => word(rng.typical_word()),
                         // Syllables the vocabulary never joins this way.
                         _ => format!("qx{}", word(rng.word())),
                     })
@@ -414,12 +414,7 @@ fn end_to_end() {
         let questions: Vec<String> = (0..CONCURRENT_QUESTIONS)
             .map(|q| {
                 (0..1 + q % 3)
-                    .map(|_| loop {
-                        let index = rng.word();
-                        if index >= 100 {
-                            break word(index);
-                        }
-                    })
+                    .map(|_| word(rng.typical_word()))
                     .collect::<Vec<_>>()
                     .join(" ")
             })
