@@ -101,6 +101,8 @@ pub struct RootArgs {
     pub recall_retention: Option<Duration>,
     /// Claude Code's projects folder, when its transcripts are a recall source.
     pub recall_transcripts: Option<std::path::PathBuf>,
+    /// The OpenClaw gateway, when its sessions are a recall source.
+    pub recall_openclaw: Option<Arc<crate::openclaw::client::GatewayClient>>,
     pub recorder: Arc<RecorderSettings>,
 }
 
@@ -249,6 +251,7 @@ async fn start_child(
                 path: state.args.recall_path.clone(),
                 retention: state.args.recall_retention,
                 transcripts: state.args.recall_transcripts.clone(),
+                openclaw: state.args.recall_openclaw.clone(),
             };
             let (actor, _) = Actor::spawn_linked(None, RecallActor, args, supervisor).await?;
             directory.set(Slot::Recall(Some(actor.clone())));

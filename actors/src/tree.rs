@@ -178,6 +178,7 @@ impl Tree {
             recall_path: args.recall.path,
             recall_retention: args.recall.retention,
             recall_transcripts: args.recall.transcripts.clone(),
+            recall_openclaw: args.recall.openclaw.clone(),
             recorder: Arc::new(RecorderSettings {
                 spawner: args.spawner.clone(),
                 procedures: describer,

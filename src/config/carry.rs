@@ -46,6 +46,13 @@ pub fn tree_args(
     args.waits.follow_changes = config.wait.follow_changes;
     args.waits.tmux_pipes =
         (paths::socket_path(config).parent()).map(|folder| folder.join("tmux-pipes"));
+    // The gateway whose exec sessions `pty:` waits read is the one whose sessions recall
+    // reads: the first gateway sink's, else the one found on this machine.
+    args.recall.openclaw = sinks
+        .exec_sessions
+        .ledger()
+        .filter(|_| config.recall.reads("openclaw"))
+        .map(|ledger| ledger.client().clone());
     args.waits.openclaw = sinks.exec_sessions;
     args.vision = vision.spec;
     args.recall.retention = config.recall.retention();

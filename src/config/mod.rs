@@ -72,7 +72,8 @@ pub struct RecallConfig {
     /// Where a screen segment's steps come from: `"screen"` (what changed on it, the default)
     /// or `"model"` (the `[vision]` model describes each closed segment).
     pub procedures: Procedures,
-    /// The agent's own sessions searched too: `"claude-code"` (Claude Code's transcripts).
+    /// The agent's own sessions searched too: `"claude-code"` (Claude Code's transcripts),
+    /// `"openclaw"` (the OpenClaw gateway's sessions).
     pub sources: Vec<String>,
     /// Claude Code's projects folder (empty: `$CLAUDE_CONFIG_DIR/projects`, else
     /// `~/.claude/projects`).
@@ -114,11 +115,16 @@ pub enum Procedures {
 
 impl RecallConfig {
     /// The recall sources besides lookout's own records.
-    pub const SOURCES: [&str; 1] = ["claude-code"];
+    pub const SOURCES: [&str; 2] = ["claude-code", "openclaw"];
+
+    /// Whether `source` (one of [`Self::SOURCES`]) is searched.
+    pub fn reads(&self, source: &str) -> bool {
+        self.sources.iter().any(|named| named == source)
+    }
 
     /// Claude Code's projects folder, when its transcripts are a source.
     pub fn transcripts_folder(&self) -> Option<std::path::PathBuf> {
-        if !self.sources.iter().any(|source| source == "claude-code") {
+        if !self.reads("claude-code") {
             return None;
         }
         if self.claude_projects.is_empty() {

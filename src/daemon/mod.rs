@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actors::openclaw::exec::ExecSessions;
 use actors::sight::capture::wayland::{ScreenAccess, WaylandDisplay};
 use actors::vision::backend::{Backend, BackendSpec};
 use actors::waits::sources::SourceFactory;
@@ -160,6 +161,21 @@ impl Daemon {
                     Err(error) => tracing::warn!("wake sink openclaw: {error}"),
                 }
             });
+        }
+        if config.recall.reads("openclaw") {
+            match &sinks.exec_sessions {
+                ExecSessions::Gateway(ledger) => tracing::info!(
+                    "recall reads OpenClaw's sessions from the gateway at {} every {}s",
+                    ledger.url(),
+                    actors::recall::actor::TRANSCRIPTS_PERIOD.as_secs()
+                ),
+                ExecSessions::NoGateway { looked } => tracing::warn!(
+                    "[recall] sources names \"openclaw\", but no OpenClaw gateway was found \
+                     (looked {looked}): its sessions are not searched; configure the gateway \
+                     (a [[wake.sinks]] of kind \"openclaw\", or OPENCLAW_GATEWAY_URL) and \
+                     restart lookout"
+                ),
+            }
         }
         let mut vision = crate::config::vision::resolve(
             &config.vision,

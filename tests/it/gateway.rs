@@ -45,7 +45,14 @@ pub struct StandIn {
     pub methods: Arc<Mutex<Vec<String>>>,
     /// Ledger reads are refused as for a token without `operator.read`.
     pub refuse_ledger: Arc<AtomicBool>,
+    /// The sessions `sessions.list` and `chat.history` answer from: each a row (as
+    /// `sessions.list` gives it) and its messages (as `chat.history` gives them); a test
+    /// edits them as the agent talks.
+    pub sessions: Sessions,
 }
+
+/// The stand-in's sessions: each a `sessions.list` row and its `chat.history` messages.
+pub type Sessions = Arc<Mutex<Vec<(Value, Vec<Value>)>>>;
 
 impl StandIn {
     pub async fn start(token: &'static str, behaviour: Behaviour) -> StandIn {
@@ -62,12 +69,14 @@ impl StandIn {
         let methods: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
         let refuse_ledger = Arc::new(AtomicBool::new(false));
         let dropped = Arc::new(AtomicUsize::new(0));
+        let sessions: Sessions = Arc::new(Mutex::new(Vec::new()));
+        let kept = sessions.clone();
         let (seen, count) = (wakes.clone(), connections.clone());
         let (tasks, called, refusing) = (ledger.clone(), methods.clone(), refuse_ledger.clone());
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 count.fetch_add(1, Ordering::SeqCst);
-                let (seen, dropped) = (seen.clone(), dropped.clone());
+                let (seen, dropped, kept) = (seen.clone(), dropped.clone(), kept.clone());
                 let (tasks, called, refusing) = (tasks.clone(), called.clone(), refusing.clone());
                 tokio::spawn(async move {
                     let Ok(mut socket) = tokio_tungstenite::accept_async(stream).await else {
@@ -111,6 +120,52 @@ impl StandIn {
                                     None => json!({"type": "res", "id": id, "ok": false, "error": {
                                         "code": "INVALID_REQUEST",
                                         "message": format!("task not found: {}", wanted.as_str().unwrap_or(""))}}),
+                                }
+                            }
+                            Some("sessions.list") => {
+                                let params = &frame["params"];
+                                let offset = params["offset"].as_u64().unwrap_or(0) as usize;
+                                let limit = params["limit"].as_u64().unwrap_or(100) as usize;
+                                let mut rows: Vec<Value> = kept
+                                    .lock()
+                                    .unwrap()
+                                    .iter()
+                                    .map(|(row, _)| row.clone())
+                                    .collect();
+                                rows.sort_by_key(|row| {
+                                    std::cmp::Reverse(row["updatedAt"].as_u64())
+                                });
+                                let total = rows.len();
+                                let page: Vec<Value> =
+                                    rows.into_iter().skip(offset).take(limit).collect();
+                                let more = offset + page.len() < total;
+                                json!({"type": "res", "id": id, "ok": true, "payload": {
+                                    "ts": 1795995363974u64, "count": page.len(), "totalCount": total,
+                                    "limitApplied": limit, "hasMore": more,
+                                    "nextOffset": if more { json!(offset + page.len()) } else { Value::Null },
+                                    "sessions": page}})
+                            }
+                            Some("chat.history") => {
+                                let key = frame["params"]["sessionKey"].clone();
+                                let limit =
+                                    frame["params"]["limit"].as_u64().unwrap_or(200) as usize;
+                                let session = kept
+                                    .lock()
+                                    .unwrap()
+                                    .iter()
+                                    .find(|(row, _)| row["key"] == key)
+                                    .cloned();
+                                match session {
+                                    Some((row, messages)) => {
+                                        let tail = messages[messages.len().saturating_sub(limit)..]
+                                            .to_vec();
+                                        json!({"type": "res", "id": id, "ok": true, "payload": {
+                                            "sessionKey": key, "sessionId": row["sessionId"],
+                                            "totalMessages": messages.len(), "hasMore": tail.len() < messages.len(),
+                                            "messages": tail}})
+                                    }
+                                    None => json!({"type": "res", "id": id, "ok": false, "error": {
+                                        "code": "INVALID_REQUEST", "message": "session not found"}}),
                                 }
                             }
                             Some("connect") if frame["params"]["auth"]["token"] != token => json!({
@@ -169,6 +224,7 @@ impl StandIn {
             ledger,
             methods,
             refuse_ledger,
+            sessions,
         }
     }
 
@@ -441,5 +497,198 @@ async fn the_daemon_finds_the_gateway_in_the_openclaw_config_and_wakes_it_once()
         gateway.texts().len(),
         1,
         "the gateway heard only its own wake"
+    );
+}
+
+/// A session as OpenClaw 2026.9.6's `sessions.list` lists it.
+fn session_row(key: &str, session_id: &str, updated_ms: u64) -> Value {
+    json!({"key": key, "kind": "direct", "agentId": "main", "isMain": false,
+           "chatType": "direct", "updatedAt": updated_ms, "sessionId": session_id,
+           "archived": false, "pinned": false})
+}
+
+/// The messages of one turn as its `chat.history` gives them: the request, an `exec` call,
+/// its result and the answer.
+fn turn(at_ms: u64, request: &str, command: &str, output: &str, answer: &str) -> Vec<Value> {
+    vec![
+        json!({"role": "user", "content": request, "timestamp": at_ms,
+               "idempotencyKey": "k2:user"}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "call_1",
+               "name": "exec", "arguments": {"command": command}}],
+               "stopReason": "toolUse", "timestamp": at_ms + 400}),
+        json!({"role": "toolResult", "toolCallId": "call_1", "toolName": "exec",
+               "content": [{"type": "text", "text": output}], "isError": false,
+               "timestamp": at_ms + 800}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": answer}],
+               "stopReason": "stop", "timestamp": at_ms + 1_200}),
+    ]
+}
+
+async fn recall_transcripts(client: &mut Client, query: &str) -> Value {
+    ok(
+        client,
+        "memory_recall",
+        json!({"query": query, "source": "transcript"}),
+    )
+    .await
+}
+
+/// With `[recall] sources = ["openclaw"]`, the daemon reads the sessions of the gateway it
+/// found in the OpenClaw config: a session is found by what the agent ran, redacted, under
+/// its agent; what it says later is read at the next look; forgotten by its agent, it is not
+/// read again though it goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openclaw_sessions_are_found_followed_and_forgotten() {
+    let gateway = StandIn::start("sessions", Behaviour::Ack).await;
+    let start_ms = 1_795_995_382_947;
+    gateway.sessions.lock().unwrap().push((
+        session_row("agent:main:ops", "73d7f0f4", start_ms),
+        turn(
+            start_ms - 60_000,
+            "run the disk check on web-3 then rotate the nginx logs",
+            "GITHUB_TOKEN=ghp_Zq4abcdefghijklmnopqrstuvwxyz0123456 df -h /var && logrotate -f /etc/logrotate.d/nginx",
+            "/dev/vda 252G 34G 58G 37% /",
+            "Disk usage is fine; the nginx logs are rotated.",
+        ),
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let state = gateway.config_in(dir.path(), "sessions");
+    let daemon = DaemonProcess::start_with(
+        dir.path(),
+        "[recall]\nsources = [\"openclaw\"]\n",
+        &[
+            ("OPENCLAW_STATE_DIR", state.to_str().unwrap()),
+            ("LOOKOUT_LOG", "info"),
+        ],
+    );
+    let mut client = Client::connect(&daemon.socket).await.unwrap();
+    let mut found = Value::Null;
+    wait_until(
+        "the session is indexed",
+        Duration::from_secs(20),
+        async || {
+            found = recall_transcripts(&mut client, "rotate nginx logs web-3").await;
+            found["results"].as_array().is_some_and(|r| !r.is_empty())
+        },
+    )
+    .await;
+    let first = &found["results"][0];
+    assert_eq!(first["project"], "openclaw:main", "{found}");
+    assert!(
+        first["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("OpenClaw session agent:main:ops (agent main): 1 request, 1 command"),
+        "{found}"
+    );
+    let steps = first["steps"].to_string();
+    assert!(steps.contains("Ran: GITHUB_TOKEN="), "{steps}");
+    assert!(steps.contains("logrotate -f"), "{steps}");
+    assert!(!found.to_string().contains("ghp_Zq4"), "redacted: {found}");
+    assert!(
+        found["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 past agent session"),
+        "{found}"
+    );
+    assert!(
+        daemon.log_text().contains(&format!(
+            "recall reads OpenClaw's sessions from the gateway at {}",
+            gateway.url
+        )),
+        "{}",
+        daemon.log_text()
+    );
+
+    // The session goes on: its next turn is read at the next look.
+    let later_ms = start_ms + 3_600_000;
+    {
+        let mut sessions = gateway.sessions.lock().unwrap();
+        let (row, messages) = &mut sessions[0];
+        row["updatedAt"] = json!(later_ms);
+        messages.extend(turn(
+            later_ms,
+            "renew the certificate of web-3",
+            "certbot renew --cert-name web-3.example.org",
+            "Congratulations, all renewals succeeded",
+            "The certificate of web-3 is renewed.",
+        ));
+    }
+    wait_until(
+        "the next turn is indexed",
+        Duration::from_secs(20),
+        async || {
+            let found = recall_transcripts(&mut client, "certbot renewals").await;
+            found["results"][0]["steps"]
+                .to_string()
+                .contains("Ran: certbot renew")
+        },
+    )
+    .await;
+    let histories = || {
+        gateway
+            .methods
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| *m == "chat.history")
+            .count()
+    };
+    // A look that finds nothing changed reads no history.
+    let read = histories();
+    tokio::time::sleep(actors::recall::actor::TRANSCRIPTS_PERIOD * 2).await;
+    assert_eq!(histories(), read, "an unchanged session is not read again");
+
+    // Forgotten by its agent, it stays forgotten while it goes on.
+    let forgotten = ok(
+        &mut client,
+        "recall.forget",
+        json!({"app": "openclaw:main"}),
+    )
+    .await;
+    assert_eq!(forgotten["forgotten"], 1, "{forgotten}");
+    let read = histories();
+    {
+        let mut sessions = gateway.sessions.lock().unwrap();
+        let (row, messages) = &mut sessions[0];
+        row["updatedAt"] = json!(later_ms + 10_000);
+        messages.extend(turn(
+            later_ms + 9_000,
+            "vacuum the analytics database",
+            "psql -c 'VACUUM'",
+            "VACUUM",
+            "Vacuumed.",
+        ));
+    }
+    tokio::time::sleep(actors::recall::actor::TRANSCRIPTS_PERIOD * 2).await;
+    let after = recall_transcripts(&mut client, "rotate nginx logs").await;
+    assert_eq!(after["results"], json!([]), "{after}");
+    let after = recall_transcripts(&mut client, "vacuum analytics").await;
+    assert_eq!(after["results"], json!([]), "{after}");
+    assert_eq!(histories(), read, "a forgotten session is not read again");
+}
+
+/// `[recall] sources = ["openclaw"]` with no gateway anywhere says so at start-up, and how
+/// to fix it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openclaw_sessions_without_a_gateway_say_where_lookout_looked() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("no-openclaw");
+    std::fs::create_dir_all(&empty).unwrap();
+    let daemon = DaemonProcess::start_with(
+        dir.path(),
+        "[recall]\nsources = [\"openclaw\"]\n",
+        &[
+            ("OPENCLAW_STATE_DIR", empty.to_str().unwrap()),
+            ("LOOKOUT_LOG", "info"),
+        ],
+    );
+    let log = daemon.log_text();
+    assert!(
+        log.contains(
+            "[recall] sources names \"openclaw\", but no OpenClaw gateway was found (looked for"
+        ) && log.contains("configure the gateway"),
+        "{log}"
     );
 }

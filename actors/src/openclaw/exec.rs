@@ -168,6 +168,11 @@ impl ExecLedger {
         ExecLedger { client }
     }
 
+    /// The gateway's client (shared with recall, which reads its sessions).
+    pub fn client(&self) -> &Arc<GatewayClient> {
+        &self.client
+    }
+
     /// Where the gateway is, for messages.
     pub fn url(&self) -> &str {
         self.client.url()

@@ -22,7 +22,9 @@ use crate::directory::Directory;
 use crate::error::CallError;
 use crate::faults::ActorKind;
 use crate::locks::lock;
+use crate::openclaw::client::GatewayClient;
 use crate::recall::documents::{task_document, wait_document};
+use crate::recall::openclaw_sessions::OpenClawSessions;
 use crate::recall::transcripts;
 use crate::registry;
 
@@ -44,6 +46,7 @@ const EXPIRY_TIMER: &str = "recall:expiry";
 /// How often the agent sessions are looked at for what they added.
 pub const TRANSCRIPTS_PERIOD: Duration = Duration::from_secs(5);
 const TRANSCRIPTS_TIMER: &str = "recall:transcripts";
+const OPENCLAW_TIMER: &str = "recall:openclaw";
 /// How long the database's commits must pause before the index catches up with them.
 pub const QUIET_BEFORE_CATCH_UP: Duration = Duration::from_millis(500);
 /// The longest a steady stream of commits delays the catch-up.
@@ -86,6 +89,12 @@ pub enum RecallMsg {
     Expire,
     /// Index the agent sessions that grew since the last look (a timer sends it).
     ReadTranscripts,
+    /// Which of these agent sessions (document key, and the mark it changed to) the index
+    /// lacks: not indexed at that mark, and not forgotten (the OpenClaw reader asks).
+    Unread(Vec<(String, u64)>, RpcReplyPort<Vec<String>>),
+    /// Index agent sessions read elsewhere and move their marks, unless one was forgotten
+    /// meanwhile (the OpenClaw reader sends them).
+    PutSessions(Vec<Document>, Vec<(String, u64)>),
     /// Answers at once: the liveness ping (`Tree::ping`).
     Ping(RpcReplyPort<()>),
 }
@@ -100,6 +109,9 @@ pub struct RecallArgs {
     /// Claude Code's projects folder, read every [`TRANSCRIPTS_PERIOD`] (`None`: not a
     /// source).
     pub transcripts: Option<PathBuf>,
+    /// The OpenClaw gateway whose sessions are read every [`TRANSCRIPTS_PERIOD`] (`None`:
+    /// not a source).
+    pub openclaw: Option<Arc<GatewayClient>>,
 }
 
 pub struct RecallState {
@@ -160,6 +172,17 @@ impl Actor for RecallActor {
                     async {}
                 },
             );
+        }
+        if let Some(client) = args.openclaw {
+            let reader = OpenClawSessions::new(client);
+            let recall = myself.clone();
+            let first = args.directory.now();
+            args.directory
+                .timers()
+                .every(OPENCLAW_TIMER, first, TRANSCRIPTS_PERIOD, move || {
+                    let (reader, recall) = (reader.clone(), recall.clone());
+                    async move { reader.look(&recall).await }
+                });
         }
         Ok(RecallState {
             transcripts: args.transcripts,
@@ -230,6 +253,40 @@ impl Actor for RecallActor {
                     error.message
                 ),
             },
+            RecallMsg::Unread(marks, reply) => {
+                let index = index_of(state);
+                let unread = match index {
+                    Ok(index) => {
+                        with_index(index, move |store| {
+                            let mut unread = Vec::new();
+                            for (key, mark) in marks {
+                                let held = store.mark(&key)?;
+                                if held != recall::FORGOTTEN && held != mark {
+                                    unread.push(key);
+                                }
+                            }
+                            Ok(unread)
+                        })
+                        .await
+                    }
+                    Err(error) => Err(error),
+                };
+                match unread {
+                    Ok(unread) => {
+                        let _ = reply.send(unread);
+                    }
+                    // The reader hears no answer and says why it could not read.
+                    Err(error) => tracing::warn!(
+                        "recall could not check the agent sessions it holds: {}",
+                        error.message
+                    ),
+                }
+            }
+            RecallMsg::PutSessions(documents, marks) => {
+                if let Err(error) = put_sessions(state, documents, marks).await {
+                    tracing::warn!("recall could not index agent sessions: {}", error.message);
+                }
+            }
             RecallMsg::Expire => {
                 if let Some(retention) = state.retention {
                     let before = state
@@ -425,6 +482,32 @@ async fn read_transcripts(state: &RecallState) -> Result<usize, CallError> {
             store.set_mark(key, *length)?;
         }
         Ok(read.len())
+    })
+    .await
+}
+
+/// Indexes agent sessions read elsewhere, and moves their marks; a session forgotten since
+/// it was read stays forgotten.
+async fn put_sessions(
+    state: &RecallState,
+    documents: Vec<Document>,
+    marks: Vec<(String, u64)>,
+) -> Result<(), CallError> {
+    let index = index_of(state)?;
+    with_index(index, move |store| {
+        let mut kept = Vec::with_capacity(documents.len());
+        for document in documents {
+            if store.mark(&document.key)? != recall::FORGOTTEN {
+                kept.push(document);
+            }
+        }
+        store.put(&kept)?;
+        for (key, mark) in &marks {
+            if store.mark(key)? != recall::FORGOTTEN {
+                store.set_mark(key, *mark)?;
+            }
+        }
+        Ok(())
     })
     .await
 }

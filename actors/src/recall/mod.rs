@@ -9,11 +9,14 @@
 //! - [`recorder`] the opt-in screen history: the Recorder actor and its segments, privacy
 //!   rules and keyframes;
 //! - [`transcripts`] the agent's own past sessions (Claude Code's JSONL), opt-in, read by
-//!   the Recall actor as they grow.
+//!   the Recall actor as they grow, and the document every runtime's sessions become;
+//! - [`openclaw_sessions`] OpenClaw's sessions, opt-in, read through its gateway on a
+//!   timer's task and handed to the Recall actor.
 
 pub mod actor;
 mod calls;
 pub mod documents;
+pub mod openclaw_sessions;
 pub mod recorder;
 pub mod transcripts;
 

@@ -5,7 +5,8 @@
 //! commands it ran and how they ended as the body and steps; the project folder as its app
 //! (so `recall forget --app` covers it); and the lookout task it registered, when it did.
 //! Everything is redacted with the screen recorder's rules before it is kept. Pure, but for
-//! [`scan`] and [`read_tail`], which read the folder.
+//! [`scan`] and [`read_tail`], which read the folder. [`SessionLog`] builds the document
+//! from what a session said, for OpenClaw's sessions too (`openclaw_sessions`).
 
 use std::path::{Path, PathBuf};
 
@@ -70,11 +71,7 @@ pub fn transcript_document(path: &Path, text: &str) -> Option<Document> {
         .and_then(Path::file_name)
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut body = String::new();
-    let mut steps: Vec<Step> = Vec::new();
-    let mut title = None;
-    let mut task_id = None;
-    let (mut start_ms, mut end_ms) = (u64::MAX, 0);
+    let mut log = SessionLog::default();
     for line in text.lines() {
         let Ok(entry) = serde_json::from_str::<Value>(line) else {
             continue; // a line cut by a crash, or one being written
@@ -87,59 +84,104 @@ pub fn transcript_document(path: &Path, text: &str) -> Option<Document> {
             continue;
         };
         for said in said_in(&entry) {
-            let said = redact(&said.text()).0;
-            if task_id.is_none() {
-                task_id = registered_task(&said);
-            }
-            if body.len() + said.len() < MAX_BODY_BYTES {
-                body.push_str(&said);
-                body.push('\n');
-            }
-            if let Some(step) = said_step(&said) {
-                if title.is_none() && step.starts_with("Asked: ") {
-                    title = Some(shorten(&step["Asked: ".len()..], 120));
-                }
-                steps.push(Step {
-                    at_ms,
-                    text: shorten(&step, STEP_CHARS),
-                });
-            }
-            start_ms = start_ms.min(at_ms);
-            end_ms = end_ms.max(at_ms);
+            log.add(at_ms, &said);
         }
     }
-    let title = title?;
-    if steps.len() > MAX_STEPS {
-        steps.drain(1..steps.len() - (MAX_STEPS - 1));
-    }
-    let requests = steps
-        .iter()
-        .filter(|s| s.text.starts_with("Asked: "))
-        .count();
-    let commands = steps.iter().filter(|s| s.text.starts_with("Ran: ")).count();
-    Some(Document {
-        key: format!("transcript:{session}"),
-        source: Source::Transcript,
-        task_id,
-        summary: format!(
-            "Claude Code session {session} in {project}: {}, {}; first: \"{}\".",
-            crate::words::count(requests as u64, "request", None),
-            crate::words::count(commands as u64, "command", None),
-            shorten(&title, 100)
-        ),
-        title,
-        body,
-        start_ms,
-        end_ms,
-        steps,
-        app: Some(project),
-        step: None,
-        frames: Vec::new(),
-    })
+    log.into_document(
+        format!("transcript:{session}"),
+        &format!("Claude Code session {session} in {project}"),
+        project,
+    )
 }
 
-/// What one line of a transcript says, in words.
-enum Said {
+/// What one session said, gathered in order and then made one document: its first request
+/// as the title; requests, commands, failures and answers as steps; everything said as the
+/// body; the lookout task a `task_register` result named. Shared by every runtime whose
+/// sessions are a source (Claude Code's files, OpenClaw's gateway).
+pub struct SessionLog {
+    body: String,
+    steps: Vec<Step>,
+    title: Option<String>,
+    task_id: Option<String>,
+    start_ms: u64,
+    end_ms: u64,
+}
+
+impl Default for SessionLog {
+    fn default() -> Self {
+        Self {
+            body: String::new(),
+            steps: Vec::new(),
+            title: None,
+            task_id: None,
+            start_ms: u64::MAX,
+            end_ms: 0,
+        }
+    }
+}
+
+impl SessionLog {
+    /// Adds what was said at `at_ms`, redacted with the screen recorder's rules.
+    pub fn add(&mut self, at_ms: u64, said: &Said) {
+        let said = redact(&said.text()).0;
+        if self.task_id.is_none() {
+            self.task_id = registered_task(&said);
+        }
+        if self.body.len() + said.len() < MAX_BODY_BYTES {
+            self.body.push_str(&said);
+            self.body.push('\n');
+        }
+        if let Some(step) = said_step(&said) {
+            if self.title.is_none() && step.starts_with("Asked: ") {
+                self.title = Some(shorten(&step["Asked: ".len()..], 120));
+            }
+            self.steps.push(Step {
+                at_ms,
+                text: shorten(&step, STEP_CHARS),
+            });
+        }
+        self.start_ms = self.start_ms.min(at_ms);
+        self.end_ms = self.end_ms.max(at_ms);
+    }
+
+    /// The session as one document keyed `key`, its summary starting with `described`
+    /// ("Claude Code session abc in -home-u-coursefolio") and its project as the app (what
+    /// `recall forget --app` names); `None` when no request was said.
+    pub fn into_document(self, key: String, described: &str, project: String) -> Option<Document> {
+        let title = self.title?;
+        let mut steps = self.steps;
+        if steps.len() > MAX_STEPS {
+            steps.drain(1..steps.len() - (MAX_STEPS - 1));
+        }
+        let requests = steps
+            .iter()
+            .filter(|s| s.text.starts_with("Asked: "))
+            .count();
+        let commands = steps.iter().filter(|s| s.text.starts_with("Ran: ")).count();
+        Some(Document {
+            key,
+            source: Source::Transcript,
+            task_id: self.task_id,
+            summary: format!(
+                "{described}: {}, {}; first: \"{}\".",
+                crate::words::count(requests as u64, "request", None),
+                crate::words::count(commands as u64, "command", None),
+                shorten(&title, 100)
+            ),
+            title,
+            body: self.body,
+            start_ms: self.start_ms,
+            end_ms: self.end_ms,
+            steps,
+            app: Some(project),
+            step: None,
+            frames: Vec::new(),
+        })
+    }
+}
+
+/// What one entry of a session says, in words.
+pub enum Said {
     Request(String),
     /// A turn the runtime started, not the user: a monitor's event (a lookout wake), a
     /// command's output, a reminder. Searched, but not a step.
@@ -154,6 +196,21 @@ enum Said {
 }
 
 impl Said {
+    /// A user's text as a request, or as a notice when the runtime said it: a turn it
+    /// started (a wake, a command's output, a reminder) is wrapped in a tag.
+    pub fn from_user(text: String) -> Said {
+        if text.starts_with('<') {
+            Said::Notice(text)
+        } else {
+            Said::Request(text)
+        }
+    }
+
+    /// Whether nothing was said (an empty text).
+    pub fn is_empty(&self) -> bool {
+        matches!(self, Said::Request(t) | Said::Notice(t) | Said::Answer(t) if t.is_empty())
+    }
+
     fn text(&self) -> String {
         match self {
             Said::Request(text) => format!("Asked: {text}"),
@@ -167,22 +224,17 @@ impl Said {
     }
 }
 
-/// Whether a user turn of `entry` saying `text` came from the user: not a meta line, not a
-/// subagent's, not a turn the runtime started (Claude Code marks those with an `origin` other
-/// than `human`: `task-notification` for a monitor's event; older versions wrap them in a tag
-/// such as `<task-notification>` or `<command-name>`).
-fn is_the_users(entry: &Value, text: &str) -> bool {
+/// A user turn of `entry` saying `text`: a request when the user said it; a notice when it
+/// is a meta line, a subagent's, or a turn the runtime started (Claude Code marks those with
+/// an `origin` other than `human`: `task-notification` for a monitor's event; older
+/// versions wrap them in a tag such as `<task-notification>` or `<command-name>`).
+fn user_said(entry: &Value, text: String) -> Said {
     let origin = entry["origin"]["kind"].as_str();
-    entry["isMeta"] != true
+    if entry["isMeta"] != true
         && entry["isSidechain"] != true
         && origin.is_none_or(|kind| kind == "human")
-        && !text.starts_with('<')
-}
-
-/// A user's text as a request, or as a notice when the runtime said it.
-fn user_said(entry: &Value, text: String) -> Said {
-    if is_the_users(entry, &text) {
-        Said::Request(text)
+    {
+        Said::from_user(text)
     } else {
         Said::Notice(text)
     }
@@ -219,14 +271,12 @@ fn said_in(entry: &Value) -> Vec<Said> {
             _ => {}
         }
     }
-    said.retain(
-        |s| !matches!(s, Said::Request(t) | Said::Notice(t) | Said::Answer(t) if t.is_empty()),
-    );
+    said.retain(|s| !s.is_empty());
     said
 }
 
 /// A text field, or the texts of a list of blocks, joined.
-fn text_of(value: &Value) -> String {
+pub fn text_of(value: &Value) -> String {
     match value {
         Value::String(text) => text.trim().to_owned(),
         Value::Array(blocks) => blocks

@@ -136,6 +136,9 @@ pub struct RecallArgs {
     /// Claude Code's projects folder, when the agent's own sessions are searched (`[recall]
     /// sources`); `None`: they are not.
     pub transcripts: Option<std::path::PathBuf>,
+    /// The OpenClaw gateway whose sessions are searched too (`[recall] sources`); `None`:
+    /// they are not.
+    pub openclaw: Option<Arc<crate::openclaw::client::GatewayClient>>,
 }
 
 impl TreeArgs {
@@ -186,6 +189,7 @@ impl TreeArgs {
                 recorder: RecorderSettings::off(Arc::new(ProcessSpawner), frames_dir),
                 procedures: false,
                 transcripts: None,
+                openclaw: None,
             },
         }
     }
