@@ -23,6 +23,7 @@ mod hooks;
 mod limits;
 mod mcp;
 mod monitor;
+mod openclaw_sessions;
 mod own_commands;
 mod portal;
 mod process;
