@@ -65,6 +65,7 @@ fn main() {
         "seventh.json",
         "eighth.json",
         "ninth.json",
+        "tenth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -197,7 +197,7 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
                 coverage: weights.iter().sum::<f64>() / concepts,
                 in_title: in_title / concepts,
                 relevance: if best > 0.0 { bm25[index] / best } else { 0.0 },
-                source_weight: source_weight(text.source),
+                source_weight: source_weight(text.source, question.asks),
                 lacks_only_unknown: question
                     .concepts
                     .iter()

@@ -186,6 +186,94 @@ pub struct Concept {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Question {
     pub concepts: Vec<Concept>,
+    /// What kind of answer it asks for, read off how it is framed.
+    pub asks: Asks,
+}
+
+/// What a question asks for, which says where its answer is likely written down.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Asks {
+    /// How something was done, or anything else: a task holds it.
+    #[default]
+    Anything,
+    /// A figure ("how many keys were evicted", "which cuda version"): a command's output.
+    Figure,
+    /// Whether something came to pass ("did the evictions stop"): the wait that watched it.
+    Outcome,
+}
+
+/// "how <this>" asks for a figure.
+const FIGURE_AFTER_HOW: &[&str] = &[
+    "many", "much", "big", "bigger", "large", "larger", "small", "smaller", "full", "fast", "slow",
+    "high", "low", "old", "often",
+];
+/// "did it <this>" asks whether something came to pass.
+const OUTCOME_VERBS: &[&str] = &[
+    "finish",
+    "finished",
+    "complete",
+    "completed",
+    "stop",
+    "stopped",
+    "stay",
+    "stayed",
+    "succeed",
+    "succeeded",
+    "pass",
+    "passed",
+    "fail",
+    "failed",
+    "recover",
+    "recovered",
+    "go",
+    "went",
+    "come",
+    "came",
+    "end",
+    "ended",
+    "hold",
+    "held",
+    "drop",
+    "dropped",
+    "return",
+    "returned",
+    "settle",
+    "settled",
+    "appear",
+    "appeared",
+    "arrive",
+    "arrived",
+    "work",
+    "worked",
+];
+
+impl Asks {
+    /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
+    /// version with "which" or "what"; an outcome when it opens "did"/"has"/"is"… and says
+    /// what came to pass with one of [`OUTCOME_VERBS`]; else anything.
+    pub fn of(question: &str) -> Asks {
+        let words: Vec<String> = lowercase_words(question).collect();
+        let word = |at: usize| words.get(at).map_or("", String::as_str);
+        if word(0) == "how" && FIGURE_AFTER_HOW.contains(&word(1)) {
+            return Asks::Figure;
+        }
+        if matches!(word(0), "which" | "what") && words.iter().any(|w| w == "version") {
+            return Asks::Figure;
+        }
+        let yes_or_no = matches!(
+            word(0),
+            "did" | "does" | "do" | "has" | "have" | "is" | "was" | "were" | "are"
+        );
+        if yes_or_no
+            && words
+                .iter()
+                .skip(1)
+                .any(|w| OUTCOME_VERBS.contains(&w.as_str()))
+        {
+            return Asks::Outcome;
+        }
+        Asks::Anything
+    }
 }
 
 impl Question {
@@ -198,7 +286,10 @@ impl Question {
                 None => concept(word, vocabulary),
             })
             .collect();
-        Question { concepts }
+        Question {
+            concepts,
+            asks: Asks::of(text),
+        }
     }
 
     /// The question's words, as written.
@@ -724,6 +815,23 @@ mod tests {
         // A phrase none of whose forms the index holds is unmatched, not corrected.
         let question = Question::read("single sign-on", &index);
         assert_eq!(question.unmatched(), ["single sign on"]);
+    }
+
+    #[test]
+    fn what_a_question_asks_for_is_read_off_its_framing() {
+        for (question, asks) in [
+            ("how many keys were evicted", Asks::Figure),
+            ("How big was the .git folder?", Asks::Figure),
+            ("which cuda version does the render box have", Asks::Figure),
+            ("did the evictions stop", Asks::Outcome),
+            ("has the volume resize finished?", Asks::Outcome),
+            ("how long did the restore take", Asks::Anything),
+            ("how did I deploy coursefolio", Asks::Anything),
+            ("did I configure the ingress", Asks::Anything),
+            ("stop the evictions", Asks::Anything),
+        ] {
+            assert_eq!(Asks::of(question), asks, "{question}");
+        }
     }
 
     #[test]

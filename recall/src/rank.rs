@@ -3,6 +3,7 @@
 //! many of the question's words its title holds, and — by the caller's `recency_bias` — how
 //! recent it is. The list is sorted by that confidence, the number each result reports. Pure.
 
+use crate::question::Asks;
 use crate::{Document, Source};
 
 /// How fast recency fades: a month-old document weighs e⁻¹ of one from now.
@@ -33,12 +34,15 @@ pub struct Held {
 
 /// A task is the record of how something was done; a terminal session and a wait are
 /// moments of one (a command's output, an observation), so they rank just below a task
-/// that holds as much of the question.
-pub fn source_weight(source: Source) -> f64 {
-    match source {
-        Source::Task | Source::Screen | Source::Transcript => 1.0,
-        Source::Terminal => 0.95,
-        Source::Wait => 0.9,
+/// that holds as much of the question. A question asking for a figure puts a command's
+/// output first, one asking whether something came to pass the wait that watched it.
+pub fn source_weight(source: Source, asks: Asks) -> f64 {
+    match (asks, source) {
+        (Asks::Figure, Source::Terminal) | (Asks::Outcome, Source::Wait) => 1.0,
+        (Asks::Figure | Asks::Outcome, Source::Task | Source::Screen | Source::Transcript) => 0.8,
+        (_, Source::Task | Source::Screen | Source::Transcript) => 1.0,
+        (_, Source::Terminal) => 0.95,
+        (_, Source::Wait) => 0.9,
     }
 }
 

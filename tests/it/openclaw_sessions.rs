@@ -212,7 +212,7 @@ impl Gateway {
         let state = home.path().join(".openclaw");
         std::fs::create_dir_all(&state).unwrap();
         std::fs::create_dir_all(home.path().join("tmp")).unwrap();
-        // As research/openclaw-live.md runs it: loopback only, no heartbeat, nothing fetched.
+        // Loopback only, no heartbeat, nothing fetched from the network.
         let config = json!({
             "gateway": {"mode": "local", "bind": "loopback", "port": port,
                         "auth": {"mode": "token", "token": TOKEN},
