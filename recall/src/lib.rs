@@ -135,6 +135,58 @@ pub struct Forget {
     pub task_id: Option<String>,
 }
 
+/// The body as it is indexed: with the words of each identifier written in camel case
+/// spelled out after it ("PermitRootLogin" adds "permit root login", "maxSurge" "max
+/// surge"), so a question in plain words finds a setting, a field or a class by its name.
+fn searchable_body<'a>(title: &str, body: &'a str) -> std::borrow::Cow<'a, str> {
+    let mut spelled: Vec<String> = Vec::new();
+    for token in [title, body]
+        .into_iter()
+        .flat_map(|text| text.split(|c: char| !c.is_alphanumeric()))
+    {
+        let words = camel_case_words(token);
+        if words.len() > 1 {
+            let words = words.join(" ");
+            if !spelled.contains(&words) {
+                spelled.push(words);
+            }
+        }
+    }
+    if spelled.is_empty() {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    std::borrow::Cow::Owned(format!("{body}\n{}", spelled.join("\n")))
+}
+
+/// The words of an identifier in camel case, lowercase ("HTTPServerError" → http, server,
+/// error); one word when it has none (all lowercase, all capitals, or digits in it).
+fn camel_case_words(token: &str) -> Vec<String> {
+    let chars: Vec<char> = token.chars().collect();
+    if chars
+        .iter()
+        .any(|c| c.is_ascii_digit() || !c.is_alphanumeric())
+    {
+        return vec![token.to_lowercase()];
+    }
+    let mut words = Vec::new();
+    let mut start = 0;
+    for at in 1..chars.len() {
+        let (before, this) = (chars[at - 1], chars[at]);
+        let after = chars.get(at + 1).copied();
+        // "rootLogin" breaks before the L; "HTTPServer" before the S of "Server".
+        let starts_word = (before.is_lowercase() && this.is_uppercase())
+            || (before.is_uppercase()
+                && this.is_uppercase()
+                && after.is_some_and(char::is_lowercase));
+        if starts_word {
+            words.push(chars[start..at].iter().collect::<String>().to_lowercase());
+            start = at;
+        }
+    }
+    words.push(chars[start..].iter().collect::<String>().to_lowercase());
+    words
+}
+
 /// What [`RecallStore::forget`] removed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Forgotten {
@@ -234,7 +286,7 @@ impl RecallStore {
                         document.source.as_str(),
                         document.task_id,
                         document.title,
-                        document.body,
+                        searchable_body(&document.title, &document.body),
                         document.start_ms as i64,
                         document.end_ms as i64,
                         steps,

@@ -634,3 +634,32 @@ fn everyday_words_find_wi_fi_drops_notifications_and_switches() {
         assert!(!found.results[0].weak, "{question}: {:?}", found.results);
     }
 }
+
+/// A setting, a field or a class named in camel case is found by its words written plainly.
+#[test]
+fn an_identifier_in_camel_case_is_found_by_its_words() {
+    let (_dir, store) = store_holding(&[
+        document(
+            "t-sshd",
+            "Harden SSH on the bastion",
+            "PasswordAuthentication no\nPermitRootLogin no\nAllowUsers deploy",
+            NOW,
+        ),
+        document(
+            "t-rollout",
+            "Faster rollouts for the api",
+            "maxSurge 50% and a readinessProbe on /healthz; HTTPServerError gone",
+            NOW,
+        ),
+    ]);
+    for (question, answer) in [
+        ("permit root login", "t-sshd"),
+        ("max surge", "t-rollout"),
+        ("readiness probe", "t-rollout"),
+        ("http server error", "t-rollout"),
+    ] {
+        let found = store.search(&search(question, 0.0)).unwrap();
+        assert_eq!(keys(&found.results)[..1], [answer], "{question}");
+        assert!(!found.results[0].weak, "{question}: {:?}", found.results);
+    }
+}
