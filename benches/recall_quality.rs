@@ -66,6 +66,7 @@ fn main() {
         "eighth.json",
         "ninth.json",
         "tenth.json",
+        "eleventh.json",
     ] {
         run(&folder.join(file), verbose);
     }

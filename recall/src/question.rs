@@ -44,6 +44,7 @@ const COMMON: &[&str] = &[
     "still",
     "what",
     "when",
+    "while",
     "where",
     "which",
     "who",

@@ -106,6 +106,19 @@ const GROUPS: &[&[&str]] = &[
     &["firewall", "ufw", "iptables", "nftables"],
     &["vpn", "wireguard", "openvpn"],
     &["wifi", "wlan", "wireless"],
+    &["lag", "lags", "lagging", "lagged", "behind"],
+    &["battery", "batteries", "charge", "charging"],
+    &[
+        "drain", "drains", "drained", "draining", "lose", "loses", "losing", "loss",
+    ],
+    &[
+        "sleep",
+        "asleep",
+        "sleeping",
+        "standby",
+        "suspend",
+        "suspended",
+    ],
     &[
         "disconnect",
         "disconnects",
