@@ -67,6 +67,7 @@ fn main() {
         "ninth.json",
         "tenth.json",
         "eleventh.json",
+        "twelfth.json",
     ] {
         run(&folder.join(file), verbose);
     }

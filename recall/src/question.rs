@@ -39,6 +39,7 @@ const COMMON: &[&str] = &[
     "take",
     "takes",
     "too",
+    "keep",
     "keeps",
     "now",
     "still",
@@ -51,6 +52,7 @@ const COMMON: &[&str] = &[
     "why",
     "was",
     "is",
+    "being",
     "are",
     "be",
     "been",
@@ -64,6 +66,7 @@ const COMMON: &[&str] = &[
     "has",
     "had",
     "before",
+    "after",
     "this",
     "that",
     "these",
@@ -206,7 +209,7 @@ pub enum Asks {
 /// "how <this>" asks for a figure.
 const FIGURE_AFTER_HOW: &[&str] = &[
     "many", "much", "big", "bigger", "large", "larger", "small", "smaller", "full", "fast", "slow",
-    "high", "low", "old", "often",
+    "high", "low", "old", "often", "far",
 ];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
@@ -824,6 +827,7 @@ mod tests {
             ("how many keys were evicted", Asks::Figure),
             ("How big was the .git folder?", Asks::Figure),
             ("which cuda version does the render box have", Asks::Figure),
+            ("how far behind was the replica", Asks::Figure),
             ("did the evictions stop", Asks::Outcome),
             ("has the volume resize finished?", Asks::Outcome),
             ("how long did the restore take", Asks::Anything),

@@ -442,6 +442,10 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 92.6 / 92.6 %, 96.3 / 100 % after a lag, a battery's
         // charge, a drain, sleep, "while" as framing and "how far" as asking for a figure.
         ("eleventh.json", 0.96, 1.0),
+        // Measured once unseen at 81.5 / 81.5 %, 88.9 / 88.9 % after brotli, zfs, people,
+        // signing out, a pass, a drive, verify, "failing", and "keep", "being" and "after"
+        // as framing.
+        ("twelfth.json", 0.88, 0.88),
     ];
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
@@ -627,6 +631,12 @@ fn everyday_words_find_wi_fi_drops_notifications_and_switches() {
             NOW,
         ),
         document(
+            "t-jwt",
+            "Users get logged out every few minutes",
+            "the refresh call raced with parallel requests",
+            NOW,
+        ),
+        document(
             "t-battery",
             "MacBook battery drains overnight",
             "Power Nap woke it every 15 minutes",
@@ -635,6 +645,7 @@ fn everyday_words_find_wi_fi_drops_notifications_and_switches() {
     ]);
     for (question, answer) in [
         ("laptop loses charge while asleep", "t-battery"),
+        ("people keep getting signed out", "t-jwt"),
         ("wifi keeps disconnecting", "t-wifi"),
         ("too many sentry notifications", "t-sentry"),
         ("turn off password logins on the bastion", "t-ssh"),
