@@ -120,6 +120,7 @@ async fn claude_code(folder: &Path) -> Result<(), String> {
          (`lookout monitor`), its tools are mcp__plugin_lookout_lookout__*, and a compacted \
          session is told where its tasks stand."
     );
+    println!("{}", recall_tip("claude-code", "Claude Code"));
     Ok(())
 }
 
@@ -192,7 +193,16 @@ async fn openclaw(socket: &Path) -> Result<(), String> {
         },
         None => println!("Wakes: checked once the daemon runs (lookout status)."),
     }
+    println!("{}", recall_tip("openclaw", "OpenClaw"));
     Ok(())
+}
+
+/// How to have `memory_recall` search the runtime's own past sessions too (opt-in).
+fn recall_tip(source: &str, runtime: &str) -> String {
+    format!(
+        "Recall (opt-in): for memory_recall to search your past {runtime} sessions too, \
+         redacted like the screen, add to lookout's config: [recall] sources = [\"{source}\"]"
+    )
 }
 
 async fn openclaw_undo() -> Result<(), String> {

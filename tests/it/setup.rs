@@ -166,6 +166,7 @@ fn setup_openclaw_sets_the_mcp_server_and_the_skill() {
         said.contains("Wakes: checked once the daemon runs"),
         "{said}"
     );
+    assert!(said.contains("[recall] sources = [\"openclaw\"]"), "{said}");
     let (code, said) = home.setup(&["openclaw", "--undo"], "/usr/bin:/bin");
     assert_eq!(code, 0, "{said}");
     assert_eq!(home.calls("openclaw")[1], "mcp unset lookout");
