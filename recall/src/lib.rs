@@ -144,6 +144,10 @@ fn searchable_body<'a>(title: &str, body: &'a str) -> std::borrow::Cow<'a, str> 
         .into_iter()
         .flat_map(|text| text.split(|c: char| !c.is_alphanumeric()))
     {
+        // Most tokens are all small letters (or all capitals): skipped without a copy.
+        if !(token.chars().any(char::is_lowercase) && token.chars().any(char::is_uppercase)) {
+            continue;
+        }
         let words = camel_case_words(token);
         if words.len() > 1 {
             let words = words.join(" ");

@@ -669,7 +669,7 @@ fn an_identifier_in_camel_case_is_found_by_its_words() {
         document(
             "t-rollout",
             "Faster rollouts for the api",
-            "maxSurge 50% and a readinessProbe on /healthz; HTTPServerError gone",
+            "maxSurge 50% and a readinessProbe on /healthz; HTTPServerError gone; an XMLParser",
             NOW,
         ),
     ]);
@@ -678,6 +678,7 @@ fn an_identifier_in_camel_case_is_found_by_its_words() {
         ("max surge", "t-rollout"),
         ("readiness probe", "t-rollout"),
         ("http server error", "t-rollout"),
+        ("xml parser", "t-rollout"),
     ] {
         let found = store.search(&search(question, 0.0)).unwrap();
         assert_eq!(keys(&found.results)[..1], [answer], "{question}");
