@@ -68,6 +68,7 @@ fn main() {
         "tenth.json",
         "eleventh.json",
         "twelfth.json",
+        "thirteenth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -446,6 +446,8 @@ fn the_committed_histories_are_answered_well() {
         // signing out, a pass, a drive, verify, "failing", and "keep", "being" and "after"
         // as framing.
         ("twelfth.json", 0.88, 0.88),
+        // Measured once unseen at 74.1 / 74.1 %; not tuned on yet.
+        ("thirteenth.json", 0.74, 0.74),
     ];
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
