@@ -166,10 +166,7 @@ fn searchable_body<'a>(title: &str, body: &'a str) -> std::borrow::Cow<'a, str> 
 /// error); one word when it has none (all lowercase, all capitals, or digits in it).
 fn camel_case_words(token: &str) -> Vec<String> {
     let chars: Vec<char> = token.chars().collect();
-    if chars
-        .iter()
-        .any(|c| c.is_ascii_digit() || !c.is_alphanumeric())
-    {
+    if chars.iter().any(char::is_ascii_digit) {
         return vec![token.to_lowercase()];
     }
     let mut words = Vec::new();

@@ -91,7 +91,10 @@ pub enum RecallMsg {
     ReadTranscripts,
     /// Which of these agent sessions (document key, and the mark it changed to) the index
     /// lacks: not indexed at that mark, and not forgotten (the OpenClaw reader asks).
-    Unread(Vec<(String, u64)>, RpcReplyPort<Vec<String>>),
+    Unread(
+        Vec<(String, u64)>,
+        RpcReplyPort<Result<Vec<String>, CallError>>,
+    ),
     /// Index agent sessions read elsewhere and move their marks, unless one was forgotten
     /// meanwhile (the OpenClaw reader sends them).
     PutSessions(Vec<Document>, Vec<(String, u64)>),
@@ -254,33 +257,7 @@ impl Actor for RecallActor {
                 ),
             },
             RecallMsg::Unread(marks, reply) => {
-                let index = index_of(state);
-                let unread = match index {
-                    Ok(index) => {
-                        with_index(index, move |store| {
-                            let mut unread = Vec::new();
-                            for (key, mark) in marks {
-                                let held = store.mark(&key)?;
-                                if held != recall::FORGOTTEN && held != mark {
-                                    unread.push(key);
-                                }
-                            }
-                            Ok(unread)
-                        })
-                        .await
-                    }
-                    Err(error) => Err(error),
-                };
-                match unread {
-                    Ok(unread) => {
-                        let _ = reply.send(unread);
-                    }
-                    // The reader hears no answer and says why it could not read.
-                    Err(error) => tracing::warn!(
-                        "recall could not check the agent sessions it holds: {}",
-                        error.message
-                    ),
-                }
+                let _ = reply.send(unread_sessions(state, marks).await);
             }
             RecallMsg::PutSessions(documents, marks) => {
                 if let Err(error) = put_sessions(state, documents, marks).await {
@@ -465,8 +442,7 @@ async fn read_transcripts(state: &RecallState) -> Result<usize, CallError> {
                 continue;
             };
             let key = format!("transcript:{session}");
-            let mark = store.mark(&key)?;
-            if mark == recall::FORGOTTEN || mark == length {
+            if !is_unread(store, &key, length)? {
                 continue;
             }
             let Ok(text) = transcripts::read_tail(&path, length) else {
@@ -486,6 +462,31 @@ async fn read_transcripts(state: &RecallState) -> Result<usize, CallError> {
     .await
 }
 
+/// Whether the agent session `key`, changed to `mark` (a file's length, a time), is to be
+/// read: not indexed at that mark, and not forgotten.
+fn is_unread(store: &RecallStore, key: &str, mark: u64) -> Result<bool, RecallError> {
+    let held = store.mark(key)?;
+    Ok(held != recall::FORGOTTEN && held != mark)
+}
+
+/// Which of the agent sessions (document key, the mark it changed to) are to be read.
+async fn unread_sessions(
+    state: &RecallState,
+    marks: Vec<(String, u64)>,
+) -> Result<Vec<String>, CallError> {
+    let index = index_of(state)?;
+    with_index(index, move |store| {
+        let mut unread = Vec::new();
+        for (key, mark) in marks {
+            if is_unread(store, &key, mark)? {
+                unread.push(key);
+            }
+        }
+        Ok(unread)
+    })
+    .await
+}
+
 /// Indexes agent sessions read elsewhere, and moves their marks; a session forgotten since
 /// it was read stays forgotten.
 async fn put_sessions(
@@ -495,17 +496,19 @@ async fn put_sessions(
 ) -> Result<(), CallError> {
     let index = index_of(state)?;
     with_index(index, move |store| {
-        let mut kept = Vec::with_capacity(documents.len());
-        for document in documents {
-            if store.mark(&document.key)? != recall::FORGOTTEN {
-                kept.push(document);
+        let mut kept = Vec::with_capacity(marks.len());
+        for (key, mark) in marks {
+            if store.mark(&key)? != recall::FORGOTTEN {
+                kept.push((key, mark));
             }
         }
-        store.put(&kept)?;
-        for (key, mark) in &marks {
-            if store.mark(key)? != recall::FORGOTTEN {
-                store.set_mark(key, *mark)?;
-            }
+        let documents: Vec<Document> = documents
+            .into_iter()
+            .filter(|document| kept.iter().any(|(key, _)| *key == document.key))
+            .collect();
+        store.put(&documents)?;
+        for (key, mark) in &kept {
+            store.set_mark(key, *mark)?;
         }
         Ok(())
     })

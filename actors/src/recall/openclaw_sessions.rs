@@ -20,6 +20,7 @@ use recall::Document;
 use serde_json::{Value, json};
 use storage::Timestamp;
 
+use crate::error::from_call;
 use crate::openclaw::client::{GatewayClient, GatewayError};
 use crate::recall::RecallMsg;
 use crate::recall::transcripts::{Said, SessionLog, text_of};
@@ -120,15 +121,11 @@ fn said_in(message: &Value) -> Vec<Said> {
                 match block["type"].as_str().unwrap_or_default() {
                     "text" => said.push(Said::Answer(text_of(&block["text"]))),
                     "toolCall" | "tool_use" => {
-                        let tool = block["name"].as_str().unwrap_or("a tool").to_owned();
                         let arguments = match &block["arguments"] {
                             Value::Null => &block["input"],
                             arguments => arguments,
                         };
-                        match arguments["command"].as_str() {
-                            Some(command) => said.push(Said::Command(command.to_owned())),
-                            None => said.push(Said::ToolUse(tool, arguments.to_string())),
-                        }
+                        said.push(Said::tool_call(block, arguments));
                     }
                     _ => {}
                 }
@@ -207,14 +204,11 @@ impl OpenClawSessions {
             .iter()
             .map(|row| (row.document_key(), row.updated_ms))
             .collect();
-        let unread = recall
+        let asked = recall
             .call(|reply| RecallMsg::Unread(marks, reply), Some(ACTOR_TIMEOUT))
-            .await
-            .map_err(|error| format!("the recall index did not answer: {error}"))?;
-        let unread = match unread {
-            ractor::rpc::CallResult::Success(unread) => unread,
-            _ => return Err("the recall index did not answer in time".to_owned()),
-        };
+            .await;
+        let unread =
+            from_call("recall actor", ACTOR_TIMEOUT, asked).map_err(|error| error.message)?;
         let mut read = 0;
         let to_read: Vec<&SessionRow> = rows
             .iter()

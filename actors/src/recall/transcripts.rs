@@ -206,6 +206,18 @@ impl Said {
         }
     }
 
+    /// A tool call `block` made with `input`: the command it ran, when it ran one (`Bash`,
+    /// `exec`), else the tool's name and its input.
+    pub fn tool_call(block: &Value, input: &Value) -> Said {
+        match input["command"].as_str() {
+            Some(command) => Said::Command(command.to_owned()),
+            None => Said::ToolUse(
+                block["name"].as_str().unwrap_or("a tool").to_owned(),
+                input.to_string(),
+            ),
+        }
+    }
+
     /// Whether nothing was said (an empty text).
     pub fn is_empty(&self) -> bool {
         matches!(self, Said::Request(t) | Said::Notice(t) | Said::Answer(t) if t.is_empty())
@@ -257,13 +269,7 @@ fn said_in(entry: &Value) -> Vec<Said> {
         match (role, block["type"].as_str().unwrap_or_default()) {
             ("user", "text") => said.push(user_said(entry, text_of(&block["text"]))),
             ("assistant", "text") => said.push(Said::Answer(text_of(&block["text"]))),
-            ("assistant", "tool_use") => {
-                let tool = block["name"].as_str().unwrap_or("a tool").to_owned();
-                match block["input"]["command"].as_str() {
-                    Some(command) => said.push(Said::Command(command.to_owned())),
-                    None => said.push(Said::ToolUse(tool, block["input"].to_string())),
-                }
-            }
+            ("assistant", "tool_use") => said.push(Said::tool_call(block, &block["input"])),
             ("user", "tool_result") => said.push(Said::Result {
                 text: text_of(&block["content"]),
                 error: block["is_error"].as_bool().unwrap_or(false),
