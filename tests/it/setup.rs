@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use crate::support::{BINARY, build_aside};
+use crate::support::{BINARY, build_aside, npm_install};
 
 /// The Claude Code release the full tier checks the plugin and its wakes with.
 pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
@@ -214,22 +214,7 @@ pub fn real_claude() -> PathBuf {
         .join(format!("claude-code-{CLAUDE_CODE_VERSION}"));
     let bin = folder.join("node_modules/.bin");
     if !bin.join("claude").exists() {
-        build_aside(&folder, |building| {
-            std::fs::create_dir_all(building).unwrap();
-            let npm = Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund", "--prefix"])
-                .arg(building)
-                .arg(&package)
-                .output()
-                .unwrap_or_else(|error| {
-                    panic!("cannot run npm ({error}); install it: apt-get install npm")
-                });
-            assert!(
-                npm.status.success(),
-                "npm could not install {package}: {}",
-                String::from_utf8_lossy(&npm.stderr)
-            );
-        });
+        build_aside(&folder, |building| npm_install(building, &package, &[]));
     }
     *made = Some(bin.clone());
     bin

@@ -305,6 +305,36 @@ pub fn lines_of(stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<
     lines
 }
 
+/// `npm install --prefix <prefix> <package>` from the npm registry, with `env` set (a PATH,
+/// npm settings); panics saying how to get npm, or what npm said.
+pub fn npm_install(prefix: &Path, package: &str, env: &[(&str, &std::ffi::OsStr)]) {
+    std::fs::create_dir_all(prefix).unwrap();
+    let npm = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(prefix)
+        .arg(package)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|error| {
+            panic!("cannot run npm ({error}); install it: apt-get install npm")
+        });
+    assert!(
+        npm.status.success(),
+        "npm could not install {package}: {}",
+        String::from_utf8_lossy(&npm.stderr)
+    );
+}
+
+/// `memory_recall` over the agent's own past sessions alone (`source: "transcript"`).
+pub async fn recall_transcripts(client: &mut Client, query: &str) -> Value {
+    ok(
+        client,
+        "memory_recall",
+        serde_json::json!({"query": query, "source": "transcript"}),
+    )
+    .await
+}
+
 /// Makes `folder` with `make`, which fills the folder it is given: built aside and moved into
 /// place, so a run that stops half-way leaves nothing used, and another test process that
 /// made it first wins.
