@@ -146,6 +146,11 @@ const COMMON: &[&str] = &[
     "make",
     "put",
     "whole",
+    "only",
+    "just",
+    "also",
+    "really",
+    "very",
 ];
 
 /// Words of the index, each with how many documents hold it.
@@ -249,6 +254,12 @@ const OUTCOME_VERBS: &[&str] = &[
     "arrived",
     "work",
     "worked",
+    "clear",
+    "cleared",
+    "reach",
+    "reached",
+    "drain",
+    "drained",
 ];
 
 impl Asks {

@@ -430,8 +430,8 @@ fn the_committed_histories_are_answered_well() {
         // 100 % after questions asking for a figure put a command's output first.
         ("seventh.json", 0.96, 1.0),
         // Measured once unseen at 80 / 80 %, 88 / 88 % after HTTP statuses by name and two
-        // framing words.
-        ("eighth.json", 0.88, 0.88),
+        // framing words, 92 / 92 % after the topic groups of 2026-11-30.
+        ("eighth.json", 0.92, 0.92),
         // Measured once unseen at 70 / 78 %, 85 / 96 % after time sync, leaks, a finish,
         // a filesystem, a setting and five framing words.
         ("ninth.json", 0.85, 0.96),
@@ -446,8 +446,10 @@ fn the_committed_histories_are_answered_well() {
         // signing out, a pass, a drive, verify, "failing", and "keep", "being" and "after"
         // as framing.
         ("twelfth.json", 0.88, 0.88),
-        // Measured once unseen at 74.1 / 74.1 %; not tuned on yet.
-        ("thirteenth.json", 0.74, 0.74),
+        // Measured once unseen at 74.1 / 74.1 %, 77.8 / 85.2 % after the topic groups
+        // (GPUs, training, time zones, autoscaling, queue depth, retention, networks,
+        // sizes…) and "use" read as usage.
+        ("thirteenth.json", 0.77, 0.85),
     ];
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
