@@ -69,6 +69,7 @@ fn main() {
         "eleventh.json",
         "twelfth.json",
         "thirteenth.json",
+        "fourteenth.json",
     ] {
         run(&folder.join(file), verbose);
     }

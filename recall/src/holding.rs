@@ -5,6 +5,7 @@
 //! per term (each such query walks the term's whole posting list). Pure.
 
 use crate::Source;
+use crate::everyday::{EVERYDAY_WEIGHT, is_everyday};
 use crate::question::{CORRECTION_WEIGHT, Question, Term};
 use crate::rank::{Held, source_weight};
 
@@ -124,6 +125,20 @@ struct Counted {
 /// What each candidate holds of `question`.
 pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
     let concepts = question.concepts.len().max(1) as f64;
+    // How much each concept counts in deciding weakness: an everyday word half.
+    let counts_for_weakness: Vec<f64> = (question.concepts.iter())
+        .map(|concept| {
+            if is_everyday(&concept.word) {
+                EVERYDAY_WEIGHT
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let weakness_total = counts_for_weakness
+        .iter()
+        .sum::<f64>()
+        .max(f64::MIN_POSITIVE);
     // Every term of the question once, and per concept the indexes of its terms.
     let terms: Vec<&Term> = (question.concepts.iter())
         .flat_map(|concept| concept.terms.iter())
@@ -195,6 +210,10 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
                 row: text.row,
                 end_ms: text.end_ms,
                 coverage: weights.iter().sum::<f64>() / concepts,
+                share: (weights.iter().zip(&counts_for_weakness))
+                    .map(|(weight, counts)| weight * counts)
+                    .sum::<f64>()
+                    / weakness_total,
                 in_title: in_title / concepts,
                 relevance: if best > 0.0 { bm25[index] / best } else { 0.0 },
                 source_weight: source_weight(text.source, question.asks),

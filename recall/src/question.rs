@@ -483,7 +483,8 @@ fn term_for(word: &str, weight: f64) -> Term {
 /// characters stay.
 pub fn stem(word: &str) -> String {
     const ENDINGS: &[&str] = &[
-        "ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s",
+        "ations", "ation", "ments", "ment", "ions", "ion", "ings", "ing", "ies", "ied", "es", "ed",
+        "ly", "s",
     ];
     for ending in ENDINGS {
         if let Some(root) = word.strip_suffix(ending) {
@@ -497,6 +498,9 @@ pub fn stem(word: &str) -> String {
             {
                 // "releases" is "release" + "s"; "fixes" is "fix" + "es".
                 continue;
+            }
+            if ending.starts_with("ion") && !(root.ends_with('t') || root.ends_with("ss")) {
+                continue; // "evictions" → "evict", "sessions" → "sess"; not "million"
             }
             if *ending == "s" && root.ends_with(['s', 'u', 'i']) {
                 continue; // "access", "status", "analysis"

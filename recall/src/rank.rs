@@ -22,6 +22,9 @@ pub struct Held {
     /// Per question word, the weight of the best term of it the document holds (1.0 the
     /// word itself, less a synonym or a correction), averaged: 0 to 1.
     pub coverage: f64,
+    /// The same with everyday words counting half ([`crate::everyday`]): what decides
+    /// whether it is weak.
+    pub share: f64,
     /// The share of the question's words its title holds.
     pub in_title: f64,
     /// Its BM25 relative to the best candidate's: 0 to 1.
@@ -86,8 +89,8 @@ pub fn rank(
         .filter(|held| held.coverage > 0.0)
         .map(|held| {
             let score = score(&held, recency_bias, now_ms);
-            let weak = held.coverage < WEAK_COVERAGE
-                || (held.coverage <= WEAK_COVERAGE && held.lacks_only_unknown);
+            let weak = held.share < WEAK_COVERAGE
+                || (held.share <= WEAK_COVERAGE && held.lacks_only_unknown);
             (held, score, weak)
         })
         .collect();
@@ -113,6 +116,7 @@ mod tests {
             row,
             end_ms: 100 * 86_400_000 - age_days * 86_400_000,
             coverage,
+            share: coverage,
             in_title: 0.0,
             relevance,
             source_weight: 1.0,

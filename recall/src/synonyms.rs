@@ -108,7 +108,7 @@ const GROUPS: &[&[&str]] = &[
         "drive",
         "drives",
     ],
-    &["memory", "ram", "oom"],
+    &["memory", "ram", "oom", "rss"],
     &["leak", "leaks", "leaking", "leaked"],
     &["finish", "finished", "complete", "completed"],
     &["timesync", "ntp", "ntpd", "chrony", "chronyd", "timesyncd"],

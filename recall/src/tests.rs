@@ -411,6 +411,49 @@ fn a_status_asked_by_name_finds_its_number() {
     assert_eq!(keys(&found.results), ["t-lfs"]);
 }
 
+/// A question's everyday words count half in deciding whether a result is weak: the record
+/// holding its names is an answer though it says "bill" where the question says "cost";
+/// one holding only its everyday words, or a name the index does not know, is not.
+#[test]
+fn everyday_words_count_half_in_deciding_weakness() {
+    let (_dir, store) = store_holding(&[
+        document(
+            "t-s3",
+            "S3 bill doubled: move old objects to Glacier",
+            "Storage Lens: 38 TB in the media bucket; a lifecycle rule moves them after 90 days",
+            NOW,
+        ),
+        document(
+            "t-cluster",
+            "Grow the Kubernetes cluster by two nodes",
+            "the node pool went from 3 to 5",
+            NOW,
+        ),
+    ]);
+    // s3 and storage are held, reduce and cost are nowhere: held, by the names.
+    let found = store
+        .search(&search("reduce the s3 storage cost", 0.0))
+        .unwrap();
+    assert_eq!(found.unmatched, ["reduce", "cost"]);
+    assert_eq!(keys(&found.results), ["t-s3"]);
+    assert!(!found.results[0].weak);
+    // A name the index does not hold leaves the rest weak.
+    let found = store.search(&search("elasticsearch cluster", 0.0)).unwrap();
+    assert_eq!(found.unmatched, ["elasticsearch"]);
+    assert!(found.results.iter().all(|r| r.weak));
+    // Holding only the everyday words of a question, or a name and too few of them, is weak.
+    let found = store
+        .search(&search("the old pool is slow and broken", 0.0))
+        .unwrap();
+    assert!(
+        found.results.iter().all(|r| r.weak),
+        "{:?} {:?} {:?}",
+        keys(&found.results),
+        found.read_as,
+        found.unmatched
+    );
+}
+
 /// The quality benchmark's histories, held to a floor: a change that makes answers worse
 /// fails here (the figures themselves: `cargo bench --bench recall_quality`).
 #[test]
@@ -445,11 +488,16 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 81.5 / 81.5 %, 88.9 / 88.9 % after brotli, zfs, people,
         // signing out, a pass, a drive, verify, "failing", and "keep", "being" and "after"
         // as framing.
-        ("twelfth.json", 0.88, 0.88),
+        // 92.6 / 92.6 % after everyday words counted half in deciding weakness.
+        ("twelfth.json", 0.92, 0.92),
         // Measured once unseen at 74.1 / 74.1 %, 77.8 / 85.2 % after the topic groups
         // (GPUs, training, time zones, autoscaling, queue depth, retention, networks,
-        // sizes…) and "use" read as usage.
-        ("thirteenth.json", 0.77, 0.85),
+        // sizes…) and "use" read as usage, 81.5 / 88.9 % after everyday words.
+        ("thirteenth.json", 0.81, 0.88),
+        // Measured once unseen at 81.5 / 81.5 % (every miss the right record first but
+        // weak), 92.6 / 92.6 % after everyday words counted half in deciding weakness,
+        // "-ion" endings and RSS as memory.
+        ("fourteenth.json", 0.92, 0.92),
     ];
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
