@@ -70,6 +70,7 @@ fn main() {
         "twelfth.json",
         "thirteenth.json",
         "fourteenth.json",
+        "fifteenth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -7,12 +7,14 @@
 //! Reading a question asks the index's [`Vocabulary`]; the rest is pure.
 
 use crate::synonyms::{
-    KIND_WEIGHT, PHRASES, SYNONYM_WEIGHT, curated_words, members_of, phrases_of, synonyms_of,
-    word_of_phrase,
+    KIND_WEIGHT, PHRASES, SYNONYM_WEIGHT, curated_words, forms_of, members_of, phrases_of,
+    synonyms_of, word_of_phrase,
 };
 
 /// How much a corrected word counts beside a word spelled as the index holds it.
 pub const CORRECTION_WEIGHT: f64 = 0.9;
+/// How much a phrase's last word alone counts ("limit" of "rate limit").
+const PHRASE_HEAD_WEIGHT: f64 = 0.5;
 
 /// Words every question has, and the pieces contractions leave ("didn't" → "didn", "t").
 const COMMON: &[&str] = &[
@@ -377,6 +379,15 @@ fn question_words(question: &str) -> Vec<String> {
 fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -> Concept {
     let mut terms = vec![term_for(&phrase, 1.0), term_for(written, SYNONYM_WEIGHT)];
     add_related(&mut terms, written, SYNONYM_WEIGHT);
+    // Its last word alone, well below: "the limit of 5 certificates" holds some of "rate
+    // limit", and "the health endpoint" some of "health check"… not its first word, which
+    // qualifies ("rate", "health") more than it names.
+    if let Some(head) = phrase.rsplit(' ').next()
+        && !COMMON.contains(&head)
+        && !terms.iter().any(|term| term.text == head)
+    {
+        terms.push(term_for(head, PHRASE_HEAD_WEIGHT));
+    }
     Concept {
         known: terms.iter().any(|term| holds(vocabulary, term)),
         word: phrase,
@@ -398,6 +409,7 @@ fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
 
 fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     let mut terms = vec![term_for(&word, 1.0)];
+    terms.extend(forms_of(&word).into_iter().map(|form| term_for(form, 1.0)));
     terms.extend(plural_of_short(&word));
     add_related(&mut terms, &word, 1.0);
     let known = terms.iter().any(|term| holds(vocabulary, term));
