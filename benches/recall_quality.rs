@@ -71,6 +71,7 @@ fn main() {
         "thirteenth.json",
         "fourteenth.json",
         "fifteenth.json",
+        "sixteenth.json",
     ] {
         run(&folder.join(file), verbose);
     }

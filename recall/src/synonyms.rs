@@ -214,9 +214,19 @@ const GROUPS: &[&[&str]] = &[
         "reject", "rejected", "rejects", "refuse", "refused", "refuses", "deny", "denied",
     ],
     &["process", "processes", "pid", "pids"],
+    &["loadbalancer", "lb", "alb", "elb", "nlb"],
+    &[
+        "encode",
+        "encoding",
+        "encoded",
+        "transcode",
+        "transcoding",
+        "transcoded",
+    ],
+    &["phone", "phones", "mobile", "smartphone", "smartphones"],
     &["systemd", "systemctl", "journalctl"],
     // Hardware and machine learning.
-    &["gpu", "gpus", "cuda", "nvidia", "vram"],
+    &["gpu", "gpus", "cuda", "nvidia", "vram", "rtx", "geforce"],
     &["cpu", "cpus", "processor", "cores"],
     &[
         "training",
@@ -496,6 +506,7 @@ const KINDS: &[(&str, &[&str])] = &[
         &["haproxy", "nginx", "traefik", "envoy", "elb"],
     ),
     ("laptop", &["thinkpad", "macbook", "xps"]),
+    ("phone", &["android", "iphone", "ios"]),
     ("duration", &["minutes", "hours", "seconds"]),
     (
         "kubernetes",

@@ -529,6 +529,9 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 74.1 / 74.1 %, 85.2 / 85.2 % after irregular verb forms,
         // a phrase's last word, rejecting, processes and systemd.
         ("fifteenth.json", 0.85, 0.85),
+        // Measured once unseen at 81.5 / 88.9 %, 88.9 / 96.3 % after a load balancer's
+        // abbreviations, phones, encoding, RTX cards, and "older" as an everyday word.
+        ("sixteenth.json", 0.88, 0.96),
     ];
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
