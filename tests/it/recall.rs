@@ -285,6 +285,38 @@ async fn a_terminal_session_that_ended_is_found_by_its_output_and_exit() {
     assert_eq!(tasks_only["results"], json!([]));
 }
 
+/// A session started for a task's step names that task: the result carries its id, and a
+/// search within the task finds the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminal_session_started_for_a_task_is_found_within_it() {
+    let daemon = TestDaemon::start().await;
+    let task = register(
+        &daemon,
+        "Calibrate the widget press",
+        &["Run the calibration"],
+    )
+    .await;
+    daemon
+        .ok(
+            "term_start",
+            json!({
+                "command": "echo 'press calibrated to 41.5 newtons'",
+                "task_id": task,
+                "step": 1
+            }),
+        )
+        .await;
+    let answer = recall_once_indexed(&daemon, "newtons", "terminal").await;
+    assert_eq!(answer["results"][0]["task_id"], task.as_str(), "{answer}");
+    let within = daemon
+        .ok(
+            "memory_recall",
+            json!({"query": "newtons", "task_id": task, "source": "terminal"}),
+        )
+        .await;
+    assert_eq!(within["results"][0]["source"], "terminal", "{within}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wait_that_woke_is_found_by_its_condition_and_wake() {
     let daemon = TestDaemon::start().await;

@@ -125,8 +125,14 @@ fn summary(task: &TaskRecord, thread: &[(u64, MessageRecord)]) -> String {
 /// Lines of a session's output a result shows as its last steps.
 const OUTPUT_TAIL_STEPS: usize = 5;
 
-/// A terminal session that ended, `status` at `ended_ms`.
-pub fn session_document(snapshot: &SessionSnapshot, status: ExitStatus, ended_ms: u64) -> Document {
+/// A terminal session that ended, `status` at `ended_ms`, for the task `task_id` when it
+/// was started for one.
+pub fn session_document(
+    snapshot: &SessionSnapshot,
+    status: ExitStatus,
+    ended_ms: u64,
+    task_id: Option<&str>,
+) -> Document {
     let mut lines: Vec<&str> = snapshot.scrollback.iter().map(String::as_str).collect();
     lines.extend(snapshot.screen.lines());
     let mut body = String::new();
@@ -162,7 +168,7 @@ pub fn session_document(snapshot: &SessionSnapshot, status: ExitStatus, ended_ms
     Document {
         key: format!("terminal:{}:{start_ms}", snapshot.id),
         source: Source::Terminal,
-        task_id: None,
+        task_id: task_id.map(str::to_owned),
         title: snapshot.command.clone(),
         body,
         start_ms,

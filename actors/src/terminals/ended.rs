@@ -16,7 +16,8 @@ pub(crate) fn announce(directory: &Directory, session: &Session, status: ExitSta
     if let Some(link) = &session.link {
         tell_task(directory, link, &snapshot, status);
     }
-    let document = session_document(&snapshot, status, directory.now().as_millis());
+    let task_id = session.link.as_ref().map(|link| link.task_id.as_str());
+    let document = session_document(&snapshot, status, directory.now().as_millis(), task_id);
     if let Ok(recall) = directory.recall() {
         let _ = recall.cast(RecallMsg::Put(vec![document]));
     }
