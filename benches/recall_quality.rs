@@ -72,6 +72,7 @@ fn main() {
         "fourteenth.json",
         "fifteenth.json",
         "sixteenth.json",
+        "seventeenth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -185,7 +185,6 @@ const EVERYDAY: &[&str] = &[
     "stopped",
     "stops",
     "strange",
-    "stuck",
     "suddenly",
     "take",
     "team",

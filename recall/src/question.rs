@@ -153,6 +153,7 @@ const COMMON: &[&str] = &[
     "also",
     "really",
     "very",
+    "but",
 ];
 
 /// Words of the index, each with how many documents hold it.

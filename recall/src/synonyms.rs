@@ -198,7 +198,16 @@ const GROUPS: &[&[&str]] = &[
         "ratelimit",
         "ratelimited",
     ],
-    &["usage", "use", "used", "utilization", "utilisation", "full"],
+    &[
+        "usage",
+        "use",
+        "used",
+        "utilization",
+        "utilisation",
+        "full",
+        "exhausted",
+        "exhaustion",
+    ],
     &[
         "shrink",
         "shrank",
@@ -507,6 +516,7 @@ const KINDS: &[(&str, &[&str])] = &[
     ),
     ("laptop", &["thinkpad", "macbook", "xps"]),
     ("phone", &["android", "iphone", "ios"]),
+    ("cdn", &["cloudfront", "cloudflare", "fastly", "akamai"]),
     ("duration", &["minutes", "hours", "seconds"]),
     (
         "kubernetes",

@@ -532,6 +532,10 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 81.5 / 88.9 %, 88.9 / 96.3 % after a load balancer's
         // abbreviations, phones, encoding, RTX cards, and "older" as an everyday word.
         ("sixteenth.json", 0.88, 0.96),
+        // Measured once unseen at 77.8 / 81.5 % with one question that has no answer
+        // answered, 85.2 / 88.9 % and every no-answer weak after "but" as framing, "stuck"
+        // no longer an everyday word, CDNs as a kind and exhaustion as usage.
+        ("seventeenth.json", 0.85, 0.88),
     ];
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
