@@ -73,6 +73,7 @@ fn main() {
         "fifteenth.json",
         "sixteenth.json",
         "seventeenth.json",
+        "eighteenth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -45,7 +45,10 @@ impl<'q> Probes<'q> {
         };
         for term in terms {
             let words: Vec<(&'q str, bool)> = if term.is_phrase() {
-                term.text.split(' ').map(|word| (word, false)).collect()
+                let last = term.text.split(' ').count() - 1;
+                (term.text.split(' ').enumerate())
+                    .map(|(index, word)| (word, term.prefix && index == last))
+                    .collect()
             } else {
                 vec![(term.text.as_str(), term.prefix)]
             };

@@ -154,6 +154,7 @@ const COMMON: &[&str] = &[
     "really",
     "very",
     "but",
+    "kept",
 ];
 
 /// Words of the index, each with how many documents hold it.
@@ -358,10 +359,19 @@ fn question_words(question: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     let mut at = 0;
     while at < all.len() {
+        // A phrase's last word may be written in the plural: "hard drives".
         let phrase = PHRASES.iter().map(|(phrase, _)| *phrase).find(|phrase| {
             let length = phrase.split(' ').count();
-            all.get(at..at + length)
-                .is_some_and(|run| phrase.split(' ').eq(run.iter().map(String::as_str)))
+            all.get(at..at + length).is_some_and(|run| {
+                phrase
+                    .split(' ')
+                    .zip(run)
+                    .enumerate()
+                    .all(|(index, (word, written))| {
+                        word == written
+                            || (index + 1 == length && written.strip_suffix('s') == Some(word))
+                    })
+            })
         });
         let (word, length) = match phrase {
             Some(phrase) => (phrase.to_owned(), phrase.split(' ').count()),
@@ -397,12 +407,13 @@ fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -
     }
 }
 
-/// Whether the index holds `term` (every word of a phrase, as written).
+/// Whether the index holds `term` (every word of a phrase, as written; its last one as a
+/// prefix when the phrase is one).
 fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
     if term.is_phrase() {
-        term.text
-            .split(' ')
-            .all(|word| vocabulary.holds(word, false))
+        let last = term.text.split(' ').count() - 1;
+        (term.text.split(' ').enumerate())
+            .all(|(index, word)| vocabulary.holds(word, term.prefix && index == last))
     } else {
         vocabulary.holds(&term.text, term.prefix)
     }
@@ -411,8 +422,16 @@ fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
 fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     let mut terms = vec![term_for(&word, 1.0)];
     terms.extend(forms_of(&word).into_iter().map(|form| term_for(form, 1.0)));
-    terms.extend(plural_of_short(&word));
+    let other_number = plural_of_short(&word);
     add_related(&mut terms, &word, 1.0);
+    if let Some(singular) = other_number
+        .as_ref()
+        .filter(|other| other.text.len() < word.len())
+    {
+        // "prs" is "pr": with its synonyms and phrases ("pull request").
+        add_related(&mut terms, &singular.text, 1.0);
+    }
+    terms.extend(other_number);
     let known = terms.iter().any(|term| holds(vocabulary, term));
     let mut corrected = None;
     if !known && let Some(nearest) = nearest_word(&word, vocabulary) {
@@ -465,11 +484,17 @@ fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
 }
 
 /// A three-letter word, matched exactly, also matches its plural in -s: "ban" finds "bans",
-/// "pod" finds "pods" (while "pg" still does not find "pgadmin").
+/// "pod" finds "pods" (while "pg" still does not find "pgadmin"); and the plural of a
+/// two-letter word of the tables its singular: "prs" finds "pr", "vms" "vm".
 fn plural_of_short(word: &str) -> Option<Term> {
     let short = word.chars().count() == 3 && word.chars().all(char::is_alphabetic);
-    (short && !word.ends_with('s')).then(|| Term {
-        text: format!("{word}s"),
+    let other = match word.strip_suffix('s') {
+        None => format!("{word}s"),
+        Some(singular) if curated_words().any(|known| known == singular) => singular.to_owned(),
+        Some(_) => return None,
+    };
+    short.then_some(Term {
+        text: other,
         prefix: false,
         weight: 1.0,
     })
@@ -478,7 +503,16 @@ fn plural_of_short(word: &str) -> Option<Term> {
 /// How a word is matched: short words exactly ("pg" is not "pgadmin"), longer ones as the
 /// prefix of every form ("renewed" → "renew…", "certificates" → "certificate…").
 fn term_for(word: &str, weight: f64) -> Term {
-    if word.chars().count() <= 3 || word.contains(' ') {
+    if let Some((_, last)) = word.rsplit_once(' ') {
+        // A phrase: its last word in every form ("pull requests", "rate limited") when it is
+        // long enough to be a word's stem.
+        return Term {
+            text: word.to_owned(),
+            prefix: last.chars().count() >= 4,
+            weight,
+        };
+    }
+    if word.chars().count() <= 3 {
         return Term {
             text: word.to_owned(),
             prefix: false,
