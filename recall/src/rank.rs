@@ -42,7 +42,7 @@ pub struct Held {
 pub fn source_weight(source: Source, asks: Asks) -> f64 {
     match (asks, source) {
         (Asks::Figure, Source::Terminal) | (Asks::Outcome, Source::Wait) => 1.0,
-        (Asks::Figure | Asks::Outcome, Source::Task | Source::Screen | Source::Transcript) => 0.8,
+        (Asks::Figure | Asks::Outcome, Source::Task | Source::Screen | Source::Transcript) => 0.6,
         (_, Source::Task | Source::Screen | Source::Transcript) => 1.0,
         (_, Source::Terminal) => 0.95,
         (_, Source::Wait) => 0.9,

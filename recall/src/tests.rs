@@ -506,6 +506,8 @@ fn plurals_of_abbreviations_and_phrases_are_found() {
 
 /// The quality benchmark's histories, held to a floor: a change that makes answers worse
 /// fails here (the figures themselves: `cargo bench --bench recall_quality`).
+/// (ninth, eleventh, thirteenth and sixteenth rose once more when a task came to weigh 0.6
+/// beside the moment a question for a figure or an outcome asks for.)
 #[test]
 fn the_committed_histories_are_answered_well() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/recall-quality");
@@ -527,14 +529,14 @@ fn the_committed_histories_are_answered_well() {
         ("eighth.json", 0.92, 0.92),
         // Measured once unseen at 70 / 78 %, 85 / 96 % after time sync, leaks, a finish,
         // a filesystem, a setting and five framing words.
-        ("ninth.json", 0.85, 0.96),
+        ("ninth.json", 0.88, 0.96),
         // Measured once unseen at 81.5 / 88.9 %, 96.3 / 100 % after questions asking for a
         // figure or an outcome put a command's output or a wait first, and Wi-Fi, a
         // disconnect, a notification, "turn off" and "log in".
         ("tenth.json", 0.96, 1.0),
         // Measured once unseen at 92.6 / 92.6 %, 96.3 / 100 % after a lag, a battery's
         // charge, a drain, sleep, "while" as framing and "how far" as asking for a figure.
-        ("eleventh.json", 0.96, 1.0),
+        ("eleventh.json", 1.0, 1.0),
         // Measured once unseen at 81.5 / 81.5 %, 88.9 / 88.9 % after brotli, zfs, people,
         // signing out, a pass, a drive, verify, "failing", and "keep", "being" and "after"
         // as framing.
@@ -543,7 +545,7 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 74.1 / 74.1 %, 77.8 / 85.2 % after the topic groups
         // (GPUs, training, time zones, autoscaling, queue depth, retention, networks,
         // sizes…) and "use" read as usage, 81.5 / 88.9 % after everyday words.
-        ("thirteenth.json", 0.81, 0.88),
+        ("thirteenth.json", 0.85, 0.88),
         // Measured once unseen at 81.5 / 81.5 % (every miss the right record first but
         // weak), 92.6 / 92.6 % after everyday words counted half in deciding weakness,
         // "-ion" endings and RSS as memory.
@@ -553,7 +555,7 @@ fn the_committed_histories_are_answered_well() {
         ("fifteenth.json", 0.85, 0.85),
         // Measured once unseen at 81.5 / 88.9 %, 88.9 / 96.3 % after a load balancer's
         // abbreviations, phones, encoding, RTX cards, and "older" as an everyday word.
-        ("sixteenth.json", 0.88, 0.96),
+        ("sixteenth.json", 0.92, 0.96),
         // Measured once unseen at 77.8 / 81.5 % with one question that has no answer
         // answered, 85.2 / 88.9 % and every no-answer weak after "but" as framing, "stuck"
         // no longer an everyday word, CDNs as a kind and exhaustion as usage.
