@@ -74,6 +74,7 @@ fn main() {
         "sixteenth.json",
         "seventeenth.json",
         "eighteenth.json",
+        "nineteenth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -220,6 +220,10 @@ const FIGURE_AFTER_HOW: &[&str] = &[
     "many", "much", "big", "bigger", "large", "larger", "small", "smaller", "full", "fast", "slow",
     "high", "low", "old", "often", "far",
 ];
+/// "which/what <this>" asks for a figure a command printed: "which version", "what ip".
+const FIGURE_NOUNS: &[&str] = &[
+    "version", "versions", "ip", "address", "port", "ttl", "value", "status", "size", "count",
+];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
     "finish",
@@ -264,6 +268,8 @@ const OUTCOME_VERBS: &[&str] = &[
     "reached",
     "drain",
     "drained",
+    "happen",
+    "happened",
 ];
 
 impl Asks {
@@ -276,7 +282,9 @@ impl Asks {
         if word(0) == "how" && FIGURE_AFTER_HOW.contains(&word(1)) {
             return Asks::Figure;
         }
-        if matches!(word(0), "which" | "what") && words.iter().any(|w| w == "version") {
+        if matches!(word(0), "which" | "what")
+            && words.iter().any(|w| FIGURE_NOUNS.contains(&w.as_str()))
+        {
             return Asks::Figure;
         }
         let yes_or_no = matches!(
@@ -421,7 +429,10 @@ fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
 
 fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     let mut terms = vec![term_for(&word, 1.0)];
-    terms.extend(forms_of(&word).into_iter().map(|form| term_for(form, 1.0)));
+    // The forms of the word, or of its stem ("sending" → "send" → "sent").
+    let stemmed = stem(&word);
+    let forms = forms_of(&word).into_iter().chain(forms_of(&stemmed));
+    terms.extend(forms.map(|form| term_for(form, 1.0)));
     let other_number = plural_of_short(&word);
     add_related(&mut terms, &word, 1.0);
     if let Some(singular) = other_number
@@ -890,6 +901,10 @@ mod tests {
             ("How big was the .git folder?", Asks::Figure),
             ("which cuda version does the render box have", Asks::Figure),
             ("how far behind was the replica", Asks::Figure),
+            ("which ip did sentinel report for the master", Asks::Figure),
+            ("what ttl does the record have", Asks::Figure),
+            ("did the failover happen", Asks::Outcome),
+            ("which commit made search slow", Asks::Anything),
             ("did the evictions stop", Asks::Outcome),
             ("has the volume resize finished?", Asks::Outcome),
             ("how long did the restore take", Asks::Anything),
