@@ -399,8 +399,7 @@ fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -
     let mut terms = vec![term_for(&phrase, 1.0), term_for(written, SYNONYM_WEIGHT)];
     add_related(&mut terms, written, SYNONYM_WEIGHT);
     // Its last word alone, well below: "the limit of 5 certificates" holds some of "rate
-    // limit", and "the health endpoint" some of "health check"… not its first word, which
-    // qualifies ("rate", "health") more than it names.
+    // limit"… not its first word, which qualifies ("rate") more than it names.
     if let Some(head) = phrase.rsplit(' ').next()
         && !COMMON.contains(&head)
         && !terms.iter().any(|term| term.text == head)
@@ -498,13 +497,15 @@ fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
 /// "pod" finds "pods" (while "pg" still does not find "pgadmin"); and the plural of a
 /// two-letter word of the tables its singular: "prs" finds "pr", "vms" "vm".
 fn plural_of_short(word: &str) -> Option<Term> {
-    let short = word.chars().count() == 3 && word.chars().all(char::is_alphabetic);
+    if word.chars().count() != 3 || !word.chars().all(char::is_alphabetic) {
+        return None;
+    }
     let other = match word.strip_suffix('s') {
         None => format!("{word}s"),
         Some(singular) if curated_words().any(|known| known == singular) => singular.to_owned(),
         Some(_) => return None,
     };
-    short.then_some(Term {
+    Some(Term {
         text: other,
         prefix: false,
         weight: 1.0,
