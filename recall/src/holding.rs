@@ -1,6 +1,7 @@
 //! What a candidate holds of a question, read off its text: per question word the best
-//! weight of a term of it the document holds (coverage), the share of the words its title
-//! holds, and a BM25 on the question's own words (the title counting five times) beside the
+//! weight of a term of it the document holds (coverage; and its share, the same with
+//! everyday words counting half, which decides weakness: [`crate::everyday`]), the share
+//! of the words its title holds, and a BM25 on the question's own words (the title counting five times) beside the
 //! other candidates'. Reading the few candidates' text is far cheaper than asking FTS5 once
 //! per term (each such query walks the term's whole posting list). Pure.
 

@@ -8,10 +8,10 @@ use crate::{Document, Source};
 
 /// How fast recency fades: a month-old document weighs e⁻¹ of one from now.
 const RECENCY_SCALE_MS: f64 = 30.0 * 24.0 * 3600.0 * 1000.0;
-/// A result holding less than this share of the question's words is weak: it matched on
-/// some words only ("configure" of "configure kubernetes ingress"). So is one holding
-/// exactly this share when what it lacks is nowhere in the index ("cluster" of
-/// "elasticsearch cluster").
+/// A result holding less than this share of the question's words (an everyday word
+/// counting half) is weak: it matched on some words only ("configure" of "configure
+/// kubernetes ingress"). So is one holding exactly this share when what it lacks is nowhere
+/// in the index ("cluster" of "elasticsearch cluster").
 pub const WEAK_COVERAGE: f64 = 0.5;
 
 /// What a candidate holds of the question.
