@@ -75,6 +75,7 @@ fn main() {
         "seventeenth.json",
         "eighteenth.json",
         "nineteenth.json",
+        "twentieth.json",
     ] {
         run(&folder.join(file), verbose);
     }

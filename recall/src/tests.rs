@@ -580,6 +580,9 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 73.1 / 88.5 %, 84.6 / 92.3 % after "which ip" and its
         // like asking for a figure, "happen" for an outcome, and the forms of a stem.
         ("nineteenth.json", 0.84, 0.92),
+        // Measured once unseen at 68.0 / 80.0 %, one of five no-answers answered; not tuned
+        // on.
+        ("twentieth.json", 0.68, 0.8),
     ];
     for (file, top1, top3) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
