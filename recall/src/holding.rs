@@ -1,9 +1,10 @@
 //! What a candidate holds of a question, read off its text: per question word the best
 //! weight of a term of it the document holds (coverage; and its share, the same with
 //! everyday words counting half, which decides weakness: [`crate::everyday`]), the share
-//! of the words its title holds, and a BM25 on the question's own words (the title counting five times) beside the
-//! other candidates'. Reading the few candidates' text is far cheaper than asking FTS5 once
-//! per term (each such query walks the term's whole posting list). Pure.
+//! of the words its title holds, and a BM25 on the question's own words (the title
+//! counting five times) beside the other candidates'. Reading the few candidates' text is
+//! far cheaper than asking FTS5 once per term (each such query walks the term's whole
+//! posting list). Pure.
 
 use crate::Source;
 use crate::everyday::{EVERYDAY_WEIGHT, is_everyday};
@@ -28,7 +29,8 @@ pub struct Text {
 }
 
 /// The question's terms, each counted once per text: the words a text is read for (a
-/// term's own word, or each word of a phrase, exactly), and which of them make each term.
+/// term's own word, or each word of a phrase: [`Term::words`]), and which of them make
+/// each term.
 struct Probes<'q> {
     /// The words looked for: the text and whether a word starting with it counts.
     words: Vec<(&'q str, bool)>,
@@ -45,18 +47,7 @@ impl<'q> Probes<'q> {
             terms: Vec::with_capacity(terms.len()),
         };
         for term in terms {
-            let words: Vec<(&'q str, bool)> = if term.is_phrase() {
-                let last = term.text.split(' ').count() - 1;
-                (term.text.split(' ').enumerate())
-                    .map(|(index, word)| (word, term.prefix && index == last))
-                    .collect()
-            } else {
-                vec![(term.text.as_str(), term.prefix)]
-            };
-            let indexes = words
-                .into_iter()
-                .map(|word| probes.index_of(word))
-                .collect();
+            let indexes = term.words().map(|word| probes.index_of(word)).collect();
             probes.terms.push(indexes);
         }
         probes

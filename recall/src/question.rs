@@ -179,8 +179,17 @@ pub struct Term {
 
 impl Term {
     /// Several words, matched one after the other ("write ahead log").
+    #[cfg(test)]
     pub fn is_phrase(&self) -> bool {
         self.text.contains(' ')
+    }
+
+    /// Its words, each with whether words it starts count: a word as the term says; each
+    /// word of a phrase exactly, but its last as a prefix when the phrase is one.
+    pub fn words(&self) -> impl Iterator<Item = (&str, bool)> {
+        let last = self.text.split(' ').count() - 1;
+        (self.text.split(' ').enumerate())
+            .map(move |(index, word)| (word, self.prefix && index == last))
     }
 }
 
@@ -417,13 +426,8 @@ fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -
 /// Whether the index holds `term` (every word of a phrase, as written; its last one as a
 /// prefix when the phrase is one).
 fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
-    if term.is_phrase() {
-        let last = term.text.split(' ').count() - 1;
-        (term.text.split(' ').enumerate())
-            .all(|(index, word)| vocabulary.holds(word, term.prefix && index == last))
-    } else {
-        vocabulary.holds(&term.text, term.prefix)
-    }
+    term.words()
+        .all(|(word, prefix)| vocabulary.holds(word, prefix))
 }
 
 fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
