@@ -434,8 +434,11 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     let mut terms = vec![term_for(&word, 1.0)];
     // The forms of the word, or of its stem ("sending" → "send" → "sent").
     let stemmed = stem(&word);
-    let forms = forms_of(&word).into_iter().chain(forms_of(&stemmed));
-    terms.extend(forms.map(|form| term_for(form, 1.0)));
+    let mut forms = forms_of(&word);
+    if stemmed != word {
+        forms.extend(forms_of(&stemmed));
+    }
+    terms.extend(forms.into_iter().map(|form| term_for(form, 1.0)));
     let other_number = plural_of_short(&word);
     add_related(&mut terms, &word, 1.0);
     if let Some(singular) = other_number
