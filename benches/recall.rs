@@ -549,12 +549,7 @@ fn end_to_end() {
         // Several agents asking at once: what searches that queue behind one another (or do
         // not) make of the daemon's two cores.
         let questions: Vec<String> = (0..CONCURRENT_QUESTIONS)
-            .map(|q| {
-                (0..1 + q % 3)
-                    .map(|_| word(rng.typical_word()))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
+            .map(|q| Kind::Typical.question(&mut rng, q))
             .collect();
         let started = Instant::now();
         std::thread::scope(|scope| {
