@@ -534,7 +534,12 @@ const KINDS: &[(&str, &[&str])] = &[
 
 /// The words that mean the same as `word` (itself excluded), from every group it is in.
 pub fn synonyms_of(word: &str) -> Vec<&'static str> {
-    let mut found: Vec<&'static str> = GROUPS
+    others_in(GROUPS, word)
+}
+
+/// The other words of every group of `groups` that holds `word`, each once.
+fn others_in(groups: &[&[&'static str]], word: &str) -> Vec<&'static str> {
+    let mut found: Vec<&'static str> = groups
         .iter()
         .filter(|group| group.contains(&word))
         .flat_map(|group| group.iter().copied())
@@ -548,12 +553,7 @@ pub fn synonyms_of(word: &str) -> Vec<&'static str> {
 /// The other forms of `word` that no ending makes ("caught" for "catch", "catch" for
 /// "caught").
 pub fn forms_of(word: &str) -> Vec<&'static str> {
-    FORMS
-        .iter()
-        .filter(|forms| forms.contains(&word))
-        .flat_map(|forms| forms.iter().copied())
-        .filter(|other| *other != word)
-        .collect()
+    others_in(FORMS, word)
 }
 
 /// The specific things of the kind `word` names, or of a kind one of its synonyms names.
