@@ -2,10 +2,11 @@
 //! "cost", "machine", "step", "faster"); a symptom ("stuck") is not one. A question's name
 //! words (tools, products, hosts, error codes) say what it is about; its everyday words are
 //! how it was put, and another person puts it another way. So in deciding whether a result
-//! is weak (holds less than half of the question) an everyday word counts half: "reduce the s3 storage cost" is answered by
-//! the record of the S3 bill's storage, which says neither "reduce" nor "cost", while
-//! "elasticsearch cluster" over an index that knows no Elasticsearch stays a miss. The order
-//! of the results does not use this. Pure data and one lookup.
+//! is weak (holds less than half of the question) an everyday word counts half: "reduce the
+//! s3 storage cost" is answered by the record of the S3 bill's storage, which says neither
+//! "reduce" nor "cost", while "elasticsearch cluster" over an index that knows no
+//! Elasticsearch stays a miss. The order of the results does not use this. Pure data and one
+//! lookup.
 
 /// How much an everyday word counts, beside a name word's 1, in deciding weakness.
 pub const EVERYDAY_WEIGHT: f64 = 0.5;
