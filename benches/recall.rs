@@ -225,10 +225,19 @@ enum Way {
     Raw,
     /// The same on a connection whose page cache holds the whole index.
     RawCached,
+    /// `memory_recall` of common words only, which searches nothing: what any call over
+    /// the socket costs in the same setting.
+    Call,
 }
 
 impl Way {
-    const ALL: [Way; 4] = [Way::Recall, Way::Search, Way::Raw, Way::RawCached];
+    const ALL: [Way; 5] = [
+        Way::Recall,
+        Way::Search,
+        Way::Raw,
+        Way::RawCached,
+        Way::Call,
+    ];
 }
 
 struct Ways<'a> {
@@ -243,7 +252,11 @@ impl Ways<'_> {
     async fn ask(&mut self, way: Way, question: String) -> f64 {
         let started = Instant::now();
         match way {
-            Way::Recall => {
+            Way::Recall | Way::Call => {
+                let question = match way {
+                    Way::Call => "how did I".to_owned(),
+                    _ => question,
+                };
                 let answer = rpc::call(
                     self.client,
                     "memory_recall",
@@ -284,15 +297,16 @@ impl Ways<'_> {
     }
 }
 
-/// One row: each way's p50 and p95, and the ratios of recall's to the raw query's.
-fn print_times(kind: &str, mut times: [Vec<f64>; 4]) {
+/// One row: each way's p50 and p95, and the ratios of recall's, the search's and the call's
+/// alone to the raw query's.
+fn print_times(kind: &str, mut times: [Vec<f64>; 5]) {
     for way in &mut times {
         way.sort_by(f64::total_cmp);
     }
-    let [recall, search, raw, cached] =
+    let [recall, search, raw, cached, call] =
         times.map(|way| (percentile(&way, 0.5), percentile(&way, 0.95)));
     println!(
-        "{kind:<10} {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>6.2}× {:>6.2}× {:>6.2}×{}",
+        "{kind:<10} {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>6.2}× {:>6.2}× {:>6.2}× {:>6.2}× {:>6.2}×{}",
         recall.0,
         recall.1,
         search.0,
@@ -301,9 +315,12 @@ fn print_times(kind: &str, mut times: [Vec<f64>; 4]) {
         raw.1,
         cached.0,
         cached.1,
+        call.0,
         recall.0 / raw.0,
         recall.1 / raw.1,
         recall.0 / cached.0,
+        search.0 / raw.0,
+        call.0 / raw.0,
         load_average::busy_note()
     );
 }
@@ -461,7 +478,9 @@ fn end_to_end() {
             "\nend to end: {TASKS} tasks written over the socket in {:.1} s; questions asked as \
              memory_recall (socket, top 3), as the search in this process, and as a raw FTS5 \
              query (top 3 by BM25, read whole) on a connection like the daemon's and on one \
-             caching the whole index; each way answered {WARM_UP_QUESTIONS} first",
+             caching the whole index, and a call that searches nothing (memory_recall of \
+             common words only) in turn with them; each way answered {WARM_UP_QUESTIONS} \
+             first",
             started.elapsed().as_secs_f64()
         );
         // The raw query on a connection configured as the daemon's own reader (SQLite's
@@ -498,7 +517,7 @@ fn end_to_end() {
             }
         }
         println!(
-            "{:<10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>7} {:>7} {:>7}",
+            "{:<10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>7} {:>7} {:>7} {:>7} {:>7}",
             "questions",
             "recall p50",
             "p95",
@@ -508,9 +527,12 @@ fn end_to_end() {
             "p95",
             "cached p50",
             "p95",
+            "call p50",
             "p50 ×",
             "p95 ×",
-            "cached×"
+            "cached×",
+            "search×",
+            "call×"
         );
         // The fixed cost of a call: a question of common words only, which searches nothing.
         let mut floor_ms = Vec::with_capacity(END_TO_END_QUESTIONS);
@@ -528,12 +550,11 @@ fn end_to_end() {
         for setting in [Setting::Steady, Setting::AfterOtherWork] {
             println!("{}", setting.heading());
             for kind in [Kind::Typical, Kind::NoMatch] {
-                let mut times: [Vec<f64>; 4] = Default::default();
+                let mut times: [Vec<f64>; 5] = Default::default();
                 for q in 0..END_TO_END_QUESTIONS {
                     // Each way asks a question of its own, drawn alike (the same words asked
                     // just before by another way would find their pages warm), and goes
-                    // first, second, third and last equally often, with every number of
-                    // words.
+                    // at each place in the turn equally often, with every number of words.
                     for turn in 0..Way::ALL.len() {
                         let way = Way::ALL[(q / 3 + turn) % Way::ALL.len()];
                         let question = kind.question(&mut rng, q);

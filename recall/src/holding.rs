@@ -6,6 +6,8 @@
 //! far cheaper than asking FTS5 once per term (each such query walks the term's whole
 //! posting list). Pure.
 
+use memchr::memmem::Finder;
+
 use crate::Source;
 use crate::everyday::{EVERYDAY_WEIGHT, is_everyday};
 use crate::question::{CORRECTION_WEIGHT, Question, Term};
@@ -32,8 +34,12 @@ pub struct Text {
 /// term's own word, or each word of a phrase: [`Term::words`]), and which of them make
 /// each term.
 struct Probes<'q> {
-    /// The words looked for: the text and whether a word starting with it counts.
+    /// The words looked for (lowercase): the text and whether a word starting with it
+    /// counts.
     words: Vec<(&'q str, bool)>,
+    /// Per word looked for, its substring search over ASCII text; `None` for a word no
+    /// ASCII word can start with (empty, or holding a byte outside `[a-z0-9]`).
+    finders: Vec<Option<Finder<'q>>>,
     /// Per term (in the question's order), the indexes of its words in `words`: one for a
     /// word, several for a phrase (counted as its rarest word: the candidates FTS5 found
     /// for a phrase hold it as one).
@@ -44,12 +50,20 @@ impl<'q> Probes<'q> {
     fn of(terms: &[&'q Term]) -> Probes<'q> {
         let mut probes = Probes {
             words: Vec::new(),
+            finders: Vec::new(),
             terms: Vec::with_capacity(terms.len()),
         };
         for term in terms {
             let indexes = term.words().map(|word| probes.index_of(word)).collect();
             probes.terms.push(indexes);
         }
+        probes.finders = (probes.words.iter())
+            .map(|(word, _)| {
+                let searchable =
+                    !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric());
+                searchable.then(|| Finder::new(word.as_bytes()))
+            })
+            .collect();
         probes
     }
 
@@ -65,47 +79,65 @@ impl<'q> Probes<'q> {
     }
 
     /// How often each term occurs in `text` (each word counting `weight` times), and how
-    /// many words the text has (times `weight`): one pass over its words, cut and compared
-    /// as bytes (a probe is whole characters, so a word starting with its bytes starts with
-    /// it).
+    /// many words the text has (times `weight`).
     fn count(&self, text: &str, weight: u32) -> Counted {
-        let mut found = vec![0u32; self.words.len()];
-        let mut length = 0u32;
-        let mut tally = |word: &[u8], same: fn(&[u8], &[u8]) -> bool| {
-            length += weight;
-            for (index, (probe, prefix)) in self.words.iter().enumerate() {
-                let probe = probe.as_bytes();
-                let holds = if *prefix {
-                    word.len() >= probe.len() && same(&word[..probe.len()], probe)
-                } else {
-                    same(word, probe)
-                };
-                if holds {
-                    found[index] += weight;
-                }
-            }
-        };
-        if text.is_ascii() {
-            // Most text: without a lowercase copy, and a byte at a time (cutting it as
-            // characters took most of the time a search spent reading its candidates).
-            for word in text.as_bytes().split(|b| !b.is_ascii_alphanumeric()) {
-                if !word.is_empty() {
-                    tally(word, |a, b| a.eq_ignore_ascii_case(b));
-                }
-            }
+        let (found, length) = if text.is_ascii() {
+            self.find_in_ascii(&text.as_bytes().to_ascii_lowercase())
         } else {
-            for word in text.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
-                if !word.is_empty() {
-                    tally(word.as_bytes(), |a, b| a == b);
-                }
-            }
-        }
+            self.find_in_words(&text.to_lowercase())
+        };
         Counted {
             terms: (self.terms.iter())
-                .map(|words| words.iter().map(|&w| found[w]).min().unwrap_or(0))
+                .map(|words| words.iter().map(|&w| found[w]).min().unwrap_or(0) * weight)
                 .collect(),
-            length,
+            length: length * weight,
         }
+    }
+
+    /// Most text, lowercased: each word looked for is found by a substring search and kept
+    /// where it starts a word (and, matched whole, ends one). Cutting the text into words
+    /// and comparing each with every word looked for took a quarter of a search.
+    fn find_in_ascii(&self, text: &[u8]) -> (Vec<u32>, u32) {
+        let is_word = |at: usize| text.get(at).is_some_and(u8::is_ascii_alphanumeric);
+        let mut words = 0u32;
+        let mut inside = false;
+        for byte in text {
+            let alphanumeric = byte.is_ascii_alphanumeric();
+            words += u32::from(alphanumeric && !inside);
+            inside = alphanumeric;
+        }
+        let found = (self.words.iter().zip(&self.finders))
+            .map(|(&(probe, prefix), finder)| match finder {
+                Some(finder) => (finder.find_iter(text))
+                    .filter(|&at| {
+                        (at == 0 || !is_word(at - 1)) && (prefix || !is_word(at + probe.len()))
+                    })
+                    .count() as u32,
+                // The empty word starts every word; one holding another byte, none.
+                None if probe.is_empty() && prefix => words,
+                None => 0,
+            })
+            .collect();
+        (found, words)
+    }
+
+    /// Text beyond ASCII, lowercased: cut into words as characters, each compared with
+    /// every word looked for.
+    fn find_in_words(&self, text: &str) -> (Vec<u32>, u32) {
+        let mut found = vec![0u32; self.words.len()];
+        let mut words = 0u32;
+        for word in text.split(|c: char| !c.is_alphanumeric()) {
+            if word.is_empty() {
+                continue;
+            }
+            words += 1;
+            for (index, &(probe, prefix)) in self.words.iter().enumerate() {
+                if word == probe || (prefix && word.starts_with(probe)) {
+                    found[index] += 1;
+                }
+            }
+        }
+        (found, words)
     }
 }
 
@@ -253,5 +285,45 @@ mod tests {
             (unicode.terms[0], unicode.terms[1], unicode.length),
             (2, 1, 3)
         );
+    }
+
+    #[test]
+    fn ascii_text_is_counted_as_if_cut_into_words() {
+        let term = |text: &str, prefix| Term {
+            text: text.into(),
+            prefix,
+            weight: 1.0,
+        };
+        let terms = [
+            term("aa", true),
+            term("aa", false),
+            term("ab", true),
+            term("a", false),
+            term("node.js", false),
+            term("", true),
+            term("", false),
+            term("b2 aa", true),
+        ];
+        let probes = Probes::of(&terms.iter().collect::<Vec<_>>());
+        // Every text of up to six bytes from these, and some longer: overlaps, words at
+        // either end, separators of every kind.
+        let alphabet = [b'a', b'A', b'b', b'2', b' ', b'.', b'_'];
+        let mut texts: Vec<String> = Vec::new();
+        for length in 0..=6u32 {
+            for mut code in 0..alphabet.len().pow(length) {
+                let mut text = String::new();
+                for _ in 0..length {
+                    text.push(char::from(alphabet[code % alphabet.len()]));
+                    code /= alphabet.len();
+                }
+                texts.push(text);
+            }
+        }
+        texts.push("aaa aa.AA_aab b2 aa b2 aaa, node.js ab".into());
+        for text in &texts {
+            let by_search = probes.find_in_ascii(&text.as_bytes().to_ascii_lowercase());
+            let by_words = probes.find_in_words(&text.to_lowercase());
+            assert_eq!(by_search, by_words, "{text:?}");
+        }
     }
 }
