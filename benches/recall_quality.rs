@@ -76,6 +76,7 @@ fn main() {
         "eighteenth.json",
         "nineteenth.json",
         "twentieth.json",
+        "twenty-first.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -29,6 +29,7 @@ const GROUPS: &[&[&str]] = &[
         "certificates",
         "letsencrypt",
         "certbot",
+        "x509",
     ],
     &["db", "database", "databases"],
     &["postgres", "postgresql", "pg", "psql"],
@@ -287,6 +288,8 @@ const GROUPS: &[&[&str]] = &[
         "expires",
         "expiration",
         "lifecycle",
+        // openssl's name for a certificate's expiry.
+        "notafter",
     ],
     &[
         "prune",
@@ -355,7 +358,8 @@ const GROUPS: &[&[&str]] = &[
         "pipewire",
         "pulseaudio",
     ],
-    &["screen", "display", "displays"],
+    &["screen", "display", "displays", "monitor", "monitors"],
+    &["small", "tiny"],
     &["bluetooth", "bt"],
     &[
         "invoice",
@@ -558,6 +562,20 @@ const KINDS: &[(&str, &[&str])] = &[
     (
         "kubernetes",
         &["pod", "pods", "helm", "kubelet", "ingress", "hpa"],
+    ),
+    // Not kinds of git, but what a record about git work says instead of "git".
+    (
+        "git",
+        &[
+            "clone",
+            "checkout",
+            "commit",
+            "commits",
+            "rebase",
+            "repo",
+            "gitattributes",
+            "gitignore",
+        ],
     ),
 ];
 

@@ -586,6 +586,10 @@ fn the_committed_histories_are_answered_well() {
         // in, CI runners and disk space. The last number: questions with no answer that may
         // get one.
         ("twentieth.json", 0.8, 0.92, 1),
+        // Measured once unseen at 82.1 / 82.1 %, 96.4 / 100 % after openssl's x509 and
+        // notAfter, git's words for git, monitors as screens, tiny as small, and "two",
+        // "between", "anything" as framing.
+        ("twenty-first.json", 0.96, 1.0, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
