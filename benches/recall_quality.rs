@@ -77,6 +77,7 @@ fn main() {
         "nineteenth.json",
         "twentieth.json",
         "twenty-first.json",
+        "twenty-second.json",
     ] {
         run(&folder.join(file), verbose);
     }

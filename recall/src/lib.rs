@@ -15,6 +15,7 @@ mod question;
 mod rank;
 mod search;
 mod synonyms;
+mod typos;
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,7 @@ pub use question::{CORRECTION_WEIGHT, content_words};
 pub use rank::{Ranked, WEAK_COVERAGE};
 pub use search::{Found, Search, match_expression};
 pub use synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT};
+pub use typos::edit_distance;
 
 /// The mark of an agent session (named by its document's key) that was forgotten.
 pub const FORGOTTEN: u64 = u64::MAX;

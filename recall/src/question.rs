@@ -10,6 +10,7 @@ use crate::synonyms::{
     KIND_WEIGHT, PHRASES, SYNONYM_WEIGHT, curated_words, forms_of, members_of, phrases_of,
     synonyms_of, word_of_phrase,
 };
+use crate::typos::{nearest_curated_word, nearest_word};
 
 /// How much a corrected word counts beside a word spelled as the index holds it.
 pub const CORRECTION_WEIGHT: f64 = 0.9;
@@ -591,103 +592,6 @@ pub fn stem(word: &str) -> String {
     word.to_owned()
 }
 
-/// The word the index holds nearest to `word`: the longest word of four letters or more it
-/// starts with, short of at most three ("cleanup" → "clean"), else the nearest by edit
-/// distance (one edit for words of four to seven letters, two from eight), the more common
-/// on a tie; `None` for shorter words or when none is near.
-fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
-    let length = word.chars().count();
-    let most = edits_allowed(word)?;
-    // One read of the words sharing its first letter answers both questions.
-    let first = word.chars().next()?;
-    let words = vocabulary.starting_with(first);
-    for cut in 1..=3 {
-        if length - cut < 4 {
-            break;
-        }
-        let start: String = word.chars().take(length - cut).collect();
-        if words.iter().any(|(held, _)| *held == start) {
-            return Some(start);
-        }
-    }
-    nearest_by_edits(word, most, words.iter().map(|(w, n)| (w.as_str(), *n))).map(str::to_owned)
-}
-
-/// How many edits a word may be from the word it is read as: none below four letters, one
-/// for four to seven, two from eight.
-fn edits_allowed(word: &str) -> Option<usize> {
-    match word.chars().count() {
-        0..=3 => None,
-        4..=7 => Some(1),
-        _ => Some(2),
-    }
-}
-
-/// The word among `words` (each with how many documents hold it) within `most` edits of
-/// `word`, the nearest, then the more common; `word` itself is not one.
-fn nearest_by_edits<W: AsRef<str>>(
-    word: &str,
-    most: usize,
-    words: impl IntoIterator<Item = (W, u64)>,
-) -> Option<W> {
-    let length = word.chars().count();
-    let mut best: Option<(usize, u64, W)> = None;
-    for (candidate, documents) in words {
-        let text = candidate.as_ref();
-        if text.chars().count().abs_diff(length) > most || text == word {
-            continue;
-        }
-        let distance = edit_distance(word, text);
-        if distance > most {
-            continue;
-        }
-        let better = best
-            .as_ref()
-            .is_none_or(|(d, n, _)| distance < *d || (distance == *d && documents > *n));
-        if better {
-            best = Some((distance, documents, candidate));
-        }
-    }
-    best.map(|(_, _, word)| word)
-}
-
-/// The word of the curated tables ([`crate::synonyms`]) nearest to `word`, by the edits
-/// [`nearest_word`] allows.
-fn nearest_curated_word(word: &str) -> Option<&'static str> {
-    let most = edits_allowed(word)?;
-    let first = word.chars().next()?;
-    let words = curated_words()
-        .filter(|known| known.starts_with(first))
-        .map(|known| (known, 0));
-    nearest_by_edits(word, most, words)
-}
-
-/// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -926,13 +830,5 @@ mod tests {
         ] {
             assert_eq!(Asks::of(question), asks, "{question}");
         }
-    }
-
-    #[test]
-    fn edits_are_counted_with_swaps_as_one() {
-        assert_eq!(edit_distance("postgress", "postgres"), 1);
-        assert_eq!(edit_distance("teh", "the"), 1);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
     }
 }

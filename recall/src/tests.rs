@@ -590,6 +590,11 @@ fn the_committed_histories_are_answered_well() {
         // notAfter, git's words for git, monitors as screens, tiny as small, and "two",
         // "between", "anything" as framing.
         ("twenty-first.json", 0.96, 1.0, 0),
+        // Measured once unseen at 85.7 / 96.4 %, three of its five questions with no answer
+        // answered; 92.9 / 100 % and two answered after a far key no longer read as a slip
+        // ("slack" as "stack"), "replace" with "recreate", RDS as a database, and the
+        // internet as what is outside.
+        ("twenty-second.json", 0.92, 1.0, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

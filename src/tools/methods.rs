@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use actors::Tree;
+use recall::edit_distance;
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -252,21 +253,6 @@ fn unknown_method(method: &str) -> RpcError {
     )
 }
 
-/// Levenshtein distance, for "did you mean".
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,6 +267,5 @@ mod tests {
             error.hint
         );
         assert!(!unknown_method("frobnicate").hint.contains("did you mean"));
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -1,0 +1,180 @@
+//! Typos: the word a misspelt one was meant to be, among the words the index holds or the
+//! curated tables' ([`crate::synonyms`]), within the edits a typist makes by slip (a far
+//! key is not a slip: "slack" is not read as "stack"). Pure, but for the index's
+//! [`Vocabulary`].
+
+use crate::question::Vocabulary;
+use crate::synonyms::curated_words;
+
+/// The word the index holds nearest to `word`: the longest word of four letters or more it
+/// starts with, short of at most three ("cleanup" → "clean"), else the nearest by edit
+/// distance (one edit for words of four to seven letters, two from eight), the more common
+/// on a tie; `None` for shorter words or when none is near.
+pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
+    let length = word.chars().count();
+    let most = edits_allowed(word)?;
+    // One read of the words sharing its first letter answers both questions.
+    let first = word.chars().next()?;
+    let words = vocabulary.starting_with(first);
+    for cut in 1..=3 {
+        if length - cut < 4 {
+            break;
+        }
+        let start: String = word.chars().take(length - cut).collect();
+        if words.iter().any(|(held, _)| *held == start) {
+            return Some(start);
+        }
+    }
+    nearest_by_edits(word, most, words.iter().map(|(w, n)| (w.as_str(), *n))).map(str::to_owned)
+}
+
+/// How many edits a word may be from the word it is read as: none below four letters, one
+/// for four to seven, two from eight.
+fn edits_allowed(word: &str) -> Option<usize> {
+    match word.chars().count() {
+        0..=3 => None,
+        4..=7 => Some(1),
+        _ => Some(2),
+    }
+}
+
+/// The word among `words` (each with how many documents hold it) within `most` edits of
+/// `word`, the nearest, then the more common; `word` itself is not one.
+fn nearest_by_edits<W: AsRef<str>>(
+    word: &str,
+    most: usize,
+    words: impl IntoIterator<Item = (W, u64)>,
+) -> Option<W> {
+    let length = word.chars().count();
+    let mut best: Option<(usize, u64, W)> = None;
+    for (candidate, documents) in words {
+        let text = candidate.as_ref();
+        if text.chars().count().abs_diff(length) > most || text == word {
+            continue;
+        }
+        let distance = typo_distance(word, text);
+        if distance > most {
+            continue;
+        }
+        let better = best
+            .as_ref()
+            .is_none_or(|(d, n, _)| distance < *d || (distance == *d && documents > *n));
+        if better {
+            best = Some((distance, documents, candidate));
+        }
+    }
+    best.map(|(_, _, word)| word)
+}
+
+/// The word of the curated tables ([`crate::synonyms`]) nearest to `word`, by the edits
+/// [`nearest_word`] allows.
+pub fn nearest_curated_word(word: &str) -> Option<&'static str> {
+    let most = edits_allowed(word)?;
+    let first = word.chars().next()?;
+    let words = curated_words()
+        .filter(|known| known.starts_with(first))
+        .map(|known| (known, 0));
+    nearest_by_edits(word, most, words)
+}
+
+/// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    edits(a, b, |_, _| 1)
+}
+
+/// Edits from `a` to `b` as a typist makes them: a letter replaced by one far from it on
+/// the keyboard counts two, since that is seldom a slip ("slack" is not a typo of "stack");
+/// by a key next to it, or a vowel by a vowel ("beet" for "beat"), one.
+fn typo_distance(a: &str, b: &str) -> usize {
+    edits(a, b, |x, y| if is_slip(x, y) { 1 } else { 2 })
+}
+
+/// Whether typing `typed` for `meant` is a slip of the finger or of the ear: neighbouring
+/// keys on a QWERTY keyboard, two vowels, two letters that sound alike ("sidekick" for
+/// "sidekiq"), or a character off the keyboard's letters and digits (nothing is known of
+/// it).
+fn is_slip(typed: char, meant: char) -> bool {
+    const ROWS: [(&str, f32); 4] = [
+        ("1234567890", 0.0),
+        ("qwertyuiop", 0.5),
+        ("asdfghjkl", 0.75),
+        ("zxcvbnm", 1.25),
+    ];
+    const VOWELS: &str = "aeiouy";
+    const SOUNDS_ALIKE: [&str; 2] = ["ckq", "csz"];
+    let place = |key: char| {
+        ROWS.iter().enumerate().find_map(|(row, (keys, offset))| {
+            keys.find(key)
+                .map(|column| (row as f32, column as f32 + offset))
+        })
+    };
+    let alike = |letters: &str| letters.contains(typed) && letters.contains(meant);
+    if alike(VOWELS) || SOUNDS_ALIKE.into_iter().any(alike) {
+        return true;
+    }
+    match (place(typed), place(meant)) {
+        (Some((row_a, x_a)), Some((row_b, x_b))) => {
+            let (rows, across) = ((row_a - row_b).abs(), (x_a - x_b).abs());
+            (rows == 0.0 && across <= 1.0) || (rows == 1.0 && across < 1.0)
+        }
+        _ => true,
+    }
+}
+
+/// Edits from `a` to `b`, a replacement costing what `replace` says (at least one).
+fn edits(a: &str, b: &str, replace: impl Fn(char, char) -> usize) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = if a[i - 1] == b[j - 1] {
+                0
+            } else {
+                replace(a[i - 1], b[j - 1])
+            };
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_are_counted_with_swaps_as_one() {
+        assert_eq!(edit_distance("postgress", "postgres"), 1);
+        assert_eq!(edit_distance("teh", "the"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+
+    #[test]
+    fn a_letter_far_from_the_one_meant_on_the_keyboard_is_not_a_slip() {
+        // Neighbouring keys, a vowel for a vowel, swaps, a letter dropped or doubled: one.
+        assert_eq!(typo_distance("certbto", "certbot"), 1);
+        assert_eq!(typo_distance("beet", "beat"), 1);
+        assert_eq!(typo_distance("vacum", "vacuum"), 1);
+        assert_eq!(typo_distance("nginc", "nginx"), 1);
+        assert_eq!(typo_distance("k9s", "k8s"), 1);
+        assert_eq!(typo_distance("sidekick", "sidekiq"), 2); // a sound-alike, and a letter more
+        // Keys apart: two, so a short word is not read as another real word.
+        assert_eq!(typo_distance("slack", "stack"), 2);
+        assert_eq!(typo_distance("cost", "host"), 2);
+        assert_eq!(edit_distance("slack", "stack"), 1);
+    }
+}
