@@ -78,6 +78,7 @@ fn main() {
         "twentieth.json",
         "twenty-first.json",
         "twenty-second.json",
+        "twenty-third.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -115,6 +115,7 @@ const COMMON: &[&str] = &[
     "between",
     "anything",
     "something",
+    "everything",
     "didn",
     "don",
     "doesn",

@@ -583,9 +583,9 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 68.0 / 80.0 %, one of its five questions with no answer
         // answered ("backup the proxmox vms to a nas" gets the record holding "proxmox" and
         // "vms"); 80.0 / 92.0 % after duplicates, limits, HTTP 401 and 403, JWTs, signing
-        // in, CI runners and disk space. The last number: questions with no answer that may
-        // get one.
-        ("twentieth.json", 0.8, 0.92, 1),
+        // in, CI runners and disk space, and that one weak once "backup" was no longer read
+        // as "back". The last number: questions with no answer that may get one.
+        ("twentieth.json", 0.8, 0.92, 0),
         // Measured once unseen at 82.1 / 82.1 %, 96.4 / 100 % after openssl's x509 and
         // notAfter, git's words for git, monitors as screens, tiny as small, and "two",
         // "between", "anything" as framing.
@@ -595,6 +595,11 @@ fn the_committed_histories_are_answered_well() {
         // ("slack" as "stack"), "replace" with "recreate", RDS as a database, and the
         // internet as what is outside.
         ("twenty-second.json", 0.92, 1.0, 2),
+        // Measured once unseen at 67.9 / 75.0 %, 85.7 / 92.9 % after "compose" was no longer
+        // read as "comp" nor "vaccum" missed (the wrong letter doubled), SSDs and NVMe as
+        // disks, overheating as temperature, persistence and AOF, and "everything" as
+        // framing.
+        ("twenty-third.json", 0.85, 0.92, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

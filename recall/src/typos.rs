@@ -6,8 +6,8 @@
 use crate::question::Vocabulary;
 use crate::synonyms::curated_words;
 
-/// The word the index holds nearest to `word`: the longest word of four letters or more it
-/// starts with, short of at most three ("cleanup" → "clean"), else the nearest by edit
+/// The word the index holds nearest to `word`: the longest word of five letters or more it
+/// starts with, short of at most three ("cleanup" → "clean"; "compose" is not "comp"), else the nearest by edit
 /// distance (one edit for words of four to seven letters, two from eight), the more common
 /// on a tie; `None` for shorter words or when none is near.
 pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
@@ -17,7 +17,7 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
     let first = word.chars().next()?;
     let words = vocabulary.starting_with(first);
     for cut in 1..=3 {
-        if length - cut < 4 {
+        if length - cut < 5 {
             break;
         }
         let start: String = word.chars().take(length - cut).collect();
@@ -79,14 +79,23 @@ pub fn nearest_curated_word(word: &str) -> Option<&'static str> {
 
 /// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    edits(a, b, |_, _| 1)
+    edits(a, b, |_, _, _| 1)
 }
 
-/// Edits from `a` to `b` as a typist makes them: a letter replaced by one far from it on
-/// the keyboard counts two, since that is seldom a slip ("slack" is not a typo of "stack");
-/// by a key next to it, or a vowel by a vowel ("beet" for "beat"), one.
-fn typo_distance(a: &str, b: &str) -> usize {
-    edits(a, b, |x, y| if is_slip(x, y) { 1 } else { 2 })
+/// Edits from `typed` to `meant` as a typist makes them: a letter replaced by one far from
+/// it on the keyboard counts two, since that is seldom a slip ("slack" is not a typo of
+/// "stack"); by a key next to it, a vowel by a vowel ("beet" for "beat"), or by the letter
+/// beside it typed twice ("vaccum" for "vacuum"), one.
+fn typo_distance(typed: &str, meant: &str) -> usize {
+    edits(typed, meant, |typed, at, meant| {
+        let doubled =
+            (at > 0 && typed[at - 1] == typed[at]) || typed.get(at + 1) == Some(&typed[at]);
+        if doubled || is_slip(typed[at], meant) {
+            1
+        } else {
+            2
+        }
+    })
 }
 
 /// Whether typing `typed` for `meant` is a slip of the finger or of the ear: neighbouring
@@ -121,8 +130,9 @@ fn is_slip(typed: char, meant: char) -> bool {
     }
 }
 
-/// Edits from `a` to `b`, a replacement costing what `replace` says (at least one).
-fn edits(a: &str, b: &str, replace: impl Fn(char, char) -> usize) -> usize {
+/// Edits from `a` to `b`, a replacement of `a[at]` by a letter costing what
+/// `replace(a, at, letter)` says (at least one).
+fn edits(a: &str, b: &str, replace: impl Fn(&[char], usize, char) -> usize) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
@@ -137,7 +147,7 @@ fn edits(a: &str, b: &str, replace: impl Fn(char, char) -> usize) -> usize {
             let cost = if a[i - 1] == b[j - 1] {
                 0
             } else {
-                replace(a[i - 1], b[j - 1])
+                replace(&a, i - 1, b[j - 1])
             };
             let mut best = (rows[i - 1][j] + 1)
                 .min(rows[i][j - 1] + 1)
@@ -172,6 +182,7 @@ mod tests {
         assert_eq!(typo_distance("nginc", "nginx"), 1);
         assert_eq!(typo_distance("k9s", "k8s"), 1);
         assert_eq!(typo_distance("sidekick", "sidekiq"), 2); // a sound-alike, and a letter more
+        assert_eq!(typo_distance("vaccum", "vacuum"), 1); // the wrong letter doubled
         // Keys apart: two, so a short word is not read as another real word.
         assert_eq!(typo_distance("slack", "stack"), 2);
         assert_eq!(typo_distance("cost", "host"), 2);
