@@ -9,6 +9,7 @@
 //! that writes, and one that only searches (see [`RecallStore::open`]).
 
 mod everyday;
+mod forms;
 mod holding;
 pub mod quality;
 mod question;

@@ -6,9 +6,10 @@
 //! or members ("kuberentes" → kubernetes, found as kubectl and pods).
 //! Reading a question asks the index's [`Vocabulary`]; the rest is pure.
 
+use crate::forms::forms_of;
 use crate::synonyms::{
-    KIND_WEIGHT, PHRASES, SYNONYM_WEIGHT, curated_words, forms_of, members_of, phrases_of,
-    synonyms_of, word_of_phrase,
+    KIND_WEIGHT, PHRASES, SYNONYM_WEIGHT, curated_words, members_of, phrases_of, synonyms_of,
+    word_of_phrase,
 };
 use crate::typos::{nearest_curated_word, nearest_word};
 

@@ -423,79 +423,6 @@ const GROUPS: &[&[&str]] = &[
     ],
 ];
 
-/// The forms of a verb that no ending makes ("caught" of "catch", "ran" of "run"): each
-/// group is one word, so a form counts as much as the word itself.
-const FORMS: &[&[&str]] = &[
-    &["break", "broke", "broken"],
-    &["bring", "brought"],
-    &["build", "built"],
-    &["buy", "bought"],
-    &["catch", "caught"],
-    &["choose", "chose", "chosen"],
-    &["come", "came"],
-    &["dig", "dug"],
-    &["do", "did", "done"],
-    &["draw", "drew", "drawn"],
-    &["drive", "drove", "driven"],
-    &["eat", "ate", "eaten"],
-    &["fall", "fell", "fallen"],
-    &["feed", "fed"],
-    &["feel", "felt"],
-    &["find", "found"],
-    &["fly", "flew", "flown"],
-    &["forget", "forgot", "forgotten"],
-    &["freeze", "froze", "frozen"],
-    &["get", "got", "gotten"],
-    &["give", "gave", "given"],
-    &["go", "went", "gone"],
-    &["grow", "grew", "grown"],
-    &["hang", "hung"],
-    &["hide", "hid", "hidden"],
-    &["hold", "held"],
-    &["keep", "kept"],
-    &["know", "knew", "known"],
-    &["lay", "laid"],
-    &["lead", "led"],
-    &["leave", "left"],
-    &["lose", "lost"],
-    &["make", "made"],
-    &["mean", "meant"],
-    &["overwrite", "overwrote", "overwritten"],
-    &["pay", "paid"],
-    &["rebuild", "rebuilt"],
-    &["rewrite", "rewrote", "rewritten"],
-    &["rise", "rose", "risen"],
-    &["run", "ran"],
-    &["say", "said"],
-    &["see", "saw", "seen"],
-    &["seek", "sought"],
-    &["sell", "sold"],
-    &["send", "sent"],
-    &["shake", "shook", "shaken"],
-    &["shoot", "shot"],
-    &["sink", "sank", "sunk"],
-    &["sit", "sat"],
-    &["sleep", "slept"],
-    &["speak", "spoke", "spoken"],
-    &["spend", "spent"],
-    &["stand", "stood"],
-    &["steal", "stole", "stolen"],
-    &["stick", "stuck"],
-    &["strike", "struck"],
-    &["swear", "swore", "sworn"],
-    &["take", "took", "taken"],
-    &["teach", "taught"],
-    &["tear", "tore", "torn"],
-    &["tell", "told"],
-    &["think", "thought"],
-    &["throw", "threw", "thrown"],
-    &["undo", "undid", "undone"],
-    &["wake", "woke", "woken"],
-    &["wear", "wore", "worn"],
-    &["win", "won"],
-    &["write", "wrote", "written"],
-];
-
 /// Phrases and the one word each is also written as.
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
@@ -644,7 +571,7 @@ pub fn synonyms_of(word: &str) -> Vec<&'static str> {
 }
 
 /// The other words of every group of `groups` that holds `word`, each once.
-fn others_in(groups: &[&[&'static str]], word: &str) -> Vec<&'static str> {
+pub(crate) fn others_in(groups: &[&[&'static str]], word: &str) -> Vec<&'static str> {
     let mut found: Vec<&'static str> = groups
         .iter()
         .filter(|group| group.contains(&word))
@@ -654,12 +581,6 @@ fn others_in(groups: &[&[&'static str]], word: &str) -> Vec<&'static str> {
     found.sort_unstable();
     found.dedup();
     found
-}
-
-/// The other forms of `word` that no ending makes ("caught" for "catch", "catch" for
-/// "caught").
-pub fn forms_of(word: &str) -> Vec<&'static str> {
-    others_in(FORMS, word)
 }
 
 /// The specific things of the kind `word` names, or of a kind one of its synonyms names.
@@ -722,14 +643,14 @@ mod tests {
         assert_eq!(word_of_phrase("write ahead log"), Some("wal"));
         assert_eq!(phrases_of("wal"), ["write ahead log"]);
         assert!(members_of("loadbalancer").contains(&"haproxy"));
-        assert_eq!(forms_of("caught"), ["catch"]);
-        assert_eq!(forms_of("run"), ["ran"]);
     }
 
     #[test]
     fn every_word_is_written_as_the_index_spells_it() {
         let phrases = PHRASES.iter().flat_map(|(phrase, _)| phrase.split(' '));
-        let forms = FORMS.iter().flat_map(|forms| forms.iter().copied());
+        let forms = crate::forms::FORMS
+            .iter()
+            .flat_map(|forms| forms.iter().copied());
         for word in curated_words().chain(phrases).chain(forms) {
             assert!(
                 !word.is_empty()
