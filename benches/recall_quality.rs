@@ -79,6 +79,7 @@ fn main() {
         "twenty-first.json",
         "twenty-second.json",
         "twenty-third.json",
+        "twenty-fourth.json",
     ] {
         run(&folder.join(file), verbose);
     }

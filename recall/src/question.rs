@@ -239,6 +239,7 @@ const FIGURE_AFTER_HOW: &[&str] = &[
 /// "which/what <this>" asks for a figure a command printed: "which version", "what ip".
 const FIGURE_NOUNS: &[&str] = &[
     "version", "versions", "ip", "address", "port", "ttl", "value", "status", "size", "count",
+    "limit", "limits", "number",
 ];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
@@ -286,6 +287,25 @@ const OUTCOME_VERBS: &[&str] = &[
     "drained",
     "happen",
     "happened",
+    // What a wait watched being done: "was the image pushed?"
+    "push",
+    "pushed",
+    "deploy",
+    "deployed",
+    "release",
+    "released",
+    "publish",
+    "published",
+    "upload",
+    "uploaded",
+    "merge",
+    "merged",
+    "connect",
+    "connected",
+    "start",
+    "started",
+    "ship",
+    "shipped",
 ];
 
 impl Asks {

@@ -233,8 +233,9 @@ const GROUPS: &[&[&str]] = &[
         "doubled",
     ],
     &[
-        "limit", "limits", "max", "maximum", "cap", "capped", "ceiling",
+        "limit", "limits", "max", "maximum", "cap", "capped", "ceiling", "ulimit",
     ],
+    &["fd", "fds", "descriptor", "descriptors"],
     &["sso", "saml", "oidc"],
     &["wal", "journal"],
     &["duration", "took", "elapsed"],
@@ -467,6 +468,10 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("issued at", "iat"),
     ("github actions", "actions"),
     ("gitlab ci", "ci"),
+    ("file descriptor", "fd"),
+    ("file descriptors", "fds"),
+    ("multi arch", "multiarch"),
+    ("multi platform", "multiarch"),
     ("api key", "apikey"),
     ("access token", "token"),
     ("cron job", "cron"),
@@ -540,6 +545,10 @@ const KINDS: &[(&str, &[&str])] = &[
     ("laptop", &["thinkpad", "macbook", "xps"]),
     ("phone", &["android", "iphone", "ios"]),
     ("cdn", &["cloudfront", "cloudflare", "fastly", "akamai"]),
+    (
+        "multiarch",
+        &["arm64", "amd64", "aarch64", "buildx", "qemu", "platforms"],
+    ),
     (
         "persistence",
         &["aof", "appendonly", "appendfsync", "rdb", "fsync"],

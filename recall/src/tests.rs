@@ -573,7 +573,7 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 77.8 / 81.5 % with one question that has no answer
         // answered, 85.2 / 88.9 % and every no-answer weak after "but" as framing, "stuck"
         // no longer an everyday word, CDNs as a kind and exhaustion as usage.
-        ("seventeenth.json", 0.85, 0.88, 0),
+        ("seventeenth.json", 0.88, 0.88, 0),
         // Measured once unseen at 81.5 / 88.9 %, 88.9 / 96.3 % after encryption, "kept" as
         // framing, a short plural read as its singular ("prs") and phrases in the plural.
         ("eighteenth.json", 0.88, 0.96, 0),
@@ -600,6 +600,11 @@ fn the_committed_histories_are_answered_well() {
         // disks, overheating as temperature, persistence and AOF, and "everything" as
         // framing.
         ("twenty-third.json", 0.85, 0.92, 0),
+        // Measured once unseen at 78.6 / 85.7 %, 96.4 / 96.4 % after "what is the limit"
+        // asking for a figure, "was it pushed" for an outcome, no correction to or from a
+        // word of three letters ("long" is not "log"), ulimit, file descriptors and
+        // multi-arch images.
+        ("twenty-fourth.json", 0.96, 0.96, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

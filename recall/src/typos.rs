@@ -28,11 +28,14 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
     nearest_by_edits(word, most, words.iter().map(|(w, n)| (w.as_str(), *n))).map(str::to_owned)
 }
 
+/// The shortest word a word is corrected from, or to.
+const SHORTEST_CORRECTED: usize = 4;
+
 /// How many edits a word may be from the word it is read as: none below four letters, one
 /// for four to seven, two from eight.
 fn edits_allowed(word: &str) -> Option<usize> {
     match word.chars().count() {
-        0..=3 => None,
+        length if length < SHORTEST_CORRECTED => None,
         4..=7 => Some(1),
         _ => Some(2),
     }
@@ -49,7 +52,10 @@ fn nearest_by_edits<W: AsRef<str>>(
     let mut best: Option<(usize, u64, W)> = None;
     for (candidate, documents) in words {
         let text = candidate.as_ref();
-        if text.chars().count().abs_diff(length) > most || text == word {
+        let other_length = text.chars().count();
+        // A word of three letters is too short to be sure of ("long" is not "log").
+        if other_length < SHORTEST_CORRECTED || other_length.abs_diff(length) > most || text == word
+        {
             continue;
         }
         let distance = typo_distance(word, text);
