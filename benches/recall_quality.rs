@@ -80,6 +80,7 @@ fn main() {
         "twenty-second.json",
         "twenty-third.json",
         "twenty-fourth.json",
+        "twenty-fifth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -450,6 +450,22 @@ fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -
     }
 }
 
+/// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");
+/// `None` for a word of one run.
+fn letters_and_digits_apart(word: &str) -> Option<String> {
+    let mut apart = String::with_capacity(word.len() + 4);
+    let mut last: Option<bool> = None;
+    for c in word.chars() {
+        let digit = c.is_ascii_digit();
+        if last.is_some_and(|was_digit| was_digit != digit) {
+            apart.push(' ');
+        }
+        apart.push(c);
+        last = Some(digit);
+    }
+    (apart.len() > word.len()).then_some(apart)
+}
+
 /// Whether the index holds `term` (every word of a phrase, as written; its last one as a
 /// prefix when the phrase is one).
 fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
@@ -476,7 +492,17 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         add_related(&mut terms, &singular.text, 1.0);
     }
     terms.extend(other_number);
-    let known = terms.iter().any(|term| holds(vocabulary, term));
+    let mut known = terms.iter().any(|term| holds(vocabulary, term));
+    // "dns01" written apart, as the index holds "DNS-01".
+    if !known && let Some(apart) = letters_and_digits_apart(&word) {
+        let apart = Term {
+            text: apart,
+            prefix: false,
+            weight: 1.0,
+        };
+        known = holds(vocabulary, &apart);
+        terms.push(apart);
+    }
     let mut corrected = None;
     if !known && let Some(nearest) = nearest_word(&word, vocabulary) {
         terms.push(Term {

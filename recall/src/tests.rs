@@ -605,6 +605,11 @@ fn the_committed_histories_are_answered_well() {
         // word of three letters ("long" is not "log"), ulimit, file descriptors and
         // multi-arch images.
         ("twenty-fourth.json", 0.96, 0.96, 0),
+        // Measured once unseen at 78.6 / 85.7 %, two of its five questions with no answer
+        // answered (by records that hold them word for word); 82.1 / 89.3 % after a word of
+        // letters and digits found written apart ("dns01" as "DNS-01") and a slip of one
+        // edit preferred to a shorter word it starts with ("replicaton" → "replication").
+        ("twenty-fifth.json", 0.82, 0.89, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -6,16 +6,22 @@
 use crate::question::Vocabulary;
 use crate::synonyms::curated_words;
 
-/// The word the index holds nearest to `word`: the longest word of five letters or more it
-/// starts with, short of at most three ("cleanup" → "clean"; "compose" is not "comp"), else the nearest by edit
-/// distance (one edit for words of four to seven letters, two from eight), the more common
-/// on a tie; `None` for shorter words or when none is near.
+/// The word the index holds nearest to `word`: one a slip away ("postgress" → "postgres"),
+/// else the longest word of five letters or more it starts with, short of at most three
+/// ("cleanup" → "clean"; "compose" is not "comp"), else the nearest by edit distance (one
+/// edit for words of four to seven letters, two from eight); the more common on a tie,
+/// `None` for shorter words or when none is near.
 pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     let length = word.chars().count();
     let most = edits_allowed(word)?;
     // One read of the words sharing its first letter answers both questions.
     let first = word.chars().next()?;
     let words = vocabulary.starting_with(first);
+    let held = || words.iter().map(|(w, n)| (w.as_str(), *n));
+    // A slip of one edit first ("replicaton" is "replication", not "replica").
+    if let Some(nearest) = nearest_by_edits(word, 1, held()) {
+        return Some(nearest.to_owned());
+    }
     for cut in 1..=3 {
         if length - cut < 5 {
             break;
@@ -25,7 +31,7 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
             return Some(start);
         }
     }
-    nearest_by_edits(word, most, words.iter().map(|(w, n)| (w.as_str(), *n))).map(str::to_owned)
+    nearest_by_edits(word, most, held()).map(str::to_owned)
 }
 
 /// The shortest word a word is corrected from, or to.
