@@ -1,0 +1,253 @@
+//! The reading of questions: framing, forms, synonyms, phrases, typos.
+
+use super::*;
+
+struct Words(Vec<(&'static str, u64)>);
+
+impl Vocabulary for Words {
+    fn holds(&self, term: &str, prefix: bool) -> bool {
+        self.0.iter().any(|(w, _)| {
+            if prefix {
+                w.starts_with(term)
+            } else {
+                *w == term
+            }
+        })
+    }
+    fn starting_with(&self, first: char) -> IndexWords {
+        self.0
+            .iter()
+            .filter(|(w, _)| w.starts_with(first))
+            .map(|(w, n)| (w.to_string(), *n))
+            .collect()
+    }
+}
+
+#[test]
+fn a_three_letter_word_finds_its_plural_and_nothing_longer() {
+    let index = Words(vec![
+        ("fail2ban", 1),
+        ("bans", 1),
+        ("pgadmin", 1),
+        ("dns", 2),
+    ]);
+    let question = Question::read("fail2ban ban pg dns", &index);
+    let ban = &question.concepts[1];
+    assert!(ban.known, "{ban:?}");
+    assert!(ban.terms.iter().any(|t| t.text == "bans" && !t.prefix));
+    // Two letters stay exact; a word ending in s gets no second s.
+    assert!(!question.concepts[2].known);
+    let dns = &question.concepts[3];
+    assert!(dns.terms.iter().all(|t| t.text != "dnss"), "{dns:?}");
+}
+
+#[test]
+fn how_much_and_gets_are_framing_and_shrink_finds_what_dropped() {
+    let index = Words(vec![
+        ("bucket", 2),
+        ("dropped", 1),
+        ("alert", 3),
+        ("errors", 2),
+    ]);
+    let question = Question::read("how much did the bucket shrink?", &index);
+    assert_eq!(question.words(), ["bucket", "shrink"]);
+    let shrink = &question.concepts[1];
+    assert!(shrink.known);
+    // "dropped" is looked for as every form of its word.
+    assert!(
+        shrink.terms.iter().any(|t| t.text == "drop" && t.prefix),
+        "{shrink:?}"
+    );
+    let paged = Question::read("who gets paged when errors spike", &index);
+    assert_eq!(paged.words(), ["paged", "errors", "spike"]);
+}
+
+#[test]
+fn a_synonym_written_as_a_phrase_is_found_as_the_phrase() {
+    let index = Words(vec![("rate", 1), ("limit", 1), ("login", 2)]);
+    let question = Question::read("throttle login attempts", &index);
+    let throttle = &question.concepts[0];
+    assert!(throttle.known, "{throttle:?}");
+    assert!(
+        throttle
+            .terms
+            .iter()
+            .any(|t| t.text == "rate limit" && t.is_phrase()),
+        "{throttle:?}"
+    );
+}
+
+#[test]
+fn how_long_asks_for_a_duration_and_take_is_framing() {
+    let index = Words(vec![("restore", 3), ("took", 2), ("minutes", 5)]);
+    let question = Question::read("how long did the restore take?", &index);
+    assert_eq!(question.words(), ["how long", "restore"]);
+    let duration = &question.concepts[0];
+    assert!(duration.known);
+    let texts: Vec<&str> = duration.terms.iter().map(|t| t.text.as_str()).collect();
+    for word in ["took", "elaps", "minute", "hour"] {
+        assert!(
+            texts.iter().any(|t| t.starts_with(word)),
+            "{word} in {texts:?}"
+        );
+    }
+}
+
+#[test]
+fn a_typo_of_a_curated_word_the_index_holds_only_by_its_relatives_is_read_as_it() {
+    // The index holds kubectl and pods, never "kubernetes" itself.
+    let index = Words(vec![("kubectl", 1), ("pods", 2), ("autoscale", 1)]);
+    let question = Question::read("kuberentes autoscale", &index);
+    assert_eq!(question.read_as(), ["kuberentes → kubernetes"]);
+    assert!(question.unmatched().is_empty());
+    let texts: Vec<&str> = (question.concepts[0].terms.iter())
+        .map(|t| t.text.as_str())
+        .collect();
+    assert!(
+        texts.contains(&"kubectl") && texts.contains(&"pod"),
+        "{texts:?}"
+    );
+    // Nothing of it in the index: the word is unmatched, not read as anything.
+    let bare = Words(vec![("autoscale", 1)]);
+    let question = Question::read("kuberentes autoscale", &bare);
+    assert!(question.read_as().is_empty());
+    assert_eq!(question.unmatched(), ["kuberentes"]);
+}
+
+#[test]
+fn common_words_and_contractions_are_not_searched() {
+    assert_eq!(
+        content_words("How didn't I set up the Postgres backup, last time?"),
+        ["postgres", "backup"]
+    );
+    assert!(content_words("how did I do it?").is_empty());
+}
+
+#[test]
+fn a_word_is_matched_in_every_form() {
+    assert_eq!(stem("renewed"), "renew");
+    assert_eq!(stem("certificates"), "certificate");
+    assert_eq!(stem("configuration"), "configur");
+    assert_eq!(stem("deployment"), "deploy");
+    assert_eq!(stem("stopped"), "stop");
+    assert_eq!(stem("patches"), "patch");
+    assert_eq!(stem("releases"), "release");
+    assert_eq!(stem("status"), "status");
+    assert_eq!(stem("access"), "access");
+    assert_eq!(stem("used"), "used");
+    assert_eq!(stem("weekly"), "week");
+}
+
+#[test]
+fn a_typo_is_read_as_the_nearest_word_the_index_holds() {
+    let index = Words(vec![("postgres", 4), ("posters", 1), ("coursefolio", 2)]);
+    let question = Question::read("upgrade postgress for corsefolio", &index);
+    assert_eq!(
+        question.read_as(),
+        ["postgress → postgres", "corsefolio → coursefolio"]
+    );
+    // "upgrade" is not in the index, but nothing near it either: it is unmatched.
+    assert_eq!(question.unmatched(), ["upgrade"]);
+    // A word the index holds (in some form) is never corrected.
+    let question = Question::read("posters", &index);
+    assert!(question.read_as().is_empty());
+    // A word the index holds the start of is read as that start.
+    let index = Words(vec![("clean", 1), ("cleaner", 1)]);
+    assert_eq!(
+        Question::read("cleanup", &index).read_as(),
+        ["cleanup → clean"]
+    );
+    // Short words are not guessed at.
+    assert_eq!(Question::read("pgx", &index).unmatched(), ["pgx"]);
+}
+
+#[test]
+fn synonyms_count_below_the_word_itself() {
+    let index = Words(vec![("tls", 1)]);
+    let question = Question::read("ssl", &index);
+    let concept = &question.concepts[0];
+    assert!(concept.known);
+    let weight = |text: &str| {
+        concept
+            .terms
+            .iter()
+            .find(|t| t.text == text)
+            .unwrap()
+            .weight
+    };
+    assert_eq!(weight("ssl"), 1.0);
+    assert_eq!(weight("tls"), SYNONYM_WEIGHT);
+    assert!(concept.corrected.is_none());
+}
+
+#[test]
+fn a_phrase_is_one_word_found_as_itself_and_as_the_word_it_is_written_as() {
+    let index = Words(vec![
+        ("write", 1),
+        ("ahead", 1),
+        ("log", 3),
+        ("wal", 2),
+        ("memory", 1),
+    ]);
+    let question = Question::read("sqlite write-ahead log out of memory", &index);
+    assert_eq!(
+        question.words(),
+        ["sqlite", "write ahead log", "out of memory"],
+        "common words inside a phrase stay in it"
+    );
+    let wal = &question.concepts[1];
+    assert!(wal.known && wal.terms[0].is_phrase());
+    assert_eq!(
+        (wal.terms[0].weight, wal.terms[1].text.as_str()),
+        (1.0, "wal")
+    );
+    assert_eq!(wal.terms[1].weight, SYNONYM_WEIGHT);
+    // The word finds the phrase, below itself.
+    let question = Question::read("wal", &index);
+    let phrase = (question.concepts[0].terms.iter())
+        .find(|term| term.is_phrase())
+        .unwrap();
+    assert_eq!(
+        (phrase.text.as_str(), phrase.weight),
+        ("write ahead log", SYNONYM_WEIGHT)
+    );
+    // A phrase none of whose forms the index holds is unmatched, not corrected.
+    let question = Question::read("single sign-on", &index);
+    assert_eq!(question.unmatched(), ["single sign on"]);
+}
+
+#[test]
+fn what_a_question_asks_for_is_read_off_its_framing() {
+    for (question, asks) in [
+        ("how many keys were evicted", Asks::Figure),
+        ("How big was the .git folder?", Asks::Figure),
+        ("which cuda version does the render box have", Asks::Figure),
+        ("how far behind was the replica", Asks::Figure),
+        ("which ip did sentinel report for the master", Asks::Figure),
+        ("what ttl does the record have", Asks::Figure),
+        ("did the failover happen", Asks::Outcome),
+        ("which commit made search slow", Asks::Anything),
+        ("did the evictions stop", Asks::Outcome),
+        ("has the volume resize finished?", Asks::Outcome),
+        ("how long did the restore take", Asks::Anything),
+        ("how did I deploy coursefolio", Asks::Anything),
+        ("did I configure the ingress", Asks::Anything),
+        ("stop the evictions", Asks::Anything),
+    ] {
+        assert_eq!(Asks::of(question), asks, "{question}");
+    }
+}
+
+#[test]
+fn a_word_of_letters_and_digits_is_also_read_written_apart() {
+    assert_eq!(letters_and_digits_apart("dns01").as_deref(), Some("dns 01"));
+    assert_eq!(
+        letters_and_digits_apart("utf8mb4").as_deref(),
+        Some("utf 8 mb 4")
+    );
+    assert_eq!(letters_and_digits_apart("deploy"), None);
+    assert_eq!(letters_and_digits_apart("2026"), None);
+    let index = Words(vec![("dns", 3), ("01", 1)]);
+    let question = Question::read("dns01 challenge", &index);
+    assert!(question.concepts[0].known, "{:?}", question.concepts[0]);
+}
