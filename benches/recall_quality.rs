@@ -81,6 +81,7 @@ fn main() {
         "twenty-third.json",
         "twenty-fourth.json",
         "twenty-fifth.json",
+        "twenty-sixth.json",
     ] {
         run(&folder.join(file), verbose);
     }

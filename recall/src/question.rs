@@ -171,7 +171,8 @@ pub type IndexWords = std::sync::Arc<[(String, u64)]>;
 pub trait Vocabulary {
     /// Whether the index holds `term` (a word starting with it, when `prefix`).
     fn holds(&self, term: &str, prefix: bool) -> bool;
-    /// The words the index holds that start with `first`, with how many documents hold each.
+    /// The words the index holds that start with `first`, with how many documents hold each,
+    /// in byte order.
     fn starting_with(&self, first: char) -> IndexWords;
 }
 
@@ -466,6 +467,28 @@ fn letters_and_digits_apart(word: &str) -> Option<String> {
     (apart.len() > word.len()).then_some(apart)
 }
 
+/// A word of six letters or more as two words the index holds, a space apart ("pgdump" →
+/// "pg dump", "nodemodules" → "node modules"), the first split that works from the longest
+/// first word down; `None` when no split does. Asked only of words the index lacks.
+fn two_held_words(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
+    const SHORTEST_PART: usize = 2;
+    if !word.is_ascii() || word.len() < 6 {
+        return None;
+    }
+    // The index's words by first letter are kept between searches: no query per split.
+    let held = |part: &str| {
+        let first = part.chars().next().unwrap_or(' ');
+        (vocabulary.starting_with(first))
+            .binary_search_by(|(word, _)| word.as_str().cmp(part))
+            .is_ok()
+    };
+    (SHORTEST_PART..=word.len() - SHORTEST_PART)
+        .rev()
+        .map(|at| word.split_at(at))
+        .find(|(first, second)| held(first) && held(second))
+        .map(|(first, second)| format!("{first} {second}"))
+}
+
 /// Whether the index holds `term` (every word of a phrase, as written; its last one as a
 /// prefix when the phrase is one).
 fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
@@ -493,8 +516,9 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     }
     terms.extend(other_number);
     let mut known = terms.iter().any(|term| holds(vocabulary, term));
-    // "dns01" written apart, as the index holds "DNS-01".
-    if !known && let Some(apart) = letters_and_digits_apart(&word) {
+    // "dns01" written apart, as the index holds "DNS-01"; "pgdump" as "pg_dump".
+    let apart = letters_and_digits_apart(&word).or_else(|| two_held_words(&word, vocabulary));
+    if !known && let Some(apart) = apart {
         let apart = Term {
             text: apart,
             prefix: false,

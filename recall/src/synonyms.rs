@@ -73,7 +73,10 @@ const GROUPS: &[&[&str]] = &[
         "replacement",
         "recreate",
         "recreated",
+        "swapped",
     ],
+    // Keeping a service or a cache warm is the other side of a cold start.
+    &["warm", "warmed", "warming", "warmup", "cold"],
     // "Why did we drop the plan?" asks about work that was cancelled.
     &[
         "cancel",
@@ -159,7 +162,7 @@ const GROUPS: &[&[&str]] = &[
     &["faster", "speed", "speedup", "quicker", "slow", "slower"],
     &["nginx", "webserver"],
     &["firewall", "ufw", "iptables", "nftables"],
-    &["vpn", "wireguard", "openvpn"],
+    &["vpn", "wireguard", "wg", "openvpn"],
     &["wifi", "wlan", "wireless"],
     &["lag", "lags", "lagging", "lagged", "behind"],
     &["brotli", "br"],
@@ -545,6 +548,12 @@ const KINDS: &[(&str, &[&str])] = &[
     ("laptop", &["thinkpad", "macbook", "xps"]),
     ("phone", &["android", "iphone", "ios"]),
     ("cdn", &["cloudfront", "cloudflare", "fastly", "akamai"]),
+    (
+        "raid",
+        &[
+            "mdadm", "mdstat", "raid1", "raid5", "raid6", "raid10", "mirror",
+        ],
+    ),
     (
         "multiarch",
         &["arm64", "amd64", "aarch64", "buildx", "qemu", "platforms"],

@@ -569,7 +569,7 @@ fn the_committed_histories_are_answered_well() {
         ("fifteenth.json", 0.85, 0.85, 0),
         // Measured once unseen at 81.5 / 88.9 %, 88.9 / 96.3 % after a load balancer's
         // abbreviations, phones, encoding, RTX cards, and "older" as an everyday word.
-        ("sixteenth.json", 0.92, 0.96, 0),
+        ("sixteenth.json", 0.92, 1.0, 0),
         // Measured once unseen at 77.8 / 81.5 % with one question that has no answer
         // answered, 85.2 / 88.9 % and every no-answer weak after "but" as framing, "stuck"
         // no longer an everyday word, CDNs as a kind and exhaustion as usage.
@@ -610,6 +610,12 @@ fn the_committed_histories_are_answered_well() {
         // letters and digits found written apart ("dns01" as "DNS-01") and a slip of one
         // edit preferred to a shorter word it starts with ("replicaton" → "replication").
         ("twenty-fifth.json", 0.82, 0.89, 2),
+        // Measured once unseen at 73.1 / 73.1 %, four of its five questions with no answer
+        // answered by the record of the same tool and an overlapping verb ("move jest to
+        // vitest" gets the Jest task that "moved" its type checks); 84.6 / 84.6 % after a
+        // word read as two the index holds ("pgdump" as "pg_dump"), RAID's tools, wg,
+        // "swapped" a drive for "replace", and warm as the other side of cold.
+        ("twenty-sixth.json", 0.84, 0.84, 4),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -15,11 +15,12 @@ impl Vocabulary for Words {
         })
     }
     fn starting_with(&self, first: char) -> IndexWords {
-        self.0
-            .iter()
+        let mut words: Vec<(String, u64)> = (self.0.iter())
             .filter(|(w, _)| w.starts_with(first))
             .map(|(w, n)| (w.to_string(), *n))
-            .collect()
+            .collect();
+        words.sort();
+        words.into()
     }
 }
 
@@ -249,5 +250,19 @@ fn a_word_of_letters_and_digits_is_also_read_written_apart() {
     assert_eq!(letters_and_digits_apart("2026"), None);
     let index = Words(vec![("dns", 3), ("01", 1)]);
     let question = Question::read("dns01 challenge", &index);
+    assert!(question.concepts[0].known, "{:?}", question.concepts[0]);
+}
+
+#[test]
+fn a_word_the_index_lacks_is_read_as_two_words_it_holds() {
+    let index = Words(vec![("pg", 2), ("dump", 1), ("node", 4), ("modules", 1)]);
+    assert_eq!(two_held_words("pgdump", &index).as_deref(), Some("pg dump"));
+    assert_eq!(
+        two_held_words("nodemodules", &index).as_deref(),
+        Some("node modules")
+    );
+    assert_eq!(two_held_words("pgnodx", &index), None, "held, but not both");
+    assert_eq!(two_held_words("nodes", &index), None, "too short to split");
+    let question = Question::read("pgdump", &index);
     assert!(question.concepts[0].known, "{:?}", question.concepts[0]);
 }
