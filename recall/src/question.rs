@@ -218,6 +218,9 @@ pub struct Question {
     pub concepts: Vec<Concept>,
     /// What kind of answer it asks for, read off how it is framed.
     pub asks: Asks,
+    /// It names a version nothing in the index holds ("upgrade to postgres 17" where the
+    /// records say 16): what it asks about was not recorded, so every result is weak.
+    pub names_an_unrecorded_version: bool,
 }
 
 /// What a question asks for, which says where its answer is likely written down.
@@ -349,8 +352,13 @@ impl Question {
                 Some(written) => phrase_concept(word, written, vocabulary),
                 None => concept(word, vocabulary),
             })
-            .collect();
+            .collect::<Vec<Concept>>();
+        let unknown = |number: &str| {
+            (concepts.iter()).any(|concept| concept.word == number && !concept.known)
+        };
         Question {
+            names_an_unrecorded_version: versions_named(text)
+                .any(|version| version.split('.').any(unknown)),
             concepts,
             asks: Asks::of(text),
         }
@@ -449,6 +457,25 @@ fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -
         terms,
         corrected: None,
     }
+}
+
+/// The versions a question names after "to", "version" or "v", or after what follows "to"
+/// ("upgrade php to 8.3", "upgrade to postgres 17"), each as written.
+fn versions_named(text: &str) -> impl Iterator<Item = &str> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let leads = |at: usize| {
+        let lowercase = |at: usize| words.get(at).map(|word| word.to_lowercase());
+        matches!(lowercase(at).as_deref(), Some("to" | "version" | "v"))
+            || (at > 0 && lowercase(at - 1).as_deref() == Some("to"))
+    };
+    let named: Vec<&str> = (1..words.len())
+        .filter(|&at| leads(at - 1))
+        .map(|at| words[at].trim_matches(|c: char| !c.is_ascii_digit()))
+        .filter(|version| {
+            !version.is_empty() && version.chars().all(|c| c.is_ascii_digit() || c == '.')
+        })
+        .collect();
+    named.into_iter()
 }
 
 /// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");

@@ -594,7 +594,7 @@ fn the_committed_histories_are_answered_well() {
         // answered; 92.9 / 100 % and two answered after a far key no longer read as a slip
         // ("slack" as "stack"), "replace" with "recreate", RDS as a database, and the
         // internet as what is outside.
-        ("twenty-second.json", 0.92, 1.0, 2),
+        ("twenty-second.json", 0.92, 1.0, 1),
         // Measured once unseen at 67.9 / 75.0 %, 85.7 / 92.9 % after "compose" was no longer
         // read as "comp" nor "vaccum" missed (the wrong letter doubled), SSDs and NVMe as
         // disks, overheating as temperature, persistence and AOF, and "everything" as
@@ -615,7 +615,7 @@ fn the_committed_histories_are_answered_well() {
         // vitest" gets the Jest task that "moved" its type checks); 84.6 / 84.6 % after a
         // word read as two the index holds ("pgdump" as "pg_dump"), RAID's tools, wg,
         // "swapped" a drive for "replace", and warm as the other side of cold.
-        ("twenty-sixth.json", 0.84, 0.84, 4),
+        ("twenty-sixth.json", 0.84, 0.84, 3),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

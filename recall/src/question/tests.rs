@@ -266,3 +266,20 @@ fn a_word_the_index_lacks_is_read_as_two_words_it_holds() {
     let question = Question::read("pgdump", &index);
     assert!(question.concepts[0].known, "{:?}", question.concepts[0]);
 }
+
+#[test]
+fn a_version_nothing_holds_says_the_question_was_not_recorded() {
+    assert_eq!(
+        versions_named("upgrade php to 8.3").collect::<Vec<_>>(),
+        ["8.3"]
+    );
+    assert_eq!(
+        versions_named("upgrade to postgres 17?").collect::<Vec<_>>(),
+        ["17"]
+    );
+    assert_eq!(versions_named("ssh takes 20 seconds").count(), 0);
+    let index = Words(vec![("postgres", 3), ("upgrade", 2), ("16", 1), ("20", 1)]);
+    assert!(Question::read("upgrade to postgres 17", &index).names_an_unrecorded_version);
+    assert!(!Question::read("upgrade to postgres 16", &index).names_an_unrecorded_version);
+    assert!(!Question::read("postgres 17 upgrade", &index).names_an_unrecorded_version);
+}
