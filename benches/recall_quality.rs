@@ -82,6 +82,7 @@ fn main() {
         "twenty-fourth.json",
         "twenty-fifth.json",
         "twenty-sixth.json",
+        "twenty-seventh.json",
     ] {
         run(&folder.join(file), verbose);
     }

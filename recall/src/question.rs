@@ -310,6 +310,10 @@ const OUTCOME_VERBS: &[&str] = &[
     "started",
     "ship",
     "shipped",
+    "verify",
+    "verified",
+    "ready",
+    "healthy",
 ];
 
 impl Asks {

@@ -471,6 +471,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("issued at", "iat"),
     ("github actions", "actions"),
     ("gitlab ci", "ci"),
+    ("back up", "backup"),
+    ("backed up", "backup"),
     ("file descriptor", "fd"),
     ("file descriptors", "fds"),
     ("multi arch", "multiarch"),

@@ -616,6 +616,10 @@ fn the_committed_histories_are_answered_well() {
         // word read as two the index holds ("pgdump" as "pg_dump"), RAID's tools, wg,
         // "swapped" a drive for "replace", and warm as the other side of cold.
         ("twenty-sixth.json", 0.84, 0.84, 3),
+        // Measured once unseen at 88.5 / 92.3 %, one of its five questions with no answer
+        // answered; 92.3 / 96.2 % after "calls" as an everyday word, "verified" and "ready"
+        // asking for an outcome, and "back up" as one word.
+        ("twenty-seventh.json", 0.92, 0.96, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
