@@ -83,6 +83,7 @@ fn main() {
         "twenty-fifth.json",
         "twenty-sixth.json",
         "twenty-seventh.json",
+        "twenty-eighth.json",
     ] {
         run(&folder.join(file), verbose);
     }

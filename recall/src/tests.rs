@@ -620,6 +620,9 @@ fn the_committed_histories_are_answered_well() {
         // answered; 92.3 / 96.2 % after "calls" as an everyday word, "verified" and "ready"
         // asking for an outcome, and "back up" as one word.
         ("twenty-seventh.json", 0.92, 0.96, 1),
+        // Measured once unseen at 88.5 / 92.3 %, two of its five questions with no answer
+        // answered by a record of the same tool; not tuned on.
+        ("twenty-eighth.json", 0.88, 0.92, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
