@@ -84,6 +84,7 @@ fn main() {
         "twenty-sixth.json",
         "twenty-seventh.json",
         "twenty-eighth.json",
+        "twenty-ninth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -243,7 +243,7 @@ const FIGURE_AFTER_HOW: &[&str] = &[
 /// "which/what <this>" asks for a figure a command printed: "which version", "what ip".
 const FIGURE_NOUNS: &[&str] = &[
     "version", "versions", "ip", "address", "port", "ttl", "value", "status", "size", "count",
-    "limit", "limits", "number",
+    "limit", "limits", "number", "node", "host", "server", "pod",
 ];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
@@ -357,12 +357,13 @@ impl Question {
                 None => concept(word, vocabulary),
             })
             .collect::<Vec<Concept>>();
-        let unknown = |number: &str| {
-            (concepts.iter()).any(|concept| concept.word == number && !concept.known)
+        // "5.1" as the index holds it: its numbers one after the other.
+        let recorded = |version: &str| {
+            let numbers: Vec<&str> = version.split('.').filter(|n| !n.is_empty()).collect();
+            vocabulary.holds(&numbers.join(" "), false)
         };
         Question {
-            names_an_unrecorded_version: versions_named(text)
-                .any(|version| version.split('.').any(unknown)),
+            names_an_unrecorded_version: versions_named(text).any(|version| !recorded(version)),
             concepts,
             asks: Asks::of(text),
         }
@@ -474,7 +475,10 @@ fn versions_named(text: &str) -> impl Iterator<Item = &str> {
     };
     let named: Vec<&str> = (1..words.len())
         .filter(|&at| leads(at - 1))
-        .map(|at| words[at].trim_matches(|c: char| !c.is_ascii_digit()))
+        .map(|at| {
+            let word = words[at].trim_end_matches(|c: char| c.is_ascii_punctuation());
+            word.strip_prefix(['v', 'V']).unwrap_or(word)
+        })
         .filter(|version| {
             !version.is_empty() && version.chars().all(|c| c.is_ascii_digit() || c == '.')
         })

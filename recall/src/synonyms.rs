@@ -406,6 +406,7 @@ const GROUPS: &[&[&str]] = &[
     &["print", "printer", "printing", "cups"],
     &["photo", "photos", "picture", "pictures"],
     &["font", "fonts"],
+    &["css", "stylesheet", "stylesheets", "styles"],
     &[
         "sound",
         "audio",

@@ -278,6 +278,11 @@ fn a_version_nothing_holds_says_the_question_was_not_recorded() {
         ["17"]
     );
     assert_eq!(versions_named("ssh takes 20 seconds").count(), 0);
+    assert_eq!(versions_named("switch deploy keys to ed25519").count(), 0);
+    assert_eq!(
+        versions_named("pin node to v20.11.").collect::<Vec<_>>(),
+        ["20.11"]
+    );
     let index = Words(vec![("postgres", 3), ("upgrade", 2), ("16", 1), ("20", 1)]);
     assert!(Question::read("upgrade to postgres 17", &index).names_an_unrecorded_version);
     assert!(!Question::read("upgrade to postgres 16", &index).names_an_unrecorded_version);
