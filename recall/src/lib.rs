@@ -8,6 +8,7 @@
 //! loses nothing. Synchronous; one owner (the Recall actor) holds the store: a connection
 //! that writes, and one that only searches (see [`RecallStore::open`]).
 
+mod asks;
 mod everyday;
 mod forms;
 mod holding;

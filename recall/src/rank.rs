@@ -3,7 +3,7 @@
 //! many of the question's words its title holds, and — by the caller's `recency_bias` — how
 //! recent it is. The list is sorted by that confidence, the number each result reports. Pure.
 
-use crate::question::Asks;
+use crate::asks::Asks;
 use crate::{Document, Source};
 
 /// How fast recency fades: a month-old document weighs e⁻¹ of one from now.

@@ -1,0 +1,129 @@
+//! What a question asks for, read off how it is framed: a figure ("how many", "which
+//! version"), an outcome ("did the evictions stop?") or anything. It says where the answer
+//! is likely written down: a command's output, the wait that watched, or a task. Pure.
+
+use crate::question::lowercase_words;
+
+/// What a question asks for, which says where its answer is likely written down.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Asks {
+    /// How something was done, or anything else: a task holds it.
+    #[default]
+    Anything,
+    /// A figure ("how many keys were evicted", "which cuda version"): a command's output.
+    Figure,
+    /// Whether something came to pass ("did the evictions stop"): the wait that watched it.
+    Outcome,
+}
+
+/// "how <this>" asks for a figure.
+const FIGURE_AFTER_HOW: &[&str] = &[
+    "many", "much", "big", "bigger", "large", "larger", "small", "smaller", "full", "fast", "slow",
+    "high", "low", "old", "often", "far",
+];
+/// "which/what <this>" asks for a figure a command printed: "which version", "what ip".
+const FIGURE_NOUNS: &[&str] = &[
+    "version", "versions", "ip", "address", "port", "ttl", "value", "status", "size", "count",
+    "limit", "limits", "number", "node", "host", "server", "pod",
+];
+/// "did it <this>" asks whether something came to pass.
+const OUTCOME_VERBS: &[&str] = &[
+    "finish",
+    "finished",
+    "complete",
+    "completed",
+    "stop",
+    "stopped",
+    "stay",
+    "stayed",
+    "succeed",
+    "succeeded",
+    "pass",
+    "passed",
+    "fail",
+    "failed",
+    "recover",
+    "recovered",
+    "go",
+    "went",
+    "come",
+    "came",
+    "end",
+    "ended",
+    "hold",
+    "held",
+    "drop",
+    "dropped",
+    "return",
+    "returned",
+    "settle",
+    "settled",
+    "appear",
+    "appeared",
+    "arrive",
+    "arrived",
+    "work",
+    "worked",
+    "clear",
+    "cleared",
+    "reach",
+    "reached",
+    "drain",
+    "drained",
+    "happen",
+    "happened",
+    // What a wait watched being done: "was the image pushed?"
+    "push",
+    "pushed",
+    "deploy",
+    "deployed",
+    "release",
+    "released",
+    "publish",
+    "published",
+    "upload",
+    "uploaded",
+    "merge",
+    "merged",
+    "connect",
+    "connected",
+    "start",
+    "started",
+    "ship",
+    "shipped",
+    "verify",
+    "verified",
+    "ready",
+    "healthy",
+];
+
+impl Asks {
+    /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
+    /// version with "which" or "what"; an outcome when it opens "did"/"has"/"is"… and says
+    /// what came to pass with one of [`OUTCOME_VERBS`]; else anything.
+    pub fn of(question: &str) -> Asks {
+        let words: Vec<String> = lowercase_words(question).collect();
+        let word = |at: usize| words.get(at).map_or("", String::as_str);
+        if word(0) == "how" && FIGURE_AFTER_HOW.contains(&word(1)) {
+            return Asks::Figure;
+        }
+        if matches!(word(0), "which" | "what")
+            && words.iter().any(|w| FIGURE_NOUNS.contains(&w.as_str()))
+        {
+            return Asks::Figure;
+        }
+        let yes_or_no = matches!(
+            word(0),
+            "did" | "does" | "do" | "has" | "have" | "is" | "was" | "were" | "are"
+        );
+        if yes_or_no
+            && words
+                .iter()
+                .skip(1)
+                .any(|w| OUTCOME_VERBS.contains(&w.as_str()))
+        {
+            return Asks::Outcome;
+        }
+        Asks::Anything
+    }
+}
