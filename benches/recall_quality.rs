@@ -85,6 +85,7 @@ fn main() {
         "twenty-seventh.json",
         "twenty-eighth.json",
         "twenty-ninth.json",
+        "thirtieth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -167,6 +167,8 @@ const EVERYDAY: &[&str] = &[
     "seen",
     "send",
     "sent",
+    "setting",
+    "settings",
     "show",
     "showing",
     "shown",

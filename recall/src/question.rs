@@ -220,8 +220,9 @@ pub struct Question {
     /// What kind of answer it asks for, read off how it is framed.
     pub asks: Asks,
     /// It names a version nothing in the index holds ("upgrade to postgres 17" where the
-    /// records say 16): what it asks about was not recorded, so every result is weak.
-    pub names_an_unrecorded_version: bool,
+    /// records say 16), or a move to something nothing holds ("from cloudfront to
+    /// fastly"): what it asks about was not recorded, so every result is weak.
+    pub names_the_unrecorded: bool,
 }
 
 impl Question {
@@ -239,8 +240,11 @@ impl Question {
             let numbers: Vec<&str> = version.split('.').filter(|n| !n.is_empty()).collect();
             vocabulary.holds(&numbers.join(" "), false)
         };
+        let unknown = |word: &str| (concepts.iter()).any(|c| c.word == word && !c.known);
+        let unrecorded = versions_named(text).any(|version| !recorded(version))
+            || destination(text).is_some_and(|word| unknown(&word));
         Question {
-            names_an_unrecorded_version: versions_named(text).any(|version| !recorded(version)),
+            names_the_unrecorded: unrecorded,
             concepts,
             asks: Asks::of(text),
         }
@@ -339,6 +343,17 @@ fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -
         terms,
         corrected: None,
     }
+}
+
+/// Where a move "from" one thing goes "to" ("move the site from cloudfront to fastly" →
+/// "fastly"), lowercase.
+fn destination(text: &str) -> Option<String> {
+    let words: Vec<String> = lowercase_words(text).collect();
+    let from = words.iter().position(|word| word == "from")?;
+    let to = from + words[from..].iter().position(|word| word == "to")?;
+    (words[to + 1..].iter())
+        .find(|word| !matches!(word.as_str(), "the" | "a" | "an"))
+        .cloned()
 }
 
 /// The versions a question names after "to", "version" or "v", or after what follows "to"

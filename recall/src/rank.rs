@@ -33,9 +33,9 @@ pub struct Held {
     pub source_weight: f64,
     /// Every question word it lacks is one nothing in the index holds.
     pub lacks_only_unknown: bool,
-    /// The question names a version nothing in the index holds
-    /// ([`crate::question::Question::names_an_unrecorded_version`]).
-    pub names_an_unrecorded_version: bool,
+    /// The question names a version, or a move's destination, nothing in the index holds
+    /// ([`crate::question::Question::names_the_unrecorded`]).
+    pub names_the_unrecorded: bool,
 }
 
 /// A task is the record of how something was done; a terminal session and a wait are
@@ -94,7 +94,7 @@ pub fn rank(
             let score = score(&held, recency_bias, now_ms);
             let weak = held.share < WEAK_COVERAGE
                 || (held.share <= WEAK_COVERAGE && held.lacks_only_unknown)
-                || held.names_an_unrecorded_version;
+                || held.names_the_unrecorded;
             (held, score, weak)
         })
         .collect();
@@ -125,7 +125,7 @@ mod tests {
             relevance,
             source_weight: 1.0,
             lacks_only_unknown: false,
-            names_an_unrecorded_version: false,
+            names_the_unrecorded: false,
         }
     }
 
@@ -163,7 +163,7 @@ mod tests {
         assert!(!rank(vec![half], 0.0, NOW, 5)[0].2);
         let unknown = Held {
             lacks_only_unknown: true,
-            names_an_unrecorded_version: false,
+            names_the_unrecorded: false,
             ..half
         };
         assert!(rank(vec![unknown], 0.0, NOW, 5)[0].2);

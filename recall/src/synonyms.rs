@@ -361,6 +361,8 @@ const GROUPS: &[&[&str]] = &[
     &["proxy", "proxies", "reverseproxy"],
     &["internet", "public", "publicly", "outside", "external"],
     &["port", "ports", "listen", "listening"],
+    // Sockets, and the commands that list them.
+    &["socket", "sockets", "ss", "netstat"],
     &["ip", "ipv4", "ipv6"],
     &["latency", "ping", "rtt"],
     &["timeout", "timeouts", "timedout", "hang", "hangs", "hung"],

@@ -543,7 +543,7 @@ fn the_committed_histories_are_answered_well() {
         ("eighth.json", 0.92, 0.92, 0),
         // Measured once unseen at 70 / 78 %, 85 / 96 % after time sync, leaks, a finish,
         // a filesystem, a setting and five framing words.
-        ("ninth.json", 0.88, 0.96, 0),
+        ("ninth.json", 0.92, 1.0, 0),
         // Measured once unseen at 81.5 / 88.9 %, 96.3 / 100 % after questions asking for a
         // figure or an outcome put a command's output or a wait first, and Wi-Fi, a
         // disconnect, a notification, "turn off" and "log in".
@@ -628,6 +628,11 @@ fn the_committed_histories_are_answered_well() {
         // a row ("django to 5.1" where the records hold 5 and 1 apart), "which node" asking
         // for a figure, and CSS as styles.
         ("twenty-ninth.json", 0.92, 0.92, 2),
+        // Measured once unseen at 88.5 / 96.2 %, one of its five questions with no answer
+        // answered ("move the site from cloudfront to fastly"); 96.2 / 100 % and none after
+        // a move to something nothing indexed holds makes every result weak, "setting" as
+        // an everyday word, and ss and netstat for sockets.
+        ("thirtieth.json", 0.96, 1.0, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -284,7 +284,21 @@ fn a_version_nothing_holds_says_the_question_was_not_recorded() {
         ["20.11"]
     );
     let index = Words(vec![("postgres", 3), ("upgrade", 2), ("16", 1), ("20", 1)]);
-    assert!(Question::read("upgrade to postgres 17", &index).names_an_unrecorded_version);
-    assert!(!Question::read("upgrade to postgres 16", &index).names_an_unrecorded_version);
-    assert!(!Question::read("postgres 17 upgrade", &index).names_an_unrecorded_version);
+    assert!(Question::read("upgrade to postgres 17", &index).names_the_unrecorded);
+    assert!(!Question::read("upgrade to postgres 16", &index).names_the_unrecorded);
+    assert!(!Question::read("postgres 17 upgrade", &index).names_the_unrecorded);
+}
+
+#[test]
+fn a_move_to_something_nothing_holds_was_not_recorded() {
+    assert_eq!(
+        destination("move the site from cloudfront to fastly").as_deref(),
+        Some("fastly")
+    );
+    assert_eq!(destination("migrate to postgres"), None, "no from");
+    let index = Words(vec![("site", 2), ("cloudfront", 1), ("postgres", 1)]);
+    let question = Question::read("move the site from cloudfront to fastly", &index);
+    assert!(question.names_the_unrecorded);
+    let question = Question::read("move the site from fastly to cloudfront", &index);
+    assert!(!question.names_the_unrecorded);
 }
