@@ -86,6 +86,7 @@ fn main() {
         "twenty-eighth.json",
         "twenty-ninth.json",
         "thirtieth.json",
+        "thirty-first.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -19,12 +19,30 @@ pub enum Asks {
 /// "how <this>" asks for a figure.
 const FIGURE_AFTER_HOW: &[&str] = &[
     "many", "much", "big", "bigger", "large", "larger", "small", "smaller", "full", "fast", "slow",
-    "high", "low", "old", "often", "far",
+    "high", "low", "old", "often", "far", "long",
 ];
 /// "which/what <this>" asks for a figure a command printed: "which version", "what ip".
 const FIGURE_NOUNS: &[&str] = &[
-    "version", "versions", "ip", "address", "port", "ttl", "value", "status", "size", "count",
-    "limit", "limits", "number", "node", "host", "server", "pod",
+    "version",
+    "versions",
+    "ip",
+    "address",
+    "port",
+    "ttl",
+    "value",
+    "status",
+    "size",
+    "count",
+    "limit",
+    "limits",
+    "number",
+    "node",
+    "host",
+    "server",
+    "pod",
+    "cipher",
+    "algorithm",
+    "protocol",
 ];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[

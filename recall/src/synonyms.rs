@@ -476,6 +476,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("gitlab ci", "ci"),
     ("back up", "backup"),
     ("backed up", "backup"),
+    ("io wait", "iowait"),
     ("file descriptor", "fd"),
     ("file descriptors", "fds"),
     ("multi arch", "multiarch"),

@@ -585,7 +585,7 @@ fn the_committed_histories_are_answered_well() {
         // "vms"); 80.0 / 92.0 % after duplicates, limits, HTTP 401 and 403, JWTs, signing
         // in, CI runners and disk space, and that one weak once "backup" was no longer read
         // as "back". The last number: questions with no answer that may get one.
-        ("twentieth.json", 0.8, 0.92, 0),
+        ("twentieth.json", 0.84, 0.92, 0),
         // Measured once unseen at 82.1 / 82.1 %, 96.4 / 100 % after openssl's x509 and
         // notAfter, git's words for git, monitors as screens, tiny as small, and "two",
         // "between", "anything" as framing.
@@ -633,6 +633,10 @@ fn the_committed_histories_are_answered_well() {
         // a move to something nothing indexed holds makes every result weak, "setting" as
         // an everyday word, and ss and netstat for sockets.
         ("thirtieth.json", 0.96, 1.0, 0),
+        // Measured once unseen at 76.9 / 92.3 %, two of its five questions with no answer
+        // answered; 84.6 / 96.2 % after "which cipher" (and algorithm, protocol) asking for
+        // a figure, "how long" too, and "io wait" as iowait.
+        ("thirty-first.json", 0.84, 0.96, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
