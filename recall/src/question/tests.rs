@@ -230,7 +230,7 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("which commit made search slow", Asks::Anything),
         ("did the evictions stop", Asks::Outcome),
         ("has the volume resize finished?", Asks::Outcome),
-        ("how long did the restore take", Asks::Anything),
+        ("how long did the restore take", Asks::Figure),
         ("how did I deploy coursefolio", Asks::Anything),
         ("did I configure the ingress", Asks::Anything),
         ("stop the evictions", Asks::Anything),
