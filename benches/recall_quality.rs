@@ -87,6 +87,7 @@ fn main() {
         "twenty-ninth.json",
         "thirtieth.json",
         "thirty-first.json",
+        "thirty-second.json",
     ] {
         run(&folder.join(file), verbose);
     }

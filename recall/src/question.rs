@@ -505,10 +505,26 @@ fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
 }
 
 /// A three-letter word, matched exactly, also matches its plural in -s: "ban" finds "bans",
-/// "pod" finds "pods" (while "pg" still does not find "pgadmin"); and the plural of a
+/// "pod" finds "pods" (while "pg" still does not find "pgadmin"); the plural of a
+/// three-letter word its singular: "pods" finds "pod", "logs" "log"; and the plural of a
 /// two-letter word of the tables its singular: "prs" finds "pr", "vms" "vm".
 fn plural_of_short(word: &str) -> Option<Term> {
-    if word.chars().count() != 3 || !word.chars().all(char::is_alphabetic) {
+    if !word.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    // (Unless its singular is a synonym already, as "log" of "logs" is.)
+    if word.len() == 4
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+        && !synonyms_of(word).contains(&&word[..3])
+    {
+        return Some(Term {
+            text: word[..3].to_owned(),
+            prefix: false,
+            weight: 1.0,
+        });
+    }
+    if word.chars().count() != 3 {
         return None;
     }
     let other = match word.strip_suffix('s') {

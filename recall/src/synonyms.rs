@@ -90,7 +90,7 @@ const GROUPS: &[&[&str]] = &[
     &["delete", "remove", "rm", "drop", "purge"],
     &["install", "installed", "installation"],
     &[
-        "error", "errors", "failure", "failed", "fail", "failing", "crash", "broken",
+        "error", "errors", "errno", "failure", "failed", "fail", "failing", "crash", "broken",
     ],
     &["fix", "fixed", "repair", "patch"],
     &[

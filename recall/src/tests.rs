@@ -637,6 +637,10 @@ fn the_committed_histories_are_answered_well() {
         // answered; 84.6 / 96.2 % after "which cipher" (and algorithm, protocol) asking for
         // a figure, "how long" too, and "io wait" as iowait.
         ("thirty-first.json", 0.84, 0.96, 2),
+        // Measured once unseen at 84.6 / 92.3 %, one of its five questions with no answer
+        // answered; 88.5 / 100 % after "pods" finding "pod" (not corrected to "pids") and
+        // errno as an error.
+        ("thirty-second.json", 0.88, 1.0, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -40,6 +40,11 @@ fn a_three_letter_word_finds_its_plural_and_nothing_longer() {
     assert!(!question.concepts[2].known);
     let dns = &question.concepts[3];
     assert!(dns.terms.iter().all(|t| t.text != "dnss"), "{dns:?}");
+    // And the plural of a three-letter word finds the word: "pods" the record's "pod".
+    let index = Words(vec![("pod", 3), ("pids", 1)]);
+    let pods = &Question::read("pods restart", &index).concepts[0];
+    assert!(pods.known && pods.corrected.is_none(), "{pods:?}");
+    assert!(pods.terms.iter().any(|t| t.text == "pod" && !t.prefix));
 }
 
 #[test]
