@@ -88,6 +88,7 @@ fn main() {
         "thirtieth.json",
         "thirty-first.json",
         "thirty-second.json",
+        "thirty-third.json",
     ] {
         run(&folder.join(file), verbose);
     }

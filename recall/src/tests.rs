@@ -641,6 +641,9 @@ fn the_committed_histories_are_answered_well() {
         // answered; 88.5 / 100 % after "pods" finding "pod" (not corrected to "pids") and
         // errno as an error.
         ("thirty-second.json", 0.88, 1.0, 1),
+        // Measured once unseen at 80.8 / 88.5 %, one of its five questions with no answer
+        // answered; 88.5 / 96.2 % after compression (gzip) and "gha" for CI.
+        ("thirty-third.json", 0.88, 0.96, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
