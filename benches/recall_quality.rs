@@ -89,6 +89,7 @@ fn main() {
         "thirty-first.json",
         "thirty-second.json",
         "thirty-third.json",
+        "thirty-fourth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -644,6 +644,9 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 88.5 %, one of its five questions with no answer
         // answered; 88.5 / 96.2 % after compression (gzip) and "gha" for CI.
         ("thirty-third.json", 0.88, 0.96, 1),
+        // Measured once unseen at 92.3 / 92.3 %, one of its five questions with no answer
+        // answered; not tuned on.
+        ("thirty-fourth.json", 0.92, 0.92, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
