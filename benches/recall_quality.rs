@@ -90,6 +90,7 @@ fn main() {
         "thirty-second.json",
         "thirty-third.json",
         "thirty-fourth.json",
+        "thirty-fifth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -74,6 +74,8 @@ const GROUPS: &[&[&str]] = &[
         "recreate",
         "recreated",
         "swapped",
+        "switch",
+        "switched",
     ],
     // Keeping a service or a cache warm is the other side of a cold start.
     &["warm", "warmed", "warming", "warmup", "cold"],
@@ -487,6 +489,11 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("back up", "backup"),
     ("backed up", "backup"),
     ("io wait", "iowait"),
+    ("transparent huge pages", "thp"),
+    ("transparent hugepage", "thp"),
+    ("transparent hugepages", "thp"),
+    // A graceful shutdown is a process handling SIGTERM.
+    ("graceful shutdown", "sigterm"),
     ("file descriptor", "fd"),
     ("file descriptors", "fds"),
     ("multi arch", "multiarch"),
