@@ -92,6 +92,7 @@ fn main() {
         "thirty-fourth.json",
         "thirty-fifth.json",
         "thirty-sixth.json",
+        "thirty-seventh.json",
     ] {
         run(&folder.join(file), verbose);
     }

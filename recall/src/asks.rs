@@ -43,6 +43,10 @@ const FIGURE_NOUNS: &[&str] = &[
     "cipher",
     "algorithm",
     "protocol",
+    "arn",
+    "role",
+    "account",
+    "id",
 ];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
