@@ -244,7 +244,6 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
                 in_title: in_title / concepts,
                 relevance: if best > 0.0 { bm25[index] / best } else { 0.0 },
                 source_weight: source_weight(text.source, question.asks),
-                names_the_unrecorded: question.names_the_unrecorded,
                 lacks_only_unknown: question
                     .concepts
                     .iter()

@@ -168,6 +168,13 @@ const COMMON: &[&str] = &[
 /// Words of the index, each with how many documents hold it.
 pub type IndexWords = std::sync::Arc<[(String, u64)]>;
 
+/// Whether `words` (as [`Vocabulary::starting_with`] gives them, in byte order) hold `word`.
+pub fn among(words: &[(String, u64)], word: &str) -> bool {
+    words
+        .binary_search_by(|(held, _)| held.as_str().cmp(word))
+        .is_ok()
+}
+
 /// Where a question's words are looked up: the words the index holds.
 pub trait Vocabulary {
     /// Whether the index holds `term` (a word starting with it, when `prefix`).
@@ -241,7 +248,9 @@ impl Question {
             vocabulary.holds(&numbers.join(" "), false)
         };
         let unknown = |word: &str| (concepts.iter()).any(|c| c.word == word && !c.known);
-        let unrecorded = versions_named(text).any(|version| !recorded(version))
+        let unrecorded = versions_named(text)
+            .into_iter()
+            .any(|version| !recorded(version))
             || destination(text).is_some_and(|word| unknown(&word));
         Question {
             names_the_unrecorded: unrecorded,
@@ -358,14 +367,13 @@ fn destination(text: &str) -> Option<String> {
 
 /// The versions a question names after "to", "version" or "v", or after what follows "to"
 /// ("upgrade php to 8.3", "upgrade to postgres 17"), each as written.
-fn versions_named(text: &str) -> impl Iterator<Item = &str> {
+fn versions_named(text: &str) -> Vec<&str> {
     let words: Vec<&str> = text.split_whitespace().collect();
+    let is = |at: usize, lead: &str| words[at].eq_ignore_ascii_case(lead);
     let leads = |at: usize| {
-        let lowercase = |at: usize| words.get(at).map(|word| word.to_lowercase());
-        matches!(lowercase(at).as_deref(), Some("to" | "version" | "v"))
-            || (at > 0 && lowercase(at - 1).as_deref() == Some("to"))
+        ["to", "version", "v"].iter().any(|lead| is(at, lead)) || (at > 0 && is(at - 1, "to"))
     };
-    let named: Vec<&str> = (1..words.len())
+    (1..words.len())
         .filter(|&at| leads(at - 1))
         .map(|at| {
             let word = words[at].trim_end_matches(|c: char| c.is_ascii_punctuation());
@@ -374,8 +382,7 @@ fn versions_named(text: &str) -> impl Iterator<Item = &str> {
         .filter(|version| {
             !version.is_empty() && version.chars().all(|c| c.is_ascii_digit() || c == '.')
         })
-        .collect();
-    named.into_iter()
+        .collect()
 }
 
 /// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");
@@ -405,9 +412,7 @@ fn two_held_words(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     // The index's words by first letter are kept between searches: no query per split.
     let held = |part: &str| {
         let first = part.chars().next().unwrap_or(' ');
-        (vocabulary.starting_with(first))
-            .binary_search_by(|(word, _)| word.as_str().cmp(part))
-            .is_ok()
+        among(&vocabulary.starting_with(first), part)
     };
     (SHORTEST_PART..=word.len() - SHORTEST_PART)
         .rev()
@@ -444,8 +449,8 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     terms.extend(other_number);
     let mut known = terms.iter().any(|term| holds(vocabulary, term));
     // "dns01" written apart, as the index holds "DNS-01"; "pgdump" as "pg_dump".
-    let apart = letters_and_digits_apart(&word).or_else(|| two_held_words(&word, vocabulary));
-    if !known && let Some(apart) = apart {
+    let apart = || letters_and_digits_apart(&word).or_else(|| two_held_words(&word, vocabulary));
+    if !known && let Some(apart) = apart() {
         let apart = Term {
             text: apart,
             prefix: false,

@@ -33,9 +33,6 @@ pub struct Held {
     pub source_weight: f64,
     /// Every question word it lacks is one nothing in the index holds.
     pub lacks_only_unknown: bool,
-    /// The question names a version, or a move's destination, nothing in the index holds
-    /// ([`crate::question::Question::names_the_unrecorded`]).
-    pub names_the_unrecorded: bool,
 }
 
 /// A task is the record of how something was done; a terminal session and a wait are
@@ -80,9 +77,12 @@ fn score(held: &Held, recency_bias: f64, now_ms: u64) -> f64 {
 
 /// The best `limit` of `candidates`, best first by confidence (the newer on a tie), with
 /// their confidence and whether they are weak. Weak ones are kept only when nothing better
-/// was found, so a miss says it is one instead of looking like an answer.
+/// was found, so a miss says it is one instead of looking like an answer. Every one is weak
+/// when the question names what was never recorded
+/// ([`crate::question::Question::names_the_unrecorded`]).
 pub fn rank(
     candidates: Vec<Held>,
+    names_the_unrecorded: bool,
     recency_bias: f64,
     now_ms: u64,
     limit: usize,
@@ -94,7 +94,7 @@ pub fn rank(
             let score = score(&held, recency_bias, now_ms);
             let weak = held.share < WEAK_COVERAGE
                 || (held.share <= WEAK_COVERAGE && held.lacks_only_unknown)
-                || held.names_the_unrecorded;
+                || names_the_unrecorded;
             (held, score, weak)
         })
         .collect();
@@ -125,7 +125,6 @@ mod tests {
             relevance,
             source_weight: 1.0,
             lacks_only_unknown: false,
-            names_the_unrecorded: false,
         }
     }
 
@@ -135,6 +134,7 @@ mod tests {
     fn holding_more_of_the_question_beats_a_better_bm25_on_one_word() {
         let ranked = rank(
             vec![held(1, 0.6, 1.0, 0), held(2, 1.0, 0.3, 0)],
+            false,
             0.0,
             NOW,
             5,
@@ -149,24 +149,24 @@ mod tests {
     fn weak_results_stay_only_when_nothing_better_was_found() {
         let ranked = rank(
             vec![held(1, 0.4, 1.0, 0), held(2, 1.0, 0.5, 0)],
+            false,
             0.0,
             NOW,
             5,
         );
         assert_eq!(ranked.len(), 1);
         assert!(!ranked[0].2);
-        let ranked = rank(vec![held(1, 0.34, 1.0, 0)], 0.0, NOW, 5);
+        let ranked = rank(vec![held(1, 0.34, 1.0, 0)], false, 0.0, NOW, 5);
         assert_eq!(ranked.len(), 1);
         assert!(ranked[0].2, "reported as weak");
         // Half of the question is an answer, unless the other half is nowhere indexed.
         let half = held(1, 0.5, 1.0, 0);
-        assert!(!rank(vec![half], 0.0, NOW, 5)[0].2);
+        assert!(!rank(vec![half], false, 0.0, NOW, 5)[0].2);
         let unknown = Held {
             lacks_only_unknown: true,
-            names_the_unrecorded: false,
             ..half
         };
-        assert!(rank(vec![unknown], 0.0, NOW, 5)[0].2);
+        assert!(rank(vec![unknown], false, 0.0, NOW, 5)[0].2);
     }
 
     #[test]
@@ -175,7 +175,7 @@ mod tests {
         let new = held(2, 1.0, 1.0, 0);
         assert_eq!(score(&old, 0.0, NOW), score(&new, 0.0, NOW));
         assert!(score(&old, 0.5, NOW) < score(&new, 0.5, NOW));
-        let ranked = rank(vec![old, new], 1.0, NOW, 1);
+        let ranked = rank(vec![old, new], false, 1.0, NOW, 1);
         assert_eq!(ranked[0].0.row, 2);
     }
 }

@@ -138,9 +138,9 @@ impl Vocabulary for IndexVocabulary<'_> {
             return Arc::from([]);
         };
         let read = || -> rusqlite::Result<Vec<(String, u64)>> {
-            let mut statement = self
-                .connection
-                .prepare_cached("SELECT term, doc FROM doc_vocab WHERE term >= ?1 AND term < ?2")?;
+            let mut statement = self.connection.prepare_cached(
+                "SELECT term, doc FROM doc_vocab WHERE term >= ?1 AND term < ?2 ORDER BY term",
+            )?;
             let rows = statement
                 .query_map(params![first.to_string(), next.to_string()], |row| {
                     Ok((row.get(0)?, row.get::<_, i64>(1)? as u64))
@@ -169,8 +169,14 @@ impl RecallStore {
         }
         let texts = self.texts(&self.candidates(&known, &vocabulary, search)?)?;
         let held = holding::held(&question, &texts);
-        for (held, confidence, weak) in rank(held, search.recency_bias, search.now_ms, search.limit)
-        {
+        let ranked = rank(
+            held,
+            question.names_the_unrecorded,
+            search.recency_bias,
+            search.now_ms,
+            search.limit,
+        );
+        for (held, confidence, weak) in ranked {
             found.results.push(Ranked {
                 document: self.document(held.row)?,
                 confidence,

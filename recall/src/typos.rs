@@ -3,7 +3,7 @@
 //! key is not a slip: "slack" is not read as "stack"). Pure, but for the index's
 //! [`Vocabulary`].
 
-use crate::question::Vocabulary;
+use crate::question::{Vocabulary, among};
 use crate::synonyms::curated_words;
 
 /// The word the index holds nearest to `word`: one a slip away ("postgress" → "postgres"),
@@ -27,11 +27,15 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
             break;
         }
         let start: String = word.chars().take(length - cut).collect();
-        if words.iter().any(|(held, _)| *held == start) {
+        if among(&words, &start) {
             return Some(start);
         }
     }
-    nearest_by_edits(word, most, held()).map(str::to_owned)
+    // Two edits, for a word long enough to allow them (one was tried first).
+    (most > 1)
+        .then(|| nearest_by_edits(word, most, held()))
+        .flatten()
+        .map(str::to_owned)
 }
 
 /// The shortest word a word is corrected from, or to.

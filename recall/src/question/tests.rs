@@ -274,20 +274,11 @@ fn a_word_the_index_lacks_is_read_as_two_words_it_holds() {
 
 #[test]
 fn a_version_nothing_holds_says_the_question_was_not_recorded() {
-    assert_eq!(
-        versions_named("upgrade php to 8.3").collect::<Vec<_>>(),
-        ["8.3"]
-    );
-    assert_eq!(
-        versions_named("upgrade to postgres 17?").collect::<Vec<_>>(),
-        ["17"]
-    );
-    assert_eq!(versions_named("ssh takes 20 seconds").count(), 0);
-    assert_eq!(versions_named("switch deploy keys to ed25519").count(), 0);
-    assert_eq!(
-        versions_named("pin node to v20.11.").collect::<Vec<_>>(),
-        ["20.11"]
-    );
+    assert_eq!(versions_named("upgrade php to 8.3"), ["8.3"]);
+    assert_eq!(versions_named("upgrade to postgres 17?"), ["17"]);
+    assert!(versions_named("ssh takes 20 seconds").is_empty());
+    assert!(versions_named("switch deploy keys to ed25519").is_empty());
+    assert_eq!(versions_named("pin node to v20.11."), ["20.11"]);
     let index = Words(vec![("postgres", 3), ("upgrade", 2), ("16", 1), ("20", 1)]);
     assert!(Question::read("upgrade to postgres 17", &index).names_the_unrecorded);
     assert!(!Question::read("upgrade to postgres 16", &index).names_the_unrecorded);
