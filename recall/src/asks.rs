@@ -2,6 +2,7 @@
 //! version"), an outcome ("did the evictions stop?") or anything. It says where the answer
 //! is likely written down: a command's output, the wait that watched, or a task. Pure.
 
+use crate::Source;
 use crate::question::lowercase_words;
 
 /// What a question asks for, which says where its answer is likely written down.
@@ -120,6 +121,16 @@ const OUTCOME_VERBS: &[&str] = &[
 ];
 
 impl Asks {
+    /// Where the answer it asks for is written: a figure in a command's output, an outcome
+    /// in the wait that watched; `None` for anything (a task).
+    pub fn written_in(self) -> Option<Source> {
+        match self {
+            Asks::Figure => Some(Source::Terminal),
+            Asks::Outcome => Some(Source::Wait),
+            Asks::Anything => None,
+        }
+    }
+
     /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
     /// version with "which" or "what"; an outcome when it opens "did"/"has"/"is"… and says
     /// what came to pass with one of [`OUTCOME_VERBS`]; else anything.

@@ -25,6 +25,8 @@ const TITLE_WEIGHT: u32 = 5;
 pub struct Text {
     pub row: i64,
     pub source: Source,
+    /// The task it was recorded for (a task: its own id).
+    pub task_id: Option<String>,
     pub end_ms: u64,
     pub title: String,
     pub body: String,

@@ -25,17 +25,35 @@ impl History {
     /// Reads the JSON of a history file; panics on a malformed one (it is committed).
     pub fn parse(text: &str) -> History {
         let history: Value = serde_json::from_str(text).expect("a history is JSON");
-        let documents = history["documents"]
-            .as_array()
-            .expect("documents")
+        let documents = history["documents"].as_array().expect("documents");
+        let day = |doc: &Value| doc["age_days"].as_u64().expect("age_days");
+        // A history writes a wait or a command on the day of the task it served: one on
+        // the day of exactly one task was recorded under it, as the daemon records a wait
+        // or a terminal session started with a `task_id`.
+        let task_of_day = |age_days: u64| {
+            let mut tasks = (documents.iter())
+                .filter(|doc| doc["source"] == "task" && day(doc) == age_days)
+                .map(|doc| doc["key"].as_str().expect("key"));
+            match (tasks.next(), tasks.next()) {
+                (Some(task), None) => task.strip_prefix("task:").map(str::to_owned),
+                _ => None,
+            }
+        };
+        let documents = documents
             .iter()
             .map(|doc| {
                 let text = |field: &str| doc[field].as_str().expect(field).to_owned();
-                let end_ms = NOW_MS - doc["age_days"].as_u64().expect("age_days") * DAY_MS;
+                let end_ms = NOW_MS - day(doc) * DAY_MS;
                 let key = text("key");
+                let source = Source::parse(&text("source")).expect("a source");
+                let task_id = match source {
+                    Source::Task => key.strip_prefix("task:").map(str::to_owned),
+                    Source::Wait | Source::Terminal => task_of_day(day(doc)),
+                    Source::Screen | Source::Transcript => None,
+                };
                 Document {
-                    source: Source::parse(&text("source")).expect("a source"),
-                    task_id: key.strip_prefix("task:").map(str::to_owned),
+                    source,
+                    task_id,
                     title: text("title"),
                     body: text("body"),
                     start_ms: end_ms - 600_000,

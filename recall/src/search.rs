@@ -12,7 +12,7 @@ use rusqlite::{Connection, params};
 
 use crate::holding::{self, Text};
 use crate::question::{Concept, IndexWords, Question, Term, Vocabulary, content_words};
-use crate::rank::{Ranked, rank};
+use crate::rank::{Held, Ranked, rank};
 use crate::{RecallError, RecallStore, Source};
 
 /// Candidates read whole and scored on what they hold (see [`holding`]).
@@ -167,8 +167,16 @@ impl RecallStore {
         if known.is_empty() {
             return Ok(found);
         }
-        let texts = self.texts(&self.candidates(&known, &vocabulary, search)?)?;
-        let held = holding::held(&question, &texts);
+        let mut texts = self.texts(&self.candidates(&known, &vocabulary, search)?)?;
+        let written_in = question.asks.written_in();
+        if let Some(source) = written_in {
+            let more = self.served(&texts, source, search)?;
+            texts.extend(self.texts(&more)?);
+        }
+        let mut held = holding::held(&question, &texts);
+        if let Some(source) = written_in {
+            served_as_their_tasks(&mut held, &texts, source);
+        }
         let ranked = rank(
             held,
             question.names_the_unrecorded,
@@ -235,13 +243,52 @@ impl RecallStore {
         Ok(rows.into_iter().map(|(row, _)| row).collect())
     }
 
+    /// The documents of `source` recorded for the tasks among `texts` that are not among
+    /// them, within the search's filters: where a question asking for a figure or an
+    /// outcome finds its answer when the task, not the record, holds its words.
+    fn served(
+        &self,
+        texts: &[Text],
+        source: Source,
+        search: &Search,
+    ) -> Result<Vec<i64>, RecallError> {
+        if search.source.is_some_and(|only| only != source) {
+            return Ok(Vec::new());
+        }
+        let tasks: Vec<&str> = (texts.iter())
+            .filter(|text| text.source == Source::Task)
+            .filter_map(|text| text.task_id.as_deref())
+            .filter(|task| search.task_id.as_deref().is_none_or(|only| only == *task))
+            .collect();
+        if tasks.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tasks = serde_json::to_string(&tasks).expect("task ids serialise");
+        let mut statement = self
+            .reader
+            .prepare_cached(
+                "SELECT id FROM doc WHERE source = ?2
+                   AND task_id IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(|e| self.fail(e))?;
+        let rows = statement
+            .query_map(params![tasks, source.as_str()], |row| row.get::<_, i64>(0))
+            .map_err(|e| self.fail(e))?
+            .collect::<Result<Vec<i64>, _>>()
+            .map_err(|e| self.fail(e))?;
+        Ok(rows
+            .into_iter()
+            .filter(|row| texts.iter().all(|text| text.row != *row))
+            .collect())
+    }
+
     /// The candidates' text, for what they hold of the question, in the order of `rows`.
     fn texts(&self, rows: &[i64]) -> Result<Vec<Text>, RecallError> {
         let wanted = serde_json::to_string(rows).expect("rows serialise");
         let mut statement = self
             .reader
             .prepare_cached(
-                "SELECT id, source, title, end_ms, body FROM doc
+                "SELECT id, source, task_id, title, end_ms, body FROM doc
                  WHERE id IN (SELECT value FROM json_each(?1))",
             )
             .map_err(|e| self.fail(e))?;
@@ -250,9 +297,10 @@ impl RecallStore {
                 Ok(Text {
                     row: row.get(0)?,
                     source: Source::parse(&row.get::<_, String>(1)?).unwrap_or(Source::Task),
-                    title: row.get(2)?,
-                    end_ms: row.get::<_, i64>(3)? as u64,
-                    body: row.get(4)?,
+                    task_id: row.get(2)?,
+                    title: row.get(3)?,
+                    end_ms: row.get::<_, i64>(4)? as u64,
+                    body: row.get(5)?,
                 })
             })
             .map_err(|e| self.fail(e))?
@@ -289,6 +337,22 @@ impl RecallStore {
             )
         };
         found.map_err(|e| self.fail(e))
+    }
+}
+
+/// Each document of `source` among `texts` recorded for a task among them holds the
+/// question at least as its task does ([`Held::served`]); `held` is in the order of `texts`.
+fn served_as_their_tasks(held: &mut [Held], texts: &[Text], source: Source) {
+    let tasks: HashMap<&str, Held> = (texts.iter().zip(held.iter()))
+        .filter(|(text, _)| text.source == Source::Task)
+        .filter_map(|(text, held)| Some((text.task_id.as_deref()?, *held)))
+        .collect();
+    for (text, held) in texts.iter().zip(held.iter_mut()) {
+        if text.source == source
+            && let Some(task) = text.task_id.as_deref().and_then(|id| tasks.get(id))
+        {
+            *held = held.served(task);
+        }
     }
 }
 

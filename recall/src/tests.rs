@@ -531,19 +531,24 @@ fn the_committed_histories_are_answered_well() {
         ("unseen.json", 0.95, 0.98, 0),
         ("blind.json", 0.9, 0.9, 0),
         // Measured once unseen at 76 / 81 %, 90 / 95 % after the paraphrase groups.
-        ("fresh.json", 0.9, 0.95, 0),
+        // 95.2 / 95.2 % after a wait or a command answers for the task it served.
+        ("fresh.json", 0.95, 0.95, 0),
         // Measured once unseen at 88 / 88 %, 96 / 96 % after throttle and usage.
         // 100 / 100 % after "full" reads as usage.
         ("later.json", 1.0, 1.0, 0),
         // Measured once unseen at 88 / 96 %, 92 / 100 % after a short word's plural, 96 /
         // 100 % after questions asking for a figure put a command's output first.
-        ("seventh.json", 0.96, 1.0, 0),
+        // 100 / 100 % after a wait or a command answers for the task it served.
+        ("seventh.json", 1.0, 1.0, 0),
         // Measured once unseen at 80 / 80 %, 88 / 88 % after HTTP statuses by name and two
         // framing words, 92 / 92 % after the topic groups of 2026-11-30.
-        ("eighth.json", 0.92, 0.92, 0),
+        // 96.0 / 96.0 % after a wait or a command answers for the task it served.
+        ("eighth.json", 0.96, 0.96, 0),
         // Measured once unseen at 70 / 78 %, 85 / 96 % after time sync, leaks, a finish,
         // a filesystem, a setting and five framing words.
-        ("ninth.json", 0.92, 1.0, 0),
+        // 88.9 / 100 % after a wait or a command answers for the task it served: two
+        // figures its tasks hold ("how much swap did I add") went to their commands.
+        ("ninth.json", 0.88, 1.0, 0),
         // Measured once unseen at 81.5 / 88.9 %, 96.3 / 100 % after questions asking for a
         // figure or an outcome put a command's output or a wait first, and Wi-Fi, a
         // disconnect, a notification, "turn off" and "log in".
@@ -559,17 +564,20 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 74.1 / 74.1 %, 77.8 / 85.2 % after the topic groups
         // (GPUs, training, time zones, autoscaling, queue depth, retention, networks,
         // sizes…) and "use" read as usage, 81.5 / 88.9 % after everyday words.
-        ("thirteenth.json", 0.85, 0.88, 0),
+        // 92.6 / 96.3 % after a wait or a command answers for the task it served.
+        ("thirteenth.json", 0.92, 0.96, 0),
         // Measured once unseen at 81.5 / 81.5 % (every miss the right record first but
         // weak), 92.6 / 92.6 % after everyday words counted half in deciding weakness,
         // "-ion" endings and RSS as memory.
         ("fourteenth.json", 0.92, 0.92, 0),
         // Measured once unseen at 74.1 / 74.1 %, 85.2 / 85.2 % after irregular verb forms,
         // a phrase's last word, rejecting, processes and systemd.
-        ("fifteenth.json", 0.85, 0.85, 0),
+        // 92.6 / 92.6 % after a wait or a command answers for the task it served.
+        ("fifteenth.json", 0.92, 0.92, 0),
         // Measured once unseen at 81.5 / 88.9 %, 88.9 / 96.3 % after a load balancer's
         // abbreviations, phones, encoding, RTX cards, and "older" as an everyday word.
-        ("sixteenth.json", 0.92, 1.0, 0),
+        // 96.3 / 100 % after a wait or a command answers for the task it served.
+        ("sixteenth.json", 0.96, 1.0, 0),
         // Measured once unseen at 77.8 / 81.5 % with one question that has no answer
         // answered, 85.2 / 88.9 % and every no-answer weak after "but" as framing, "stuck"
         // no longer an everyday word, CDNs as a kind and exhaustion as usage.
@@ -579,13 +587,15 @@ fn the_committed_histories_are_answered_well() {
         ("eighteenth.json", 0.88, 0.96, 0),
         // Measured once unseen at 73.1 / 88.5 %, 84.6 / 92.3 % after "which ip" and its
         // like asking for a figure, "happen" for an outcome, and the forms of a stem.
-        ("nineteenth.json", 0.84, 0.92, 0),
+        // 88.5 / 92.3 % after a wait or a command answers for the task it served.
+        ("nineteenth.json", 0.88, 0.92, 0),
         // Measured once unseen at 68.0 / 80.0 %, one of its five questions with no answer
         // answered ("backup the proxmox vms to a nas" gets the record holding "proxmox" and
         // "vms"); 80.0 / 92.0 % after duplicates, limits, HTTP 401 and 403, JWTs, signing
         // in, CI runners and disk space, and that one weak once "backup" was no longer read
         // as "back". The last number: questions with no answer that may get one.
-        ("twentieth.json", 0.84, 0.92, 0),
+        // 88.0 / 96.0 % after a wait or a command answers for the task it served.
+        ("twentieth.json", 0.88, 0.96, 0),
         // Measured once unseen at 82.1 / 82.1 %, 96.4 / 100 % after openssl's x509 and
         // notAfter, git's words for git, monitors as screens, tiny as small, and "two",
         // "between", "anything" as framing.
@@ -615,14 +625,17 @@ fn the_committed_histories_are_answered_well() {
         // vitest" gets the Jest task that "moved" its type checks); 84.6 / 84.6 % after a
         // word read as two the index holds ("pgdump" as "pg_dump"), RAID's tools, wg,
         // "swapped" a drive for "replace", and warm as the other side of cold.
-        ("twenty-sixth.json", 0.84, 0.84, 3),
+        // 88.5 / 88.5 % after a wait or a command answers for the task it served.
+        ("twenty-sixth.json", 0.88, 0.88, 3),
         // Measured once unseen at 88.5 / 92.3 %, one of its five questions with no answer
         // answered; 92.3 / 96.2 % after "calls" as an everyday word, "verified" and "ready"
         // asking for an outcome, and "back up" as one word.
-        ("twenty-seventh.json", 0.92, 0.96, 1),
+        // 100 / 100 % after a wait or a command answers for the task it served.
+        ("twenty-seventh.json", 1.0, 1.0, 1),
         // Measured once unseen at 88.5 / 92.3 %, two of its five questions with no answer
         // answered by a record of the same tool; not tuned on.
-        ("twenty-eighth.json", 0.88, 0.92, 2),
+        // 92.3 / 96.2 % after a wait or a command answers for the task it served.
+        ("twenty-eighth.json", 0.92, 0.96, 2),
         // Measured once unseen at 84.6 / 88.5 %, three of its five questions with no answer
         // answered; 92.3 / 92.3 % and two answered after a version read as its numbers in
         // a row ("django to 5.1" where the records hold 5 and 1 apart), "which node" asking
@@ -632,7 +645,8 @@ fn the_committed_histories_are_answered_well() {
         // answered ("move the site from cloudfront to fastly"); 96.2 / 100 % and none after
         // a move to something nothing indexed holds makes every result weak, "setting" as
         // an everyday word, and ss and netstat for sockets.
-        ("thirtieth.json", 0.96, 1.0, 0),
+        // 100 / 100 % after a wait or a command answers for the task it served.
+        ("thirtieth.json", 1.0, 1.0, 0),
         // Measured once unseen at 76.9 / 92.3 %, two of its five questions with no answer
         // answered; 84.6 / 96.2 % after "which cipher" (and algorithm, protocol) asking for
         // a figure, "how long" too, and "io wait" as iowait.
@@ -640,23 +654,27 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 84.6 / 92.3 %, one of its five questions with no answer
         // answered; 88.5 / 100 % after "pods" finding "pod" (not corrected to "pids") and
         // errno as an error.
-        ("thirty-second.json", 0.88, 1.0, 1),
+        // 92.3 / 100 % after a wait or a command answers for the task it served.
+        ("thirty-second.json", 0.92, 1.0, 1),
         // Measured once unseen at 80.8 / 88.5 %, one of its five questions with no answer
         // answered; 88.5 / 96.2 % after compression (gzip) and "gha" for CI.
         ("thirty-third.json", 0.88, 0.96, 1),
         // Measured once unseen at 92.3 / 92.3 %, one of its five questions with no answer
         // answered; not tuned on.
-        ("thirty-fourth.json", 0.92, 0.92, 1),
+        // 92.3 / 96.2 % after a wait or a command answers for the task it served.
+        ("thirty-fourth.json", 0.92, 0.96, 1),
         // Measured once unseen at 80.8 / 84.6 %, 92.3 / 96.2 % after "switch" with
         // "replace", THP as transparent huge pages, and a graceful shutdown as SIGTERM.
-        ("thirty-fifth.json", 0.92, 0.96, 0),
+        // 96.2 / 96.2 % after a wait or a command answers for the task it served.
+        ("thirty-fifth.json", 0.96, 0.96, 0),
         // Measured once unseen at 88.5 / 92.3 %, two of its five questions with no answer
         // answered by records of the same tools; 92.3 / 96.2 % after docs as documents.
         ("thirty-sixth.json", 0.92, 0.96, 2),
         // Measured once unseen at 84.6 / 96.2 %, one of its five questions with no answer
         // answered; 88.5 / 96.2 % after "which role" (and arn, account, id) asking for a
         // figure.
-        ("thirty-seventh.json", 0.88, 0.96, 1),
+        // 92.3 / 96.2 % after a wait or a command answers for the task it served.
+        ("thirty-seventh.json", 0.92, 0.96, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
@@ -816,6 +834,80 @@ fn what_a_question_asks_for_says_which_record_answers_it_first() {
             found.results
         );
     }
+}
+
+/// A wait or a command run for a task answers the outcome or the figure its task is about,
+/// though its own text names neither ("md0 [UU]" of a RAID resync); a question about how
+/// it was done still finds the task, and a wait of no task gains nothing.
+#[test]
+fn a_wait_or_command_answers_for_the_task_it_served() {
+    let under = |key: &str, source: Source, task: Option<&str>, title: &str, body: &str| Document {
+        source,
+        task_id: task.map(str::to_owned),
+        ..document(key, title, body, NOW - DAY_MS)
+    };
+    let documents = [
+        document(
+            "raid",
+            "Backup server: a failing disk in the mirror",
+            "swapped sda, mdadm --add the new disk; the resync ran overnight",
+            NOW - DAY_MS,
+        ),
+        under(
+            "wait:mdstat",
+            Source::Wait,
+            Some("raid"),
+            "pty:s-3 — cat /proc/mdstat shows [UU]",
+            "smart_wait resolved: md0 : active raid1 sda1[2] sdb1[1] [UU]",
+        ),
+        under(
+            "terminal:smart",
+            Source::Terminal,
+            Some("raid"),
+            "smartctl -A /dev/sda",
+            "Reallocated_Sector_Ct 212",
+        ),
+        under(
+            "wait:other",
+            Source::Wait,
+            None,
+            "file:/var/log/backup.log — the backup finishes",
+            "smart_wait resolved: backup finished",
+        ),
+    ];
+    let (_dir, store) = store_holding(&documents);
+    for (question, answer) in [
+        ("did the raid resync finish", "wait:mdstat"),
+        (
+            "how many sectors did the failing disk have",
+            "terminal:smart",
+        ),
+        ("how did I swap the failing disk", "raid"),
+    ] {
+        let found = store.search(&search(question, 0.0)).unwrap();
+        assert_eq!(keys(&found.results)[0], answer, "{question}: {found:?}");
+    }
+    // Narrowed to tasks, the task's wait is not brought in.
+    let tasks = Search {
+        source: Some(Source::Task),
+        ..search("did the raid resync finish", 0.0)
+    };
+    assert_eq!(keys(&store.search(&tasks).unwrap().results), ["raid"]);
+    // Unlinked, the wait holds only its own words, and the task comes first.
+    let unlinked: Vec<Document> = (documents.iter().cloned())
+        .map(|document| match document.source {
+            Source::Wait => Document {
+                task_id: None,
+                ..document
+            },
+            _ => document,
+        })
+        .collect();
+    let (_dir, store) = store_holding(&unlinked);
+    let found = store
+        .search(&search("did the raid resync finish", 0.0))
+        .unwrap();
+    assert_eq!(keys(&found.results)[0], "raid", "{found:?}");
 }
 
 /// Everyday words for a setting or a symptom find what a task wrote down: Wi-Fi, dropping
