@@ -93,6 +93,7 @@ fn main() {
         "thirty-fifth.json",
         "thirty-sixth.json",
         "thirty-seventh.json",
+        "thirty-eighth.json",
     ] {
         run(&folder.join(file), verbose);
     }
