@@ -133,7 +133,8 @@ impl Asks {
 
     /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
     /// version with "which" or "what"; an outcome when it opens "did"/"has"/"is"… and says
-    /// what came to pass with one of [`OUTCOME_VERBS`]; else anything.
+    /// what came to pass with one of [`OUTCOME_VERBS`] (or its -ing: "still failing");
+    /// else anything.
     pub fn of(question: &str) -> Asks {
         let words: Vec<String> = lowercase_words(question).collect();
         let word = |at: usize| words.get(at).map_or("", String::as_str);
@@ -149,14 +150,20 @@ impl Asks {
             word(0),
             "did" | "does" | "do" | "has" | "have" | "is" | "was" | "were" | "are"
         );
-        if yes_or_no
-            && words
-                .iter()
-                .skip(1)
-                .any(|w| OUTCOME_VERBS.contains(&w.as_str()))
-        {
+        if yes_or_no && words.iter().skip(1).any(|w| names_an_outcome(w)) {
             return Asks::Outcome;
         }
         Asks::Anything
     }
+}
+
+/// One of [`OUTCOME_VERBS`], or its form in -ing ("failing", "dropping").
+fn names_an_outcome(word: &str) -> bool {
+    let verb = |word: &str| OUTCOME_VERBS.contains(&word);
+    verb(word)
+        || word.strip_suffix("ing").is_some_and(|stem| {
+            let doubled = stem.len() > 2
+                && stem.as_bytes()[stem.len() - 1] == stem.as_bytes()[stem.len() - 2];
+            verb(stem) || (doubled && verb(&stem[..stem.len() - 1]))
+        })
 }

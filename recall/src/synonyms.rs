@@ -35,6 +35,7 @@ const GROUPS: &[&[&str]] = &[
     &["postgres", "postgresql", "pg", "psql"],
     &["mysql", "mariadb"],
     &["mongo", "mongodb"],
+    &["java", "jvm"],
     &["k8s", "kubernetes", "kube", "kubectl"],
     &["upgrade", "migrate", "migration", "bump", "update"],
     &[
@@ -446,6 +447,9 @@ const GROUPS: &[&[&str]] = &[
 /// Phrases and the one word each is also written as.
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
+    ("garbage collection", "gc"),
+    ("garbage collector", "gc"),
+    ("stop the world", "gc"),
     ("continuous integration", "ci"),
     ("continuous deployment", "deploy"),
     ("continuous delivery", "deploy"),

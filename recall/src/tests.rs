@@ -675,6 +675,9 @@ fn the_committed_histories_are_answered_well() {
         // figure.
         // 92.3 / 96.2 % after a wait or a command answers for the task it served.
         ("thirty-seventh.json", 0.92, 0.96, 1),
+        // Measured once unseen at 92.3 / 96.2 %, 100 / 100 % after java and the JVM, the
+        // garbage collector and an outcome in -ing ("are logins still failing").
+        ("thirty-eighth.json", 1.0, 1.0, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
