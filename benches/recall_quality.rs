@@ -94,6 +94,7 @@ fn main() {
         "thirty-sixth.json",
         "thirty-seventh.json",
         "thirty-eighth.json",
+        "thirty-ninth.json",
     ] {
         run(&folder.join(file), verbose);
     }
