@@ -49,6 +49,9 @@ const FIGURE_NOUNS: &[&str] = &[
     "account",
     "id",
 ];
+/// "which/what … <this>" asks for a setting a command printed: "which memcache does
+/// nextcloud use".
+const FIGURE_VERBS: &[&str] = &["use", "uses", "using"];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
     "finish",
@@ -132,9 +135,9 @@ impl Asks {
     }
 
     /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
-    /// version with "which" or "what"; an outcome when it opens "did"/"has"/"is"… and says
-    /// what came to pass with one of [`OUTCOME_VERBS`] (or its -ing: "still failing");
-    /// else anything.
+    /// version or a setting in use with "which" or "what"; an outcome when it opens
+    /// "did"/"has"/"is"… and says what came to pass with one of [`OUTCOME_VERBS`] (or its
+    /// -ing: "still failing"); else anything.
     pub fn of(question: &str) -> Asks {
         let words: Vec<String> = lowercase_words(question).collect();
         let word = |at: usize| words.get(at).map_or("", String::as_str);
@@ -142,7 +145,8 @@ impl Asks {
             return Asks::Figure;
         }
         if matches!(word(0), "which" | "what")
-            && words.iter().any(|w| FIGURE_NOUNS.contains(&w.as_str()))
+            && (words.iter())
+                .any(|w| FIGURE_NOUNS.contains(&w.as_str()) || FIGURE_VERBS.contains(&w.as_str()))
         {
             return Asks::Figure;
         }

@@ -434,6 +434,15 @@ const GROUPS: &[&[&str]] = &[
     &["screen", "display", "displays", "monitor", "monitors"],
     &["small", "tiny"],
     &["bluetooth", "bt"],
+    &["headset", "headsets", "headphones", "earbuds", "airpods"],
+    &[
+        "videocall",
+        "videocalls",
+        "zoom",
+        "jitsi",
+        "webex",
+        "facetime",
+    ],
     &[
         "invoice",
         "invoices",
@@ -447,6 +456,8 @@ const GROUPS: &[&[&str]] = &[
 /// Phrases and the one word each is also written as.
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
+    ("video call", "videocall"),
+    ("video calls", "videocalls"),
     ("garbage collection", "gc"),
     ("garbage collector", "gc"),
     ("stop the world", "gc"),

@@ -231,6 +231,10 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("how far behind was the replica", Asks::Figure),
         ("which ip did sentinel report for the master", Asks::Figure),
         ("what ttl does the record have", Asks::Figure),
+        (
+            "which memcache does nextcloud use for locking",
+            Asks::Figure,
+        ),
         ("did the failover happen", Asks::Outcome),
         ("which commit made search slow", Asks::Anything),
         ("did the evictions stop", Asks::Outcome),
