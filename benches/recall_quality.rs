@@ -95,6 +95,7 @@ fn main() {
         "thirty-seventh.json",
         "thirty-eighth.json",
         "thirty-ninth.json",
+        "fortieth.json",
     ] {
         run(&folder.join(file), verbose);
     }
