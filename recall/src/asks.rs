@@ -51,7 +51,7 @@ const FIGURE_NOUNS: &[&str] = &[
 ];
 /// "which/what … <this>" asks for a setting a command printed: "which memcache does
 /// nextcloud use".
-const FIGURE_VERBS: &[&str] = &["use", "uses", "using"];
+const FIGURE_VERBS: &[&str] = &["use", "uses", "using", "run", "runs", "running"];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
     "finish",
@@ -145,8 +145,7 @@ impl Asks {
             return Asks::Figure;
         }
         if matches!(word(0), "which" | "what")
-            && (words.iter())
-                .any(|w| FIGURE_NOUNS.contains(&w.as_str()) || FIGURE_VERBS.contains(&w.as_str()))
+            && (words.iter()).any(|w| is_figure_noun(w) || FIGURE_VERBS.contains(&w.as_str()))
         {
             return Asks::Figure;
         }
@@ -170,4 +169,12 @@ fn names_an_outcome(word: &str) -> bool {
                 && stem.as_bytes()[stem.len() - 1] == stem.as_bytes()[stem.len() - 2];
             verb(stem) || (doubled && verb(&stem[..stem.len() - 1]))
         })
+}
+
+/// One of [`FIGURE_NOUNS`], or its plural ("ports", "addresses").
+fn is_figure_noun(word: &str) -> bool {
+    let noun = |word: &str| FIGURE_NOUNS.contains(&word);
+    noun(word)
+        || word.strip_suffix('s').is_some_and(noun)
+        || word.strip_suffix("es").is_some_and(noun)
 }

@@ -126,6 +126,13 @@ const COMMON: &[&str] = &[
     "weren",
     "haven",
     "hasn",
+    "won",
+    "aren",
+    "hadn",
+    "couldn",
+    "shouldn",
+    "wouldn",
+    "because",
     "t",
     "s",
     "ve",
@@ -227,8 +234,9 @@ pub struct Question {
     /// What kind of answer it asks for, read off how it is framed.
     pub asks: Asks,
     /// It names a version nothing in the index holds ("upgrade to postgres 17" where the
-    /// records say 16), or a move to something nothing holds ("from cloudfront to
-    /// fastly"): what it asks about was not recorded, so every result is weak.
+    /// records say 16), or a move to something nothing holds as itself ("from cloudfront
+    /// to fastly", "from ufw to nftables" where only iptables is recorded): what it asks
+    /// about was not recorded, so every result is weak.
     pub names_the_unrecorded: bool,
 }
 
@@ -247,11 +255,15 @@ impl Question {
             let numbers: Vec<&str> = version.split('.').filter(|n| !n.is_empty()).collect();
             vocabulary.holds(&numbers.join(" "), false)
         };
-        let unknown = |word: &str| (concepts.iter()).any(|c| c.word == word && !c.known);
+        // What a move is to, held as itself: "nftables" is not recorded by a record of
+        // "iptables", its synonym.
+        let held_as_itself = |word: &str| {
+            (concepts.iter()).any(|c| c.word == word && c.known) && vocabulary.holds(word, true)
+        };
         let unrecorded = versions_named(text)
             .into_iter()
             .any(|version| !recorded(version))
-            || destination(text).is_some_and(|word| unknown(&word));
+            || destination(text).is_some_and(|word| !held_as_itself(&word));
         Question {
             names_the_unrecorded: unrecorded,
             concepts,
@@ -282,12 +294,18 @@ impl Question {
     }
 }
 
+/// A word every question has ([`COMMON`]), or a letter alone (the "u" of "set -u").
+fn is_framing(word: &str) -> bool {
+    let a_letter = word.len() == 1 && word.as_bytes()[0].is_ascii_alphabetic();
+    a_letter || COMMON.contains(&word)
+}
+
 /// The searchable words of a question: lowercase runs of letters and digits, without the
 /// words every question has, each once.
 pub fn content_words(question: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     for word in lowercase_words(question) {
-        if !COMMON.contains(&word.as_str()) && !words.contains(&word) {
+        if !is_framing(&word) && !words.contains(&word) {
             words.push(word);
         }
     }
@@ -326,7 +344,7 @@ fn question_words(question: &str) -> Vec<String> {
             None => (all[at].clone(), 1),
         };
         at += length;
-        if (length > 1 || !COMMON.contains(&word.as_str())) && !words.contains(&word) {
+        if (length > 1 || !is_framing(&word)) && !words.contains(&word) {
             words.push(word);
         }
     }

@@ -110,7 +110,6 @@ const GROUPS: &[&[&str]] = &[
         "ci", "pipeline", "workflow", "actions", "gha", "runner", "runners",
     ],
     &["docker", "container", "containers", "podman"],
-    &["image", "images"],
     &["dns", "nameserver", "nameservers"],
     &["domain", "domains", "hostname"],
     &["ssh", "sshd"],
@@ -420,7 +419,7 @@ const GROUPS: &[&[&str]] = &[
     &["upload", "uploads", "uploaded"],
     &["download", "downloads", "downloaded"],
     &["print", "printer", "printing", "cups"],
-    &["photo", "photos", "picture", "pictures"],
+    &["photo", "photos", "picture", "pictures", "image", "images"],
     &["font", "fonts"],
     &["css", "stylesheet", "stylesheets", "styles"],
     &[
@@ -434,6 +433,8 @@ const GROUPS: &[&[&str]] = &[
     &["screen", "display", "displays", "monitor", "monitors"],
     &["small", "tiny"],
     &["bluetooth", "bt"],
+    &["old", "older", "previous", "outdated"],
+    &["program", "programs", "binary", "binaries", "executable"],
     &["headset", "headsets", "headphones", "earbuds", "airpods"],
     &[
         "videocall",

@@ -127,6 +127,11 @@ fn common_words_and_contractions_are_not_searched() {
         ["postgres", "backup"]
     );
     assert!(content_words("how did I do it?").is_empty());
+    // "won't", "aren't", a reason, and a letter alone (a flag's) are framing too.
+    assert_eq!(
+        content_words("go binary won't run because of set -u"),
+        ["go", "binary", "run"]
+    );
 }
 
 #[test]
@@ -235,6 +240,9 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
             "which memcache does nextcloud use for locking",
             Asks::Figure,
         ),
+        ("which kernel is running now", Asks::Figure),
+        ("which ports are open from the outside", Asks::Figure),
+        ("what addresses did the pool hand out", Asks::Figure),
         ("did the failover happen", Asks::Outcome),
         ("which commit made search slow", Asks::Anything),
         ("did the evictions stop", Asks::Outcome),
@@ -304,4 +312,15 @@ fn a_move_to_something_nothing_holds_was_not_recorded() {
     assert!(question.names_the_unrecorded);
     let question = Question::read("move the site from fastly to cloudfront", &index);
     assert!(!question.names_the_unrecorded);
+    // Held only as a synonym of what the records name ("iptables" for "nftables") is
+    // not held: what the move is to was never recorded.
+    let index = Words(vec![("ufw", 1), ("iptables", 1)]);
+    let question = Question::read("move from ufw to nftables", &index);
+    assert!(
+        question
+            .concepts
+            .iter()
+            .any(|c| c.word == "nftables" && c.known)
+    );
+    assert!(question.names_the_unrecorded);
 }
