@@ -96,6 +96,8 @@ fn main() {
         "thirty-eighth.json",
         "thirty-ninth.json",
         "fortieth.json",
+        "forty-first.json",
+        "forty-second.json",
     ] {
         run(&folder.join(file), verbose);
     }
