@@ -84,6 +84,9 @@ const OUTCOME_VERBS: &[&str] = &[
     "returned",
     "settle",
     "settled",
+    "level",
+    "leveled",
+    "levelled",
     "appear",
     "appeared",
     "arrive",
@@ -137,7 +140,7 @@ impl Asks {
     /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
     /// version or a setting in use with "which" or "what"; an outcome when it opens
     /// "did"/"has"/"is"… and says what came to pass with one of [`OUTCOME_VERBS`] (or its
-    /// -ing: "still failing"); else anything.
+    /// -ing: "failing") or asks whether something "still" holds; else anything.
     pub fn of(question: &str) -> Asks {
         let words: Vec<String> = lowercase_words(question).collect();
         let word = |at: usize| words.get(at).map_or("", String::as_str);
@@ -153,7 +156,9 @@ impl Asks {
             word(0),
             "did" | "does" | "do" | "has" | "have" | "is" | "was" | "were" | "are"
         );
-        if yes_or_no && words.iter().skip(1).any(|w| names_an_outcome(w)) {
+        // "is it still cached?" asks whether a state holds now: what a wait watched.
+        let outcome = |word: &String| names_an_outcome(word) || word == "still";
+        if yes_or_no && words.iter().skip(1).any(outcome) {
             return Asks::Outcome;
         }
         Asks::Anything

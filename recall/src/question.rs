@@ -133,6 +133,7 @@ const COMMON: &[&str] = &[
     "shouldn",
     "wouldn",
     "because",
+    "instead",
     "t",
     "s",
     "ve",
@@ -624,10 +625,21 @@ pub fn stem(word: &str) -> String {
             {
                 root.pop(); // "stopped" → "stop", "running" → "run…"
             }
+            if *ending == "s" {
+                return without_silent_e(&root).unwrap_or(root);
+            }
             return root;
         }
     }
-    word.to_owned()
+    without_silent_e(word).unwrap_or_else(|| word.to_owned())
+}
+
+/// A silent e goes where -ing and -ed would take it: "terminate" finds "terminating".
+fn without_silent_e(word: &str) -> Option<String> {
+    let root = word.strip_suffix('e')?;
+    (root.chars().count() >= 5
+        && root.ends_with(|c: char| c.is_ascii_alphabetic() && !"aeiouy".contains(c)))
+    .then(|| root.to_owned())
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ fn how_long_asks_for_a_duration_and_take_is_framing() {
     let duration = &question.concepts[0];
     assert!(duration.known);
     let texts: Vec<&str> = duration.terms.iter().map(|t| t.text.as_str()).collect();
-    for word in ["took", "elaps", "minute", "hour"] {
+    for word in ["took", "elaps", "minut", "hour"] {
         assert!(
             texts.iter().any(|t| t.starts_with(word)),
             "{word} in {texts:?}"
@@ -137,12 +137,17 @@ fn common_words_and_contractions_are_not_searched() {
 #[test]
 fn a_word_is_matched_in_every_form() {
     assert_eq!(stem("renewed"), "renew");
-    assert_eq!(stem("certificates"), "certificate");
+    assert_eq!(stem("certificates"), "certificat");
     assert_eq!(stem("configuration"), "configur");
     assert_eq!(stem("deployment"), "deploy");
     assert_eq!(stem("stopped"), "stop");
     assert_eq!(stem("patches"), "patch");
-    assert_eq!(stem("releases"), "release");
+    // A silent e goes, so that the prefix finds "releasing" and "terminating"; not from a
+    // short word ("state" is not "stat").
+    assert_eq!(stem("releases"), "releas");
+    assert_eq!(stem("terminate"), "terminat");
+    assert_eq!(stem("state"), "state");
+    assert_eq!(stem("free"), "free");
     assert_eq!(stem("status"), "status");
     assert_eq!(stem("access"), "access");
     assert_eq!(stem("used"), "used");
@@ -250,6 +255,7 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("are logins still failing", Asks::Outcome),
         ("is the queue still dropping messages", Asks::Outcome),
         ("is the build caching layers", Asks::Anything),
+        ("is the api still cached by cloudflare", Asks::Outcome),
         ("how long did the restore take", Asks::Figure),
         ("how did I deploy coursefolio", Asks::Anything),
         ("did I configure the ingress", Asks::Anything),
