@@ -98,6 +98,7 @@ fn main() {
         "fortieth.json",
         "forty-first.json",
         "forty-second.json",
+        "forty-third.json",
     ] {
         run(&folder.join(file), verbose);
     }
