@@ -49,9 +49,11 @@ const FIGURE_NOUNS: &[&str] = &[
     "account",
     "id",
 ];
-/// "which/what … <this>" asks for a setting a command printed: "which memcache does
-/// nextcloud use".
-const FIGURE_VERBS: &[&str] = &["use", "uses", "using", "run", "runs", "running"];
+/// "which/what … <this>" asks for a setting or a reading a command printed: "which
+/// memcache does nextcloud use", "which kernel is running", "which gpu does it see".
+const FIGURE_VERBS: &[&str] = &[
+    "use", "uses", "using", "run", "runs", "running", "see", "sees", "show", "shows",
+];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
     "finish",

@@ -693,6 +693,9 @@ fn the_committed_histories_are_answered_well() {
         // from a stem ("terminate" finds "terminating"), hanging as stuck, switching as
         // moving, and "level off" as an outcome.
         ("forty-second.json", 0.88, 0.88, 0),
+        // Measured once unseen at 88.5 / 96.2 %, 92.3 / 100 % after "themselves" as framing,
+        // times of day as everyday words and "which … see" asking for a figure.
+        ("forty-third.json", 0.92, 1.0, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
