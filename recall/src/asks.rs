@@ -15,6 +15,9 @@ pub enum Asks {
     Figure,
     /// Whether something came to pass ("did the evictions stop"): the wait that watched it.
     Outcome,
+    /// A bare phrase naming what it is about ("cuda in docker"): the task of it, before the
+    /// commands and waits recorded for it.
+    Topic,
 }
 
 /// "how <this>" asks for a figure.
@@ -53,6 +56,14 @@ const FIGURE_NOUNS: &[&str] = &[
 /// memcache does nextcloud use", "which kernel is running", "which gpu does it see".
 const FIGURE_VERBS: &[&str] = &[
     "use", "uses", "using", "run", "runs", "running", "see", "sees", "show", "shows",
+];
+/// A bare phrase with one of these ("pg_upgradecluster output", "redis cache hit count")
+/// names what a command printed.
+const OUTPUT_NOUNS: &[&str] = &["output", "outputs", "figures", "count"];
+/// How a question opens when it asks one; a bare phrase ("cuda in docker") names a topic.
+const ASKING: &[&str] = &[
+    "how", "what", "which", "when", "where", "why", "who", "did", "does", "do", "has", "have",
+    "is", "was", "were", "are", "can", "could", "should", "will", "would",
 ];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
@@ -135,14 +146,16 @@ impl Asks {
         match self {
             Asks::Figure => Some(Source::Terminal),
             Asks::Outcome => Some(Source::Wait),
-            Asks::Anything => None,
+            Asks::Anything | Asks::Topic => None,
         }
     }
 
     /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
     /// version or a setting in use with "which" or "what"; an outcome when it opens
     /// "did"/"has"/"is"… and says what came to pass with one of [`OUTCOME_VERBS`] (or its
-    /// -ing: "failing") or asks whether something "still" holds; else anything.
+    /// -ing: "failing") or asks whether something "still" holds; a topic when it opens
+    /// with no word of [`ASKING`] (a figure when it names an output: [`OUTPUT_NOUNS`]);
+    /// else anything.
     pub fn of(question: &str) -> Asks {
         let words: Vec<String> = lowercase_words(question).collect();
         let word = |at: usize| words.get(at).map_or("", String::as_str);
@@ -162,6 +175,12 @@ impl Asks {
         let outcome = |word: &String| names_an_outcome(word) || word == "still";
         if yes_or_no && words.iter().skip(1).any(outcome) {
             return Asks::Outcome;
+        }
+        if !ASKING.contains(&word(0)) {
+            if words.iter().any(|w| OUTPUT_NOUNS.contains(&w.as_str())) {
+                return Asks::Figure;
+            }
+            return Asks::Topic;
         }
         Asks::Anything
     }

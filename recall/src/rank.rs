@@ -68,6 +68,23 @@ impl Held {
             ..self
         }
     }
+
+    /// A task, on a question naming a topic: it holds the question at least as well as a
+    /// wait or terminal session recorded for it (`record`), so the record of how something
+    /// was done comes before its moments.
+    pub fn answering_for(self, record: &Held) -> Held {
+        if (record.coverage, record.relevance) <= (self.coverage, self.relevance) {
+            return self;
+        }
+        Held {
+            coverage: record.coverage,
+            share: record.share,
+            in_title: record.in_title,
+            relevance: record.relevance,
+            lacks_only_unknown: record.lacks_only_unknown,
+            ..self
+        }
+    }
 }
 
 /// A document in the order it is returned.

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, params};
 
+use crate::asks::Asks;
 use crate::holding::{self, Text};
 use crate::question::{Concept, IndexWords, Question, Term, Vocabulary, content_words};
 use crate::rank::{Held, Ranked, rank};
@@ -176,6 +177,9 @@ impl RecallStore {
         let mut held = holding::held(&question, &texts);
         if let Some(source) = written_in {
             served_as_their_tasks(&mut held, &texts, source);
+        }
+        if question.asks == Asks::Topic {
+            tasks_answer_for_their_records(&mut held, &texts);
         }
         let ranked = rank(
             held,
@@ -352,6 +356,27 @@ fn served_as_their_tasks(held: &mut [Held], texts: &[Text], source: Source) {
             && let Some(task) = text.task_id.as_deref().and_then(|id| tasks.get(id))
         {
             *held = held.served(task);
+        }
+    }
+}
+
+/// Each task among `texts` holds the question at least as well as the waits and terminal
+/// sessions among them recorded for it ([`Held::answering_for`]).
+fn tasks_answer_for_their_records(held: &mut [Held], texts: &[Text]) {
+    let mut records: HashMap<&str, Held> = HashMap::new();
+    for (text, held) in texts.iter().zip(held.iter()) {
+        if matches!(text.source, Source::Wait | Source::Terminal)
+            && let Some(task) = text.task_id.as_deref()
+        {
+            let best = records.entry(task).or_insert(*held);
+            *best = best.answering_for(held);
+        }
+    }
+    for (text, held) in texts.iter().zip(held.iter_mut()) {
+        if text.source == Source::Task
+            && let Some(record) = text.task_id.as_deref().and_then(|id| records.get(id))
+        {
+            *held = held.answering_for(record);
         }
     }
 }

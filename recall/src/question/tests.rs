@@ -260,7 +260,11 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("how long did the restore take", Asks::Figure),
         ("how did I deploy coursefolio", Asks::Anything),
         ("did I configure the ingress", Asks::Anything),
-        ("stop the evictions", Asks::Anything),
+        ("why was redis evicting keys", Asks::Anything),
+        ("stop the evictions", Asks::Topic),
+        ("cuda in docker", Asks::Topic),
+        ("pg_upgradecluster output", Asks::Figure),
+        ("redis cache hit count", Asks::Figure),
     ] {
         assert_eq!(Asks::of(question), asks, "{question}");
     }
