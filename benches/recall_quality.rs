@@ -99,6 +99,7 @@ fn main() {
         "forty-first.json",
         "forty-second.json",
         "forty-third.json",
+        "forty-fourth.json",
     ] {
         run(&folder.join(file), verbose);
     }
