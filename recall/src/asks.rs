@@ -51,6 +51,9 @@ const FIGURE_NOUNS: &[&str] = &[
     "role",
     "account",
     "id",
+    "speed",
+    "throughput",
+    "latency",
 ];
 /// "which/what … <this>" asks for a setting or a reading a command printed: "which
 /// memcache does nextcloud use", "which kernel is running", "which gpu does it see".
@@ -153,7 +156,7 @@ impl Asks {
     /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
     /// version or a setting in use with "which" or "what"; an outcome when it opens
     /// "did"/"has"/"is"… and says what came to pass with one of [`OUTCOME_VERBS`] (or its
-    /// -ing: "failing") or asks whether something "still" holds; a topic when it opens
+    /// -ing: "failing") or asks whether something "still" holds or is "back"; a topic when it opens
     /// with no word of [`ASKING`] (a figure when it names an output: [`OUTPUT_NOUNS`]);
     /// else anything.
     pub fn of(question: &str) -> Asks {
@@ -171,8 +174,10 @@ impl Asks {
             word(0),
             "did" | "does" | "do" | "has" | "have" | "is" | "was" | "were" | "are"
         );
-        // "is it still cached?" asks whether a state holds now: what a wait watched.
-        let outcome = |word: &String| names_an_outcome(word) || word == "still";
+        // "is it still cached?", "is the shop back up?" ask whether a state holds now: what
+        // a wait watched.
+        let outcome =
+            |word: &String| names_an_outcome(word) || matches!(word.as_str(), "still" | "back");
         if yes_or_no && words.iter().skip(1).any(outcome) {
             return Asks::Outcome;
         }

@@ -257,6 +257,8 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("is the queue still dropping messages", Asks::Outcome),
         ("is the build caching layers", Asks::Anything),
         ("is the api still cached by cloudflare", Asks::Outcome),
+        ("is redis latency back to normal", Asks::Outcome),
+        ("what speed does the ssd write at now", Asks::Figure),
         ("how long did the restore take", Asks::Figure),
         ("how did I deploy coursefolio", Asks::Anything),
         ("did I configure the ingress", Asks::Anything),
