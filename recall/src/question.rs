@@ -240,9 +240,10 @@ pub struct Question {
     /// What kind of answer it asks for, read off how it is framed.
     pub asks: Asks,
     /// It names a version nothing in the index holds ("upgrade to postgres 17" where the
-    /// records say 16), or a move to something nothing holds as itself ("from cloudfront
-    /// to fastly", "from ufw to nftables" where only iptables is recorded): what it asks
-    /// about was not recorded, so every result is weak.
+    /// records say 16), a move to something nothing holds as itself ("from cloudfront to
+    /// fastly", "from ufw to nftables" where only iptables is recorded), or opens with an
+    /// action nothing holds ("rotate the ssh host keys": [`ACTIONS`]): what it asks about
+    /// was not recorded, so every result is weak.
     pub names_the_unrecorded: bool,
 }
 
@@ -269,7 +270,11 @@ impl Question {
         let unrecorded = versions_named(text)
             .into_iter()
             .any(|version| !recorded(version))
-            || destination(text).is_some_and(|word| !held_as_itself(&word));
+            || destination(text).is_some_and(|word| !held_as_itself(&word))
+            || lowercase_words(text).next().is_some_and(|first| {
+                ACTIONS.contains(&first.as_str())
+                    && (concepts.iter()).any(|c| c.word == first && !c.known)
+            });
         Question {
             names_the_unrecorded: unrecorded,
             concepts,
@@ -299,6 +304,25 @@ impl Question {
             .collect()
     }
 }
+
+/// Actions a question may open with ("rotate the ssh host keys") that a record of them
+/// would name in one of their forms or synonyms: when nothing indexed does, the action was
+/// never taken, and every result is weak. Not the actions said many ways (upgrade, move,
+/// replace), which a record may put in a word of its own.
+const ACTIONS: &[&str] = &[
+    "rotate",
+    "encrypt",
+    "install",
+    "enable",
+    "disable",
+    "add",
+    "buy",
+    "translate",
+    "remove",
+    "delete",
+    "rename",
+    "convert",
+];
 
 /// A word every question has ([`COMMON`]), or a letter alone (the "u" of "set -u").
 fn is_framing(word: &str) -> bool {

@@ -337,3 +337,14 @@ fn a_move_to_something_nothing_holds_was_not_recorded() {
     );
     assert!(question.names_the_unrecorded);
 }
+
+#[test]
+fn an_action_nothing_holds_was_not_taken() {
+    let index = Words(vec![("ssh", 2), ("host", 1), ("keys", 1), ("rotated", 1)]);
+    assert!(!Question::read("rotate the ssh host keys", &index).names_the_unrecorded);
+    let index = Words(vec![("ssh", 2), ("host", 1), ("keys", 1)]);
+    assert!(Question::read("rotate the ssh host keys", &index).names_the_unrecorded);
+    // Only an action the question opens with, and only one of the list.
+    assert!(!Question::read("ssh host keys to rotate", &index).names_the_unrecorded);
+    assert!(!Question::read("harden the ssh host keys", &index).names_the_unrecorded);
+}
