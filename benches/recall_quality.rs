@@ -100,6 +100,8 @@ fn main() {
         "forty-second.json",
         "forty-third.json",
         "forty-fourth.json",
+        "forty-fifth.json",
+        "forty-sixth.json",
     ] {
         run(&folder.join(file), verbose);
     }
