@@ -176,8 +176,9 @@ impl Asks {
         );
         // "is it still cached?", "is the shop back up?" ask whether a state holds now: what
         // a wait watched.
-        let outcome =
-            |word: &String| names_an_outcome(word) || matches!(word.as_str(), "still" | "back");
+        let outcome = |word: &String| {
+            names_an_outcome(word) || matches!(word.as_str(), "still" | "back" | "now")
+        };
         if yes_or_no && words.iter().skip(1).any(outcome) {
             return Asks::Outcome;
         }

@@ -305,6 +305,9 @@ impl Question {
     }
 }
 
+/// Moves a question may open with, to where it says after "to".
+const MOVES: &[&str] = &["move", "migrate", "switch"];
+
 /// Actions a question may open with ("rotate the ssh host keys") that a record of them
 /// would name in one of their forms or synonyms: when nothing indexed does, the action was
 /// never taken, and every result is weak. Not the actions said many ways (upgrade, move,
@@ -406,7 +409,9 @@ fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -
 /// "fastly"), lowercase.
 fn destination(text: &str) -> Option<String> {
     let words: Vec<String> = lowercase_words(text).collect();
-    let from = words.iter().position(|word| word == "from")?;
+    // From "from", or from a move the question opens with ("move the database to aurora").
+    let from = (words.iter().position(|word| word == "from"))
+        .or_else(|| MOVES.contains(&words.first()?.as_str()).then_some(0))?;
     let to = from + words[from..].iter().position(|word| word == "to")?;
     (words[to + 1..].iter())
         .find(|word| !matches!(word.as_str(), "the" | "a" | "an"))
@@ -557,8 +562,8 @@ fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
     }
 }
 
-/// A three-letter word, matched exactly, also matches its plural in -s: "ban" finds "bans",
-/// "pod" finds "pods" (while "pg" still does not find "pgadmin"); the plural of a
+/// A two- or three-letter word, matched exactly, also matches its plural in -s: "ip" finds
+/// "ips", "ban" finds "bans" (while "pg" still does not find "pgadmin"); the plural of a
 /// three-letter word its singular: "pods" finds "pod", "logs" "log"; and the plural of a
 /// two-letter word of the tables its singular: "prs" finds "pr", "vms" "vm".
 fn plural_of_short(word: &str) -> Option<Term> {
@@ -573,6 +578,14 @@ fn plural_of_short(word: &str) -> Option<Term> {
     {
         return Some(Term {
             text: word[..3].to_owned(),
+            prefix: false,
+            weight: 1.0,
+        });
+    }
+    if word.chars().count() == 2 {
+        // "ip" finds "IPs", "vm" finds "VMs".
+        return Some(Term {
+            text: format!("{word}s"),
             prefix: false,
             weight: 1.0,
         });

@@ -430,11 +430,11 @@ fn everyday_words_count_half_in_deciding_weakness() {
             NOW,
         ),
     ]);
-    // s3 and storage are held, reduce and cost are nowhere: held, by the names.
+    // s3 and storage are held, reduce and amount are nowhere: held, by the names.
     let found = store
-        .search(&search("reduce the s3 storage cost", 0.0))
+        .search(&search("reduce the s3 storage amount", 0.0))
         .unwrap();
-    assert_eq!(found.unmatched, ["reduce", "cost"]);
+    assert_eq!(found.unmatched, ["reduce", "amount"]);
     assert_eq!(keys(&found.results), ["t-s3"]);
     assert!(!found.results[0].weak);
     // A name the index does not hold leaves the rest weak.
@@ -633,7 +633,9 @@ fn the_committed_histories_are_answered_well() {
         // word read as two the index holds ("pgdump" as "pg_dump"), RAID's tools, wg,
         // "swapped" a drive for "replace", and warm as the other side of cold.
         // 88.5 / 88.5 % after a wait or a command answers for the task it served.
-        ("twenty-sixth.json", 0.88, 0.88, 3),
+        // 92.3 / 92.3 % and a no-answer more after "is it … now" asking for an outcome and
+        // a move the question opens with going where "to" says.
+        ("twenty-sixth.json", 0.92, 0.92, 2),
         // Measured once unseen at 88.5 / 92.3 %, one of its five questions with no answer
         // answered; 92.3 / 96.2 % after "calls" as an everyday word, "verified" and "ready"
         // asking for an outcome, and "back up" as one word.
@@ -669,7 +671,8 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 88.5 %, one of its five questions with no answer
         // answered; 88.5 / 96.2 % after compression (gzip) and "gha" for CI.
         // 92.3 / 96.2 % after a bare phrase names a topic, its task first.
-        ("thirty-third.json", 0.92, 0.96, 1),
+        // 96.2 / 96.2 % after "is it … now" asking for an outcome.
+        ("thirty-third.json", 0.96, 0.96, 1),
         // Measured once unseen at 92.3 / 92.3 %, one of its five questions with no answer
         // answered; not tuned on.
         // 92.3 / 96.2 % after a wait or a command answers for the task it served.
@@ -714,6 +717,13 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 88.5 / 92.3 %, 100 / 100 % after "forever" as an everyday
         // word, "what speed" asking for a figure and "is it back …" for an outcome.
         ("forty-fourth.json", 1.0, 1.0, 1),
+        // Measured once unseen at 84.6 / 84.6 %, 92.3 / 92.3 % after "is it … now" asking
+        // for an outcome and costs as the bill.
+        ("forty-fifth.json", 0.92, 0.92, 0),
+        // Measured once unseen at 84.6 / 88.5 %, 100 / 100 % after a two-letter word's
+        // plural ("ip" finds "IPs"), a VPS as a VM, a reverse proxy as a kind, and a move
+        // the question opens with going where "to" says.
+        ("forty-sixth.json", 1.0, 1.0, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -36,8 +36,18 @@ fn a_three_letter_word_finds_its_plural_and_nothing_longer() {
     let ban = &question.concepts[1];
     assert!(ban.known, "{ban:?}");
     assert!(ban.terms.iter().any(|t| t.text == "bans" && !t.prefix));
-    // Two letters stay exact; a word ending in s gets no second s.
+    // Two letters stay exact but for their plural; a word ending in s gets no second s.
     assert!(!question.concepts[2].known);
+    let ip = &Question::read("public ip", &Words(vec![("ips", 1), ("ipsec", 1)])).concepts[1];
+    assert!(ip.known, "{ip:?}");
+    assert!(
+        ip.terms.iter().any(|t| t.text == "ips" && !t.prefix),
+        "{ip:?}"
+    );
+    assert!(
+        ip.terms.iter().all(|t| t.text != "ip" || !t.prefix),
+        "{ip:?}"
+    );
     let dns = &question.concepts[3];
     assert!(dns.terms.iter().all(|t| t.text != "dnss"), "{dns:?}");
     // And the plural of a three-letter word finds the word: "pods" the record's "pod".
@@ -258,6 +268,7 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("is the build caching layers", Asks::Anything),
         ("is the api still cached by cloudflare", Asks::Outcome),
         ("is redis latency back to normal", Asks::Outcome),
+        ("is the database reachable from the app now", Asks::Outcome),
         ("what speed does the ssd write at now", Asks::Figure),
         ("how long did the restore take", Asks::Figure),
         ("how did I deploy coursefolio", Asks::Anything),
@@ -319,7 +330,12 @@ fn a_move_to_something_nothing_holds_was_not_recorded() {
         destination("move the site from cloudfront to fastly").as_deref(),
         Some("fastly")
     );
-    assert_eq!(destination("migrate to postgres"), None, "no from");
+    assert_eq!(destination("upgrade to postgres"), None, "no from, no move");
+    assert_eq!(
+        destination("migrate the database to aurora").as_deref(),
+        Some("aurora"),
+        "a move the question opens with"
+    );
     let index = Words(vec![("site", 2), ("cloudfront", 1), ("postgres", 1)]);
     let question = Question::read("move the site from cloudfront to fastly", &index);
     assert!(question.names_the_unrecorded);
