@@ -102,6 +102,7 @@ fn main() {
         "forty-fourth.json",
         "forty-fifth.json",
         "forty-sixth.json",
+        "forty-seventh.json",
     ] {
         run(&folder.join(file), verbose);
     }
