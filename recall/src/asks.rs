@@ -156,7 +156,8 @@ impl Asks {
     /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
     /// version or a setting in use with "which" or "what"; an outcome when it opens
     /// "did"/"has"/"is"… and says what came to pass with one of [`OUTCOME_VERBS`] (or its
-    /// -ing: "failing") or asks whether something "still" holds or is "back"; a topic when it opens
+    /// -ing: "failing"), says it in the passive ("did it get cleaned up"), or asks whether
+    /// something "still" holds, is "back" or holds "now"; a topic when it opens
     /// with no word of [`ASKING`] (a figure when it names an output: [`OUTPUT_NOUNS`]);
     /// else anything.
     pub fn of(question: &str) -> Asks {
@@ -179,7 +180,11 @@ impl Asks {
         let outcome = |word: &String| {
             names_an_outcome(word) || matches!(word.as_str(), "still" | "back" | "now")
         };
-        if yes_or_no && words.iter().skip(1).any(outcome) {
+        // "did the uploads get cleaned up?": something done to it, in the passive.
+        let passive = words
+            .windows(2)
+            .any(|pair| matches!(pair[0].as_str(), "get" | "got") && pair[1].ends_with("ed"));
+        if yes_or_no && (passive || words.iter().skip(1).any(outcome)) {
             return Asks::Outcome;
         }
         if !ASKING.contains(&word(0)) {

@@ -724,6 +724,10 @@ fn the_committed_histories_are_answered_well() {
         // plural ("ip" finds "IPs"), a VPS as a VM, a reverse proxy as a kind, and a move
         // the question opens with going where "to" says.
         ("forty-sixth.json", 1.0, 1.0, 0),
+        // Measured once unseen at 80.8 / 80.8 %, 92.3 / 92.3 % after "locking up" as
+        // freezing, "cuts off" as closing, charges as the bill and "did it get …ed" asking
+        // for an outcome.
+        ("forty-seventh.json", 0.92, 0.92, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
