@@ -12,6 +12,7 @@ mod asks;
 mod everyday;
 mod forms;
 mod holding;
+mod phrases;
 pub mod quality;
 mod question;
 mod rank;

@@ -8,10 +8,8 @@
 
 use crate::asks::Asks;
 use crate::forms::forms_of;
-use crate::synonyms::{
-    KIND_WEIGHT, PHRASES, SYNONYM_WEIGHT, curated_words, members_of, phrases_of, synonyms_of,
-    word_of_phrase,
-};
+use crate::phrases::{PHRASES, phrases_of, word_of_phrase};
+use crate::synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT, curated_words, members_of, synonyms_of};
 use crate::typos::{nearest_curated_word, nearest_word};
 
 /// How much a corrected word counts beside a word spelled as the index holds it.

@@ -4,14 +4,14 @@
 //! kind it names less again ([`KIND_WEIGHT`]), so a document holding the word itself ranks
 //! above one holding only a synonym.
 //!
-//! Some things are written as a phrase or as one word ("write-ahead log" and "WAL"): a
-//! phrase in a question is read as one word, matched as the phrase and as that word (and its
-//! synonyms), and the word in a question finds the phrase too ([`PHRASES`]).
+//! Phrases and the word each is also written as are in [`crate::phrases`].
 //!
 //! To add a word: put it in the group it belongs to, or add a group. Each word is written
 //! lowercase as the index spells it (letters and digits only: "k8s", not "k-8-s"); a group's
 //! words are all equivalent; a phrase is its words so written, one space apart. Pure data and
 //! a few lookups.
+
+use crate::phrases::PHRASES;
 
 /// How much a synonym counts beside the word itself.
 pub const SYNONYM_WEIGHT: f64 = 0.8;
@@ -462,117 +462,6 @@ const GROUPS: &[&[&str]] = &[
     ],
 ];
 
-/// Phrases and the one word each is also written as.
-pub const PHRASES: &[(&str, &str)] = &[
-    ("write ahead log", "wal"),
-    ("video call", "videocall"),
-    ("video calls", "videocalls"),
-    ("garbage collection", "gc"),
-    ("garbage collector", "gc"),
-    ("stop the world", "gc"),
-    ("continuous integration", "ci"),
-    ("continuous deployment", "deploy"),
-    ("continuous delivery", "deploy"),
-    ("pull request", "pr"),
-    ("merge request", "pr"),
-    ("virtual machine", "vm"),
-    ("out of memory", "oom"),
-    ("eating memory", "leak"),
-    ("eats memory", "leak"),
-    ("time sync", "timesync"),
-    ("time synchronization", "timesync"),
-    ("clock sync", "timesync"),
-    ("single sign on", "sso"),
-    ("two factor", "2fa"),
-    ("2 factor", "2fa"),
-    ("multi factor", "2fa"),
-    ("rate limit", "ratelimit"),
-    ("rate limited", "ratelimited"),
-    ("rate limiting", "ratelimit"),
-    ("load balancer", "loadbalancer"),
-    ("reverse proxy", "reverseproxy"),
-    ("cut off", "close"),
-    ("cuts off", "closes"),
-    ("lock up", "freeze"),
-    ("locks up", "freezes"),
-    ("locking up", "freezing"),
-    ("locked up", "frozen"),
-    ("load balancing", "loadbalancer"),
-    ("secure shell", "ssh"),
-    ("wi fi", "wifi"),
-    ("turn off", "disable"),
-    ("switch off", "disable"),
-    ("turn on", "enable"),
-    ("switch on", "enable"),
-    ("log in", "login"),
-    ("log out", "logout"),
-    ("logged out", "logout"),
-    ("sign out", "signout"),
-    ("signed out", "signout"),
-    ("sign in", "signin"),
-    ("signed in", "signin"),
-    ("signing in", "signin"),
-    ("logged in", "login"),
-    ("logging in", "login"),
-    // A token's claims by their names.
-    ("issued at", "iat"),
-    ("github actions", "actions"),
-    ("gitlab ci", "ci"),
-    ("back up", "backup"),
-    ("backed up", "backup"),
-    ("io wait", "iowait"),
-    ("transparent huge pages", "thp"),
-    ("transparent hugepage", "thp"),
-    ("transparent hugepages", "thp"),
-    // A graceful shutdown is a process handling SIGTERM.
-    ("graceful shutdown", "sigterm"),
-    ("file descriptor", "fd"),
-    ("file descriptors", "fds"),
-    ("multi arch", "multiarch"),
-    ("multi platform", "multiarch"),
-    ("api key", "apikey"),
-    ("access token", "token"),
-    ("cron job", "cron"),
-    ("web server", "webserver"),
-    ("hard drive", "disk"),
-    ("hard disk", "disk"),
-    ("name server", "nameserver"),
-    // A question's framing: "how long did the restore take?" asks for a duration.
-    ("how long", "duration"),
-    ("on call", "oncall"),
-    // HTTP statuses by their names: "bad gateway" is the 502 a log or a note shows.
-    ("internal server error", "500"),
-    ("bad gateway", "502"),
-    ("service unavailable", "503"),
-    ("gateway timeout", "504"),
-    ("too many requests", "429"),
-    ("time zone", "timezone"),
-    ("time zones", "timezones"),
-    ("daylight saving", "dst"),
-    ("daylight savings", "dst"),
-    ("out of date", "outdated"),
-    ("queue depth", "backlog"),
-    ("queue length", "backlog"),
-    ("queue size", "backlog"),
-    ("reverse proxy", "reverseproxy"),
-    ("cut off", "close"),
-    ("cuts off", "closes"),
-    ("lock up", "freeze"),
-    ("locks up", "freezes"),
-    ("locking up", "freezing"),
-    ("locked up", "frozen"),
-    ("ad blocker", "adblocker"),
-    ("ad blocking", "adblock"),
-    ("timed out", "timedout"),
-    ("play store", "playstore"),
-    ("app store", "appstore"),
-    ("fine tune", "finetune"),
-    ("fine tuning", "finetuning"),
-    ("clean up", "cleanup"),
-    ("lock file", "lockfile"),
-    ("cross origin", "crossorigin"),
-];
-
 /// A general word, and the specific things of its kind (one way only: "database" finds
 /// "postgres", but "postgres" does not find "mysql").
 const KINDS: &[(&str, &[&str])] = &[
@@ -693,22 +582,6 @@ pub fn curated_words() -> impl Iterator<Item = &'static str> {
         .chain(PHRASES.iter().map(|(_, word)| *word))
 }
 
-/// The word a phrase is also written as (`phrase` its words, one space apart).
-pub fn word_of_phrase(phrase: &str) -> Option<&'static str> {
-    PHRASES
-        .iter()
-        .find(|(known, _)| *known == phrase)
-        .map(|(_, word)| *word)
-}
-
-/// The phrases `word` is also written as.
-pub fn phrases_of(word: &str) -> Vec<&'static str> {
-    (PHRASES.iter())
-        .filter(|(_, written)| *written == word)
-        .map(|(phrase, _)| *phrase)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -723,14 +596,12 @@ mod tests {
         assert!(members_of("database").contains(&"sqlite"));
         assert!(members_of("postgres").is_empty());
         assert!(synonyms_of("qxzzy").is_empty());
-        assert_eq!(word_of_phrase("write ahead log"), Some("wal"));
-        assert_eq!(phrases_of("wal"), ["write ahead log"]);
         assert!(members_of("loadbalancer").contains(&"haproxy"));
     }
 
     #[test]
     fn every_word_is_written_as_the_index_spells_it() {
-        let phrases = PHRASES.iter().flat_map(|(phrase, _)| phrase.split(' '));
+        let phrases = (crate::phrases::PHRASES.iter()).flat_map(|(phrase, _)| phrase.split(' '));
         let forms = crate::forms::FORMS
             .iter()
             .flat_map(|forms| forms.iter().copied());

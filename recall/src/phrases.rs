@@ -1,0 +1,144 @@
+//! Things written as a phrase or as one word ("write-ahead log" and "WAL"): a phrase in a
+//! question is read as one word, matched as the phrase and as that word (and its synonyms:
+//! [`crate::synonyms`]), and the word in a question finds the phrase too. A phrase is its
+//! words written lowercase as the index spells them, one space apart. Pure data and two
+//! lookups.
+
+/// Phrases and the one word each is also written as.
+pub const PHRASES: &[(&str, &str)] = &[
+    ("write ahead log", "wal"),
+    ("video call", "videocall"),
+    ("video calls", "videocalls"),
+    ("garbage collection", "gc"),
+    ("garbage collector", "gc"),
+    ("stop the world", "gc"),
+    ("continuous integration", "ci"),
+    ("continuous deployment", "deploy"),
+    ("continuous delivery", "deploy"),
+    ("pull request", "pr"),
+    ("merge request", "pr"),
+    ("virtual machine", "vm"),
+    ("out of memory", "oom"),
+    ("eating memory", "leak"),
+    ("eats memory", "leak"),
+    ("time sync", "timesync"),
+    ("time synchronization", "timesync"),
+    ("clock sync", "timesync"),
+    ("single sign on", "sso"),
+    ("two factor", "2fa"),
+    ("2 factor", "2fa"),
+    ("multi factor", "2fa"),
+    ("rate limit", "ratelimit"),
+    ("rate limited", "ratelimited"),
+    ("rate limiting", "ratelimit"),
+    ("load balancer", "loadbalancer"),
+    ("reverse proxy", "reverseproxy"),
+    ("cut off", "close"),
+    ("cuts off", "closes"),
+    ("lock up", "freeze"),
+    ("locks up", "freezes"),
+    ("locking up", "freezing"),
+    ("locked up", "frozen"),
+    ("load balancing", "loadbalancer"),
+    ("secure shell", "ssh"),
+    ("wi fi", "wifi"),
+    ("turn off", "disable"),
+    ("switch off", "disable"),
+    ("turn on", "enable"),
+    ("switch on", "enable"),
+    ("log in", "login"),
+    ("log out", "logout"),
+    ("logged out", "logout"),
+    ("sign out", "signout"),
+    ("signed out", "signout"),
+    ("sign in", "signin"),
+    ("signed in", "signin"),
+    ("signing in", "signin"),
+    ("logged in", "login"),
+    ("logging in", "login"),
+    // A token's claims by their names.
+    ("issued at", "iat"),
+    ("github actions", "actions"),
+    ("gitlab ci", "ci"),
+    ("back up", "backup"),
+    ("backed up", "backup"),
+    ("io wait", "iowait"),
+    ("transparent huge pages", "thp"),
+    ("transparent hugepage", "thp"),
+    ("transparent hugepages", "thp"),
+    // A graceful shutdown is a process handling SIGTERM.
+    ("graceful shutdown", "sigterm"),
+    ("file descriptor", "fd"),
+    ("file descriptors", "fds"),
+    ("multi arch", "multiarch"),
+    ("multi platform", "multiarch"),
+    ("api key", "apikey"),
+    ("access token", "token"),
+    ("cron job", "cron"),
+    ("web server", "webserver"),
+    ("hard drive", "disk"),
+    ("hard disk", "disk"),
+    ("name server", "nameserver"),
+    // A question's framing: "how long did the restore take?" asks for a duration.
+    ("how long", "duration"),
+    ("on call", "oncall"),
+    // HTTP statuses by their names: "bad gateway" is the 502 a log or a note shows.
+    ("internal server error", "500"),
+    ("bad gateway", "502"),
+    ("service unavailable", "503"),
+    ("gateway timeout", "504"),
+    ("too many requests", "429"),
+    ("time zone", "timezone"),
+    ("time zones", "timezones"),
+    ("daylight saving", "dst"),
+    ("daylight savings", "dst"),
+    ("out of date", "outdated"),
+    ("queue depth", "backlog"),
+    ("queue length", "backlog"),
+    ("queue size", "backlog"),
+    ("reverse proxy", "reverseproxy"),
+    ("cut off", "close"),
+    ("cuts off", "closes"),
+    ("lock up", "freeze"),
+    ("locks up", "freezes"),
+    ("locking up", "freezing"),
+    ("locked up", "frozen"),
+    ("ad blocker", "adblocker"),
+    ("ad blocking", "adblock"),
+    ("timed out", "timedout"),
+    ("play store", "playstore"),
+    ("app store", "appstore"),
+    ("fine tune", "finetune"),
+    ("fine tuning", "finetuning"),
+    ("clean up", "cleanup"),
+    ("lock file", "lockfile"),
+    ("cross origin", "crossorigin"),
+];
+
+/// The word a phrase is also written as (`phrase` its words, one space apart).
+pub fn word_of_phrase(phrase: &str) -> Option<&'static str> {
+    PHRASES
+        .iter()
+        .find(|(known, _)| *known == phrase)
+        .map(|(_, word)| *word)
+}
+
+/// The phrases `word` is also written as.
+pub fn phrases_of(word: &str) -> Vec<&'static str> {
+    (PHRASES.iter())
+        .filter(|(_, written)| *written == word)
+        .map(|(phrase, _)| *phrase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phrase_and_its_word_find_each_other() {
+        assert_eq!(word_of_phrase("write ahead log"), Some("wal"));
+        assert_eq!(phrases_of("wal"), ["write ahead log"]);
+        assert_eq!(word_of_phrase("ahead log"), None);
+    }
+}
