@@ -103,6 +103,7 @@ fn main() {
         "forty-fifth.json",
         "forty-sixth.json",
         "forty-seventh.json",
+        "forty-eighth.json",
     ] {
         run(&folder.join(file), verbose);
     }
