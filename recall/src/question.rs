@@ -132,6 +132,8 @@ const COMMON: &[&str] = &[
     "wouldn",
     "because",
     "instead",
+    "almost",
+    "nearly",
     "itself",
     "themselves",
     "myself",

@@ -728,6 +728,9 @@ fn the_committed_histories_are_answered_well() {
         // freezing, "cuts off" as closing, charges as the bill and "did it get …ed" asking
         // for an outcome.
         ("forty-seventh.json", 0.92, 0.92, 0),
+        // Measured once unseen at 80.8 / 80.8 %, 92.3 / 92.3 % after "almost" as framing,
+        // "use" as an everyday word and "what was it at" asking for a figure.
+        ("forty-eighth.json", 0.92, 0.92, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
