@@ -434,6 +434,24 @@ const GROUPS: &[&[&str]] = &[
     &["small", "tiny"],
     &["bluetooth", "bt"],
     &["mac", "macs", "macos", "osx"],
+    // Symptoms as people put them, not yet met in a history: each changed no answer of
+    // the histories before it and waits for a blind one.
+    &["missing", "gone", "lost", "disappeared", "vanished"],
+    &[
+        "increase",
+        "increased",
+        "grew",
+        "growing",
+        "rise",
+        "rising",
+        "tripled",
+    ],
+    &[
+        "noisy", "noise", "flood", "floods", "flooding", "spam", "spammy",
+    ],
+    &[
+        "crash", "crashes", "crashed", "crashing", "killed", "dies", "died",
+    ],
     &[
         "cost", "costs", "bill", "spend", "spending", "charge", "charges", "charged",
     ],
