@@ -104,6 +104,8 @@ fn main() {
         "forty-sixth.json",
         "forty-seventh.json",
         "forty-eighth.json",
+        "forty-ninth.json",
+        "fiftieth.json",
     ] {
         run(&folder.join(file), verbose);
     }
