@@ -110,6 +110,8 @@ const OUTCOME_VERBS: &[&str] = &[
     "arrived",
     "work",
     "worked",
+    "run",
+    "ran",
     "clear",
     "cleared",
     "reach",

@@ -7,6 +7,8 @@
 /// Phrases and the one word each is also written as.
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
+    ("language model", "llm"),
+    ("language models", "llms"),
     ("video call", "videocall"),
     ("video calls", "videocalls"),
     ("garbage collection", "gc"),

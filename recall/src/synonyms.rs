@@ -434,6 +434,7 @@ const GROUPS: &[&[&str]] = &[
     &["small", "tiny"],
     &["bluetooth", "bt"],
     &["mac", "macs", "macos", "osx"],
+    &["ai", "llm", "llms"],
     // Symptoms as people put them, not yet met in a history: each changed no answer of
     // the histories before it and waits for a blind one.
     &["missing", "gone", "lost", "disappeared", "vanished"],

@@ -603,7 +603,8 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 82.1 / 82.1 %, 96.4 / 100 % after openssl's x509 and
         // notAfter, git's words for git, monitors as screens, tiny as small, and "two",
         // "between", "anything" as framing.
-        ("twenty-first.json", 0.96, 1.0, 0),
+        // 100 / 100 % after "did it run" asks for an outcome.
+        ("twenty-first.json", 1.0, 1.0, 0),
         // Measured once unseen at 85.7 / 96.4 %, three of its five questions with no answer
         // answered; 92.9 / 100 % and two answered after a far key no longer read as a slip
         // ("slack" as "stack"), "replace" with "recreate", RDS as a database, and the
@@ -731,6 +732,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 80.8 %, 92.3 / 92.3 % after "almost" as framing,
         // "use" as an everyday word and "what was it at" asking for a figure.
         ("forty-eighth.json", 0.92, 0.92, 0),
+        // Measured once unseen at 88.5 / 88.5 %, 96.2 / 96.2 % after AI and LLMs as one
+        // group and "language model" as a phrase for LLM.
+        ("forty-ninth.json", 0.96, 0.96, 0),
+        // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after "did it run" asking
+        // for an outcome.
+        ("fiftieth.json", 0.92, 0.92, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -271,6 +271,10 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("is redis latency back to normal", Asks::Outcome),
         ("is the database reachable from the app now", Asks::Outcome),
         ("did the incomplete uploads get cleaned up", Asks::Outcome),
+        (
+            "did the borg backup run after breaking the lock",
+            Asks::Outcome,
+        ),
         ("did I get the logs", Asks::Anything),
         ("what speed does the ssd write at now", Asks::Figure),
         ("how long did the restore take", Asks::Figure),
