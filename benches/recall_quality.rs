@@ -106,6 +106,8 @@ fn main() {
         "forty-eighth.json",
         "forty-ninth.json",
         "fiftieth.json",
+        "fifty-first.json",
+        "fifty-second.json",
     ] {
         run(&folder.join(file), verbose);
     }
