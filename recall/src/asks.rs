@@ -158,7 +158,7 @@ impl Asks {
 
     /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
     /// version or a setting in use with "which" or "what"; an outcome when it opens
-    /// "did"/"has"/"is"… and says what came to pass with one of [`OUTCOME_VERBS`] (or its
+    /// "did"/"has"/"is"/"can"… about a thing, not "I" or "we", or says what came to pass with one of [`OUTCOME_VERBS`] (or its
     /// -ing: "failing"), says it in the passive ("did it get cleaned up"), or asks whether
     /// something "still" holds, is "back" or holds "now"; a topic when it opens
     /// with no word of [`ASKING`] (a figure when it names an output: [`OUTPUT_NOUNS`]);
@@ -174,10 +174,11 @@ impl Asks {
         {
             return Asks::Figure;
         }
+        // ("can't send email" states a symptom: the "t" of a contraction follows.)
         let yes_or_no = matches!(
             word(0),
-            "did" | "does" | "do" | "has" | "have" | "is" | "was" | "were" | "are"
-        );
+            "did" | "does" | "do" | "has" | "have" | "is" | "was" | "were" | "are" | "can"
+        ) && word(1) != "t";
         // "is it still cached?", "is the shop back up?" ask whether a state holds now: what
         // a wait watched.
         let outcome = |word: &String| {
@@ -187,7 +188,10 @@ impl Asks {
         let passive = words
             .windows(2)
             .any(|pair| matches!(pair[0].as_str(), "get" | "got") && pair[1].ends_with("ed"));
-        if yes_or_no && (passive || words.iter().skip(1).any(outcome)) {
+        // "did the volume grow?" asks what came of a thing; "did I configure …?" how it was
+        // done.
+        let of_a_thing = !matches!(word(1), "i" | "we" | "you" | "they" | "it");
+        if yes_or_no && (passive || of_a_thing || words.iter().skip(1).any(outcome)) {
             return Asks::Outcome;
         }
         if !ASKING.contains(&word(0)) {

@@ -8,6 +8,7 @@
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
     ("language model", "llm"),
+    ("windows subsystem for linux", "wsl"),
     ("language models", "llms"),
     ("video call", "videocall"),
     ("video calls", "videocalls"),

@@ -423,8 +423,18 @@ fn destination(text: &str) -> Option<String> {
 fn versions_named(text: &str) -> Vec<&str> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let is = |at: usize, lead: &str| words[at].eq_ignore_ascii_case(lead);
+    // "to 17" names a version where the question moves something to it ("upgrade php to
+    // 8.3"), not where a quantity grows to it ("grow to 200 gigabytes").
+    let moves_to = (words.iter()).any(|word| {
+        let word = word.to_ascii_lowercase();
+        ["upgrad", "downgrad", "updat", "migrat", "pin", "bump"]
+            .iter()
+            .any(|verb| word.starts_with(verb))
+            || MOVES.contains(&word.as_str())
+    });
     let leads = |at: usize| {
-        ["to", "version", "v"].iter().any(|lead| is(at, lead)) || (at > 0 && is(at - 1, "to"))
+        ["version", "v"].iter().any(|lead| is(at, lead))
+            || (moves_to && (is(at, "to") || (at > 0 && is(at - 1, "to"))))
     };
     (1..words.len())
         .filter(|&at| leads(at - 1))

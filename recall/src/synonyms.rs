@@ -435,6 +435,14 @@ const GROUPS: &[&[&str]] = &[
     &["bluetooth", "bt"],
     &["mac", "macs", "macos", "osx"],
     &["ai", "llm", "llms"],
+    &[
+        "update",
+        "updates",
+        "updating",
+        "refresh",
+        "refreshed",
+        "refreshes",
+    ],
     // Symptoms as people put them, not yet met in a history: each changed no answer of
     // the histories before it and waits for a blind one.
     &["missing", "gone", "lost", "disappeared", "vanished"],

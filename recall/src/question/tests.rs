@@ -266,7 +266,10 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("has the volume resize finished?", Asks::Outcome),
         ("are logins still failing", Asks::Outcome),
         ("is the queue still dropping messages", Asks::Outcome),
-        ("is the build caching layers", Asks::Anything),
+        ("is the build caching layers", Asks::Outcome),
+        ("did we configure the cache", Asks::Anything),
+        ("can't send email from the new server", Asks::Anything),
+        ("can partners log in now", Asks::Outcome),
         ("is the api still cached by cloudflare", Asks::Outcome),
         ("is redis latency back to normal", Asks::Outcome),
         ("is the database reachable from the app now", Asks::Outcome),
@@ -324,6 +327,8 @@ fn a_version_nothing_holds_says_the_question_was_not_recorded() {
     assert_eq!(versions_named("upgrade to postgres 17?"), ["17"]);
     assert!(versions_named("ssh takes 20 seconds").is_empty());
     assert!(versions_named("switch deploy keys to ed25519").is_empty());
+    // A quantity something grows to is not a version.
+    assert!(versions_named("did the volume grow to 200 gigabytes").is_empty());
     assert_eq!(versions_named("pin node to v20.11."), ["20.11"]);
     let index = Words(vec![("postgres", 3), ("upgrade", 2), ("16", 1), ("20", 1)]);
     assert!(Question::read("upgrade to postgres 17", &index).names_the_unrecorded);
