@@ -156,13 +156,16 @@ impl Asks {
         }
     }
 
-    /// What `question` asks for: a figure when it opens "how many/much/big…" or names a
-    /// version or a setting in use with "which" or "what"; an outcome when it opens
-    /// "did"/"has"/"is"/"can"… about a thing, not "I" or "we", or says what came to pass with one of [`OUTCOME_VERBS`] (or its
-    /// -ing: "failing"), says it in the passive ("did it get cleaned up"), or asks whether
-    /// something "still" holds, is "back" or holds "now"; a topic when it opens
-    /// with no word of [`ASKING`] (a figure when it names an output: [`OUTPUT_NOUNS`]);
-    /// else anything.
+    /// What `question` asks for:
+    /// - a figure when it opens "how many/much/big…", or names a version or a setting in use
+    ///   with "which" or "what";
+    /// - an outcome when it opens "did"/"has"/"is"/"can"… and asks about a thing (not what
+    ///   "I" or "we" did), says what came to pass with one of [`OUTCOME_VERBS`] (or its -ing:
+    ///   "failing") or in the passive ("did it get cleaned up"), or asks whether something
+    ///   "still" holds, is "back" or holds "now";
+    /// - a topic when it opens with no word of [`ASKING`] (a figure when it names an output:
+    ///   [`OUTPUT_NOUNS`]);
+    /// - else anything.
     pub fn of(question: &str) -> Asks {
         let words: Vec<String> = lowercase_words(question).collect();
         let word = |at: usize| words.get(at).map_or("", String::as_str);
