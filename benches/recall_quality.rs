@@ -108,6 +108,8 @@ fn main() {
         "fiftieth.json",
         "fifty-first.json",
         "fifty-second.json",
+        "fifty-third.json",
+        "fifty-fourth.json",
     ] {
         run(&folder.join(file), verbose);
     }
