@@ -157,8 +157,8 @@ impl Asks {
     }
 
     /// What `question` asks for:
-    /// - a figure when it opens "how many/much/big…", or names a version or a setting in use
-    ///   with "which" or "what";
+    /// - a figure when it opens "how many/much/big…", or names a version, a setting in use
+    ///   or a superlative ("the slowest") with "which" or "what";
     /// - an outcome when it opens "did"/"has"/"is"/"can"… and asks about a thing (not what
     ///   "I" or "we" did), says what came to pass with one of [`OUTCOME_VERBS`] (or its -ing:
     ///   "failing") or in the passive ("did it get cleaned up"), or asks whether something
@@ -172,8 +172,11 @@ impl Asks {
         if word(0) == "how" && FIGURE_AFTER_HOW.contains(&word(1)) {
             return Asks::Figure;
         }
+        // "which query was the slowest" asks which record held the figure.
+        let superlative = |w: &str| w == "most" || (w.len() > 5 && w.ends_with("est"));
         if matches!(word(0), "which" | "what")
-            && (words.iter()).any(|w| is_figure_noun(w) || FIGURE_VERBS.contains(&w.as_str()))
+            && (words.iter())
+                .any(|w| is_figure_noun(w) || FIGURE_VERBS.contains(&w.as_str()) || superlative(w))
         {
             return Asks::Figure;
         }

@@ -8,6 +8,7 @@
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
     ("language model", "llm"),
+    ("apple silicon", "arm64"),
     ("windows subsystem for linux", "wsl"),
     ("language models", "llms"),
     ("video call", "videocall"),
