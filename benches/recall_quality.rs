@@ -110,6 +110,7 @@ fn main() {
         "fifty-second.json",
         "fifty-third.json",
         "fifty-fourth.json",
+        "fifty-fifth.json",
     ] {
         run(&folder.join(file), verbose);
     }
