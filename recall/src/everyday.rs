@@ -105,6 +105,8 @@ const EVERYDAY: &[&str] = &[
     "lines",
     "link",
     "list",
+    "loading",
+    "loads",
     "look",
     "lose",
     "lost",
