@@ -111,6 +111,7 @@ fn main() {
         "fifty-third.json",
         "fifty-fourth.json",
         "fifty-fifth.json",
+        "fifty-sixth.json",
     ] {
         run(&folder.join(file), verbose);
     }
