@@ -435,6 +435,7 @@ const GROUPS: &[&[&str]] = &[
     &["bluetooth", "bt"],
     &["mac", "macs", "macos", "osx"],
     &["ai", "llm", "llms"],
+    &["touchpad", "trackpad"],
     &[
         "update",
         "updates",
