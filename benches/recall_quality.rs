@@ -112,6 +112,7 @@ fn main() {
         "fifty-fourth.json",
         "fifty-fifth.json",
         "fifty-sixth.json",
+        "fifty-seventh.json",
     ] {
         run(&folder.join(file), verbose);
     }
