@@ -113,6 +113,8 @@ fn main() {
         "fifty-fifth.json",
         "fifty-sixth.json",
         "fifty-seventh.json",
+        "fifty-eighth.json",
+        "fifty-ninth.json",
     ] {
         run(&folder.join(file), verbose);
     }
