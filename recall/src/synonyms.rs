@@ -437,6 +437,13 @@ const GROUPS: &[&[&str]] = &[
     &["ai", "llm", "llms"],
     &["touchpad", "trackpad"],
     &[
+        "overlap",
+        "overlapping",
+        "concurrent",
+        "concurrency",
+        "simultaneous",
+    ],
+    &[
         "update",
         "updates",
         "updating",
@@ -469,7 +476,7 @@ const GROUPS: &[&[&str]] = &[
     &[
         "stuck", "hang", "hangs", "hung", "frozen", "freeze", "freezes", "freezing",
     ],
-    &["old", "older", "previous", "outdated"],
+    &["old", "older", "previous", "outdated", "stale"],
     &["program", "programs", "binary", "binaries", "executable"],
     &["headset", "headsets", "headphones", "earbuds", "airpods"],
     &[
