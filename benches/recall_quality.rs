@@ -115,6 +115,8 @@ fn main() {
         "fifty-seventh.json",
         "fifty-eighth.json",
         "fifty-ninth.json",
+        "sixtieth.json",
+        "sixty-first.json",
     ] {
         run(&folder.join(file), verbose);
     }
