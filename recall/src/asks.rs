@@ -57,9 +57,10 @@ const FIGURE_NOUNS: &[&str] = &[
 ];
 /// "which/what … <this>" asks for a setting or a reading a command printed: "which
 /// memcache does nextcloud use", "which kernel is running", "which gpu does it see", "what
-/// was the sequence at".
+/// was the sequence at", "which issuer did it have".
 const FIGURE_VERBS: &[&str] = &[
-    "at", "use", "uses", "using", "run", "runs", "running", "see", "sees", "show", "shows",
+    "at", "have", "has", "had", "use", "uses", "using", "run", "runs", "running", "see", "sees",
+    "show", "shows",
 ];
 /// A bare phrase with one of these ("pg_upgradecluster output", "redis cache hit count")
 /// names what a command printed.

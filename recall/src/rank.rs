@@ -53,7 +53,8 @@ impl Held {
     /// A wait or a command run for a task, on a question asking for what it recorded (an
     /// outcome, a figure): it answers what its task answers, though its own text seldom
     /// says what for ("md0 [UU]" of "did the raid resync finish"). It holds the question as
-    /// the task does, a fifth less, with its own words telling the task's waits apart.
+    /// the task does, a fifth less, with its own words telling the task's waits apart, and
+    /// is weak only where its task is.
     pub fn served(self, task: &Held) -> Held {
         if task.coverage <= self.coverage {
             return self;
@@ -61,7 +62,8 @@ impl Held {
         let blend = |own: f64, of_task: f64| 0.8 * of_task + 0.2 * own;
         Held {
             coverage: blend(self.coverage, task.coverage),
-            share: blend(self.share, task.share),
+            // Weak only where its task is: what it answers, its task answers.
+            share: self.share.max(task.share),
             in_title: blend(self.in_title, task.in_title),
             relevance: blend(self.relevance, task.relevance),
             lacks_only_unknown: task.lacks_only_unknown,
