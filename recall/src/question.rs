@@ -262,18 +262,18 @@ impl Question {
             let numbers: Vec<&str> = version.split('.').filter(|n| !n.is_empty()).collect();
             vocabulary.holds(&numbers.join(" "), false)
         };
+        // Whether the question's word `word` is known: `None` when it is not one of its
+        // words (framing).
+        let known = |word: &str| (concepts.iter()).find(|c| c.word == word).map(|c| c.known);
         // What a move is to, held as itself: "nftables" is not recorded by a record of
         // "iptables", its synonym.
-        let held_as_itself = |word: &str| {
-            (concepts.iter()).any(|c| c.word == word && c.known) && vocabulary.holds(word, true)
-        };
+        let held_as_itself = |word: &str| known(word) == Some(true) && vocabulary.holds(word, true);
         let unrecorded = versions_named(text)
             .into_iter()
             .any(|version| !recorded(version))
             || destination(text).is_some_and(|word| !held_as_itself(&word))
             || lowercase_words(text).next().is_some_and(|first| {
-                ACTIONS.contains(&first.as_str())
-                    && (concepts.iter()).any(|c| c.word == first && !c.known)
+                ACTIONS.contains(&first.as_str()) && known(&first) == Some(false)
             });
         Question {
             names_the_unrecorded: unrecorded,

@@ -101,8 +101,9 @@ pub struct Ranked {
 
 /// The confidence: `coverage × (0.7 + 0.2·relevance + 0.1·in_title) × source weight`,
 /// weighed against recency by `bias` (0: not at all; 1: an old document scores nothing),
-/// reported rounded to hundredths. A ranking score in [0, 1], not a probability: 1.0 is a recent document
-/// that holds every word of the question, in its title, and is the best BM25 match.
+/// reported rounded to hundredths. A ranking score in [0, 1], not a probability: 1.0 is a
+/// recent document that holds every word of the question, in its title, and is the best
+/// BM25 match.
 ///
 /// The order follows it before rounding, so that two results reported alike are still in
 /// the order of what they hold.

@@ -248,8 +248,9 @@ impl RecallStore {
     }
 
     /// The documents of `source` recorded for the tasks among `texts` that are not among
-    /// them, within the search's filters: where a question asking for a figure or an
-    /// outcome finds its answer when the task, not the record, holds its words.
+    /// them, within the search's filters (the tasks among `texts` are within its `task_id`
+    /// already): where a question asking for a figure or an outcome finds its answer when
+    /// the task, not the record, holds its words.
     fn served(
         &self,
         texts: &[Text],
@@ -262,7 +263,6 @@ impl RecallStore {
         let tasks: Vec<&str> = (texts.iter())
             .filter(|text| text.source == Source::Task)
             .filter_map(|text| text.task_id.as_deref())
-            .filter(|task| search.task_id.as_deref().is_none_or(|only| only == *task))
             .collect();
         if tasks.is_empty() {
             return Ok(Vec::new());
