@@ -117,6 +117,8 @@ fn main() {
         "fifty-ninth.json",
         "sixtieth.json",
         "sixty-first.json",
+        "sixty-second.json",
+        "sixty-third.json",
     ] {
         run(&folder.join(file), verbose);
     }

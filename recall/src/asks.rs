@@ -173,6 +173,10 @@ impl Asks {
         if word(0) == "how" && FIGURE_AFTER_HOW.contains(&word(1)) {
             return Asks::Figure;
         }
+        // "what did we do about the dead email addresses" asks how something was dealt with.
+        if word(0) == "what" && matches!(word(2), "i" | "we") && word(3) == "do" {
+            return Asks::Anything;
+        }
         // "which query was the slowest" asks which record held the figure.
         let superlative = |w: &str| w == "most" || (w.len() > 5 && w.ends_with("est"));
         if matches!(word(0), "which" | "what")

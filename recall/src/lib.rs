@@ -11,6 +11,7 @@
 mod asks;
 mod everyday;
 mod forms;
+mod framing;
 mod holding;
 mod phrases;
 pub mod quality;

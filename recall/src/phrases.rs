@@ -100,8 +100,6 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("queue depth", "backlog"),
     ("queue length", "backlog"),
     ("queue size", "backlog"),
-    ("reverse proxy", "reverseproxy"),
-    ("cut off", "close"),
     ("cuts off", "closes"),
     ("lock up", "freeze"),
     ("locks up", "freezes"),
@@ -117,6 +115,14 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("clean up", "cleanup"),
     ("lock file", "lockfile"),
     ("cross origin", "crossorigin"),
+    ("text message", "sms"),
+    ("text messages", "sms"),
+    ("cold storage", "glacier"),
+    ("spin down", "spindown"),
+    ("status code", "statuscode"),
+    ("http code", "statuscode"),
+    ("add on", "addon"),
+    ("add ons", "addons"),
 ];
 
 /// The word a phrase is also written as (`phrase` its words, one space apart).

@@ -8,6 +8,7 @@
 
 use crate::asks::Asks;
 use crate::forms::forms_of;
+use crate::framing::{is_common, is_framing};
 use crate::phrases::{PHRASES, phrases_of, word_of_phrase};
 use crate::synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT, curated_words, members_of, synonyms_of};
 use crate::typos::{nearest_curated_word, nearest_word};
@@ -16,167 +17,6 @@ use crate::typos::{nearest_curated_word, nearest_word};
 pub const CORRECTION_WEIGHT: f64 = 0.9;
 /// How much a phrase's last word alone counts ("limit" of "rate limit").
 const PHRASE_HEAD_WEIGHT: f64 = 0.5;
-
-/// Words every question has, and the pieces contractions leave ("didn't" → "didn", "t").
-const COMMON: &[&str] = &[
-    "a",
-    "an",
-    "and",
-    "the",
-    "how",
-    "did",
-    "do",
-    "does",
-    "done",
-    "i",
-    "we",
-    "it",
-    "its",
-    "to",
-    "of",
-    "in",
-    "on",
-    "for",
-    "last",
-    "time",
-    "take",
-    "takes",
-    "too",
-    "keep",
-    "keeps",
-    "now",
-    "still",
-    "what",
-    "when",
-    "while",
-    "where",
-    "which",
-    "who",
-    "why",
-    "was",
-    "is",
-    "being",
-    "are",
-    "be",
-    "been",
-    "were",
-    "my",
-    "me",
-    "our",
-    "you",
-    "your",
-    "have",
-    "has",
-    "had",
-    "before",
-    "after",
-    "this",
-    "that",
-    "these",
-    "those",
-    "with",
-    "at",
-    "by",
-    "from",
-    "or",
-    "can",
-    "could",
-    "should",
-    "would",
-    "will",
-    "there",
-    "then",
-    "than",
-    "about",
-    "into",
-    "up",
-    "out",
-    "so",
-    "get",
-    "gets",
-    "getting",
-    "got",
-    "much",
-    "many",
-    "set",
-    "again",
-    "ago",
-    "once",
-    "any",
-    "some",
-    "all",
-    "not",
-    "no",
-    "yes",
-    "if",
-    "as",
-    "one",
-    "two",
-    "between",
-    "anything",
-    "something",
-    "everything",
-    "didn",
-    "don",
-    "doesn",
-    "isn",
-    "wasn",
-    "weren",
-    "haven",
-    "hasn",
-    "won",
-    "aren",
-    "hadn",
-    "couldn",
-    "shouldn",
-    "wouldn",
-    "because",
-    "instead",
-    "almost",
-    "nearly",
-    "itself",
-    "themselves",
-    "myself",
-    "ourselves",
-    "yourself",
-    "t",
-    "s",
-    "ve",
-    "ll",
-    "re",
-    "d",
-    "m",
-    "us",
-    "them",
-    "they",
-    "he",
-    "she",
-    "him",
-    "her",
-    "find",
-    "remember",
-    "recall",
-    "thing",
-    "things",
-    "stuff",
-    "way",
-    "ever",
-    "previously",
-    "earlier",
-    "yesterday",
-    "week",
-    "today",
-    "make",
-    "put",
-    "whole",
-    "only",
-    "just",
-    "also",
-    "really",
-    "very",
-    "but",
-    "kept",
-];
 
 /// Words of the index, each with how many documents hold it.
 pub type IndexWords = std::sync::Arc<[(String, u64)]>;
@@ -327,12 +167,6 @@ const ACTIONS: &[&str] = &[
     "convert",
 ];
 
-/// A word every question has ([`COMMON`]), or a letter alone (the "u" of "set -u").
-fn is_framing(word: &str) -> bool {
-    let a_letter = word.len() == 1 && word.as_bytes()[0].is_ascii_alphabetic();
-    a_letter || COMMON.contains(&word)
-}
-
 /// The searchable words of a question: lowercase runs of letters and digits, without the
 /// words every question has, each once.
 pub fn content_words(question: &str) -> Vec<String> {
@@ -392,7 +226,7 @@ fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -
     // Its last word alone, well below: "the limit of 5 certificates" holds some of "rate
     // limit"… not its first word, which qualifies ("rate") more than it names.
     if let Some(head) = phrase.rsplit(' ').next()
-        && !COMMON.contains(&head)
+        && !is_common(head)
         && !terms.iter().any(|term| term.text == head)
     {
         terms.push(term_for(head, PHRASE_HEAD_WEIGHT));

@@ -67,7 +67,7 @@ const GROUPS: &[&[&str]] = &[
     &["py", "python", "pip"],
     &["rs", "rust", "cargo"],
     &["backup", "backups", "snapshot", "dump"],
-    &["restore", "recover", "recovery"],
+    &["restore", "recover", "recovery", "retrieve", "retrieval"],
     &[
         "replace",
         "replaced",
@@ -229,7 +229,19 @@ const GROUPS: &[&[&str]] = &[
         "activate",
         "activated",
     ],
-    &["2fa", "mfa", "totp", "otp"],
+    &["2fa", "mfa", "totp", "otp", "authenticator"],
+    &[
+        "addon",
+        "addons",
+        "extension",
+        "extensions",
+        "plugin",
+        "plugins",
+    ],
+    &["glacier", "deeparchive", "coldline"],
+    &["id", "ids", "identifier", "identifiers"],
+    &["corporate", "office"],
+    &["status", "statuscode"],
     &["401", "unauthorized", "unauthenticated"],
     &["403", "forbidden"],
     &[
@@ -277,6 +289,7 @@ const GROUPS: &[&[&str]] = &[
         "throttling",
         "ratelimit",
         "ratelimited",
+        "toomanyrequests",
     ],
     &[
         "usage",
@@ -486,6 +499,8 @@ const GROUPS: &[&[&str]] = &[
         "jitsi",
         "webex",
         "facetime",
+        "meeting",
+        "meetings",
     ],
     &[
         "invoice",
@@ -519,6 +534,18 @@ const KINDS: &[(&str, &[&str])] = &[
     ("browser", &["firefox", "chrome", "chromium", "safari"]),
     ("webserver", &["nginx", "apache", "caddy", "traefik"]),
     ("editor", &["vim", "neovim", "emacs", "vscode"]),
+    (
+        "linter",
+        &[
+            "eslint",
+            "pylint",
+            "flake8",
+            "ruff",
+            "clippy",
+            "shellcheck",
+            "rubocop",
+        ],
+    ),
     ("shell", &["bash", "zsh", "fish"]),
     (
         "language",

@@ -286,6 +286,10 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("how did I deploy coursefolio", Asks::Anything),
         ("did I configure the ingress", Asks::Anything),
         ("why was redis evicting keys", Asks::Anything),
+        (
+            "what did we do about the duplicate machine ids",
+            Asks::Anything,
+        ),
         ("stop the evictions", Asks::Topic),
         ("cuda in docker", Asks::Topic),
         ("pg_upgradecluster output", Asks::Figure),
