@@ -121,6 +121,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("spin down", "spindown"),
     ("status code", "statuscode"),
     ("http code", "statuscode"),
+    ("reverse dns", "rdns"),
     ("add on", "addon"),
     ("add ons", "addons"),
 ];

@@ -82,7 +82,8 @@ pub struct Question {
     /// It names a version nothing in the index holds ("upgrade to postgres 17" where the
     /// records say 16), a move to something nothing holds as itself ("from cloudfront to
     /// fastly", "from ufw to nftables" where only iptables is recorded), or opens with an
-    /// action nothing holds ("rotate the ssh host keys": [`ACTIONS`]): what it asks about
+    /// action nothing holds ("rotate the ssh host keys": [`ACTIONS`]), or names before its
+    /// "for" only what nothing holds ("backblaze for the mac backups"): what it asks about
     /// was not recorded, so every result is weak.
     pub names_the_unrecorded: bool,
 }
@@ -114,7 +115,8 @@ impl Question {
             || destination(text).is_some_and(|word| !held_as_itself(&word))
             || lowercase_words(text).next().is_some_and(|first| {
                 ACTIONS.contains(&first.as_str()) && known(&first) == Some(false)
-            });
+            })
+            || names_unrecorded_for(text, &concepts);
         Question {
             names_the_unrecorded: unrecorded,
             concepts,
@@ -237,6 +239,26 @@ fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -
         terms,
         corrected: None,
     }
+}
+
+/// Whether what a question is about, named before its "for" ("backblaze for the mac
+/// backups", "set up pgbouncer for cloud sql"), is nothing the index holds: what follows
+/// says what it was for, and a record of that purpose alone is not an answer.
+fn names_unrecorded_for(text: &str, concepts: &[Concept]) -> bool {
+    let words: Vec<String> = lowercase_words(text).collect();
+    let Some(at) = words.iter().position(|word| word == "for") else {
+        return false;
+    };
+    let head = &words[..at];
+    let mut named = (concepts.iter())
+        .filter(|concept| {
+            concept
+                .word
+                .split(' ')
+                .all(|word| head.iter().any(|h| h == word))
+        })
+        .peekable();
+    named.peek().is_some() && named.all(|concept| !concept.known)
 }
 
 /// Where a move "from" one thing goes "to" ("move the site from cloudfront to fastly" →

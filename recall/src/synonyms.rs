@@ -242,6 +242,7 @@ const GROUPS: &[&[&str]] = &[
     &["id", "ids", "identifier", "identifiers"],
     &["corporate", "office"],
     &["status", "statuscode"],
+    &["rdns", "ptr"],
     &["401", "unauthorized", "unauthenticated"],
     &["403", "forbidden"],
     &[

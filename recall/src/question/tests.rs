@@ -382,3 +382,19 @@ fn an_action_nothing_holds_was_not_taken() {
     assert!(!Question::read("ssh host keys to rotate", &index).names_the_unrecorded);
     assert!(!Question::read("harden the ssh host keys", &index).names_the_unrecorded);
 }
+
+#[test]
+fn what_a_question_names_before_for_must_be_recorded() {
+    let index = Words(vec![
+        ("mac", 2),
+        ("backups", 3),
+        ("time", 1),
+        ("machine", 1),
+    ]);
+    // What it is about is named before "for"; what follows is what it was for.
+    assert!(Question::read("backblaze for the mac backups", &index).names_the_unrecorded);
+    assert!(!Question::read("time machine for the mac backups", &index).names_the_unrecorded);
+    // Without "for", or with nothing of the question before it, nothing is read into it.
+    assert!(!Question::read("backblaze mac backups", &index).names_the_unrecorded);
+    assert!(!Question::read("for the mac backups", &index).names_the_unrecorded);
+}
