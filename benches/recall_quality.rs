@@ -119,6 +119,8 @@ fn main() {
         "sixty-first.json",
         "sixty-second.json",
         "sixty-third.json",
+        "sixty-fourth.json",
+        "sixty-fifth.json",
     ] {
         run(&folder.join(file), verbose);
     }

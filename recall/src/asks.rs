@@ -60,7 +60,8 @@ const FIGURE_NOUNS: &[&str] = &[
 /// was the sequence at", "which issuer did it have".
 const FIGURE_VERBS: &[&str] = &[
     "at", "have", "has", "had", "use", "uses", "using", "run", "runs", "running", "see", "sees",
-    "show", "shows",
+    "show", "shows", "say", "says", "said", "return", "returns", "returned", "print", "prints",
+    "printed",
 ];
 /// A bare phrase with one of these ("pg_upgradecluster output", "redis cache hit count")
 /// names what a command printed.

@@ -165,6 +165,10 @@ const COMMON: &[&str] = &[
     "returned",
     "returns",
     "anymore",
+    "since",
+    "say",
+    "says",
+    "said",
 ];
 
 /// A word every question has ([`COMMON`]), or a letter alone (the "u" of "set -u").

@@ -122,6 +122,10 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("status code", "statuscode"),
     ("http code", "statuscode"),
     ("reverse dns", "rdns"),
+    ("suspend to disk", "hibernate"),
+    ("block list", "blocklist"),
+    ("black list", "blacklist"),
+    ("deny list", "denylist"),
     ("add on", "addon"),
     ("add ons", "addons"),
 ];

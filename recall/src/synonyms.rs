@@ -243,6 +243,10 @@ const GROUPS: &[&[&str]] = &[
     &["corporate", "office"],
     &["status", "statuscode"],
     &["rdns", "ptr"],
+    &["undo", "revert", "reverted", "rollback", "reset"],
+    &["analytics", "bi", "reporting"],
+    &["expose", "exposed", "exposes", "exposing", "visible"],
+    &["dnsbl", "rbl", "blocklist"],
     &["401", "unauthorized", "unauthenticated"],
     &["403", "forbidden"],
     &[

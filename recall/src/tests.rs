@@ -781,6 +781,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 80.8 %, 96.2 / 96.2 % after an add-on as an
         // extension, cold storage as glacier, a text message as sms and "spin down".
         ("sixty-third.json", 0.96, 0.96, 1),
+        // Measured once unseen at 88.5 / 88.5 %, 100 / 100 % after undo as reset, suspend to
+        // disk as hibernate and analytics as reporting.
+        ("sixty-fourth.json", 1.0, 1.0, 0),
+        // Measured once unseen at 73.1 / 73.1 %, 92.3 / 92.3 % after visible as exposed, a
+        // dnsbl as a block list, "what did … say" asking for a figure, and "since" framing.
+        ("sixty-fifth.json", 0.92, 0.92, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
