@@ -121,6 +121,8 @@ fn main() {
         "sixty-third.json",
         "sixty-fourth.json",
         "sixty-fifth.json",
+        "sixty-sixth.json",
+        "sixty-seventh.json",
     ] {
         run(&folder.join(file), verbose);
     }

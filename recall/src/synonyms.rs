@@ -247,6 +247,18 @@ const GROUPS: &[&[&str]] = &[
     &["analytics", "bi", "reporting"],
     &["expose", "exposed", "exposes", "exposing", "visible"],
     &["dnsbl", "rbl", "blocklist"],
+    &["pwa", "serviceworker"],
+    &["boot", "booting", "startup", "bootup"],
+    &["bandwidth", "egress", "traffic"],
+    &[
+        "malware",
+        "hacked",
+        "compromised",
+        "exploited",
+        "infected",
+        "breach",
+        "breached",
+    ],
     &["401", "unauthorized", "unauthenticated"],
     &["403", "forbidden"],
     &[
@@ -539,6 +551,7 @@ const KINDS: &[(&str, &[&str])] = &[
     ("browser", &["firefox", "chrome", "chromium", "safari"]),
     ("webserver", &["nginx", "apache", "caddy", "traefik"]),
     ("editor", &["vim", "neovim", "emacs", "vscode"]),
+    ("cms", &["wordpress", "drupal", "joomla", "ghost"]),
     (
         "linter",
         &[
