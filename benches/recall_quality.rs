@@ -123,6 +123,8 @@ fn main() {
         "sixty-fifth.json",
         "sixty-sixth.json",
         "sixty-seventh.json",
+        "sixty-eighth.json",
+        "sixty-ninth.json",
     ] {
         run(&folder.join(file), verbose);
     }

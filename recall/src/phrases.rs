@@ -126,6 +126,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("service worker", "serviceworker"),
     ("service workers", "serviceworker"),
     ("start up", "startup"),
+    ("all over the place", "inconsistent"),
+    ("personal data", "pii"),
     ("block list", "blocklist"),
     ("black list", "blacklist"),
     ("deny list", "denylist"),

@@ -248,6 +248,17 @@ const GROUPS: &[&[&str]] = &[
     &["expose", "exposed", "exposes", "exposing", "visible"],
     &["dnsbl", "rbl", "blocklist"],
     &["pwa", "serviceworker"],
+    &["cart", "carts", "basket", "baskets"],
+    &["pii", "gdpr", "sensitive"],
+    &[
+        "inconsistent",
+        "vary",
+        "varies",
+        "varying",
+        "fluctuate",
+        "fluctuates",
+        "fluctuating",
+    ],
     &["boot", "booting", "startup", "bootup"],
     &["bandwidth", "egress", "traffic"],
     &[

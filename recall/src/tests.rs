@@ -792,6 +792,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 80.8 %, 96.2 / 96.2 % after malware as hacked, a cms
         // as its kind, startup as boot and bandwidth as egress.
         ("sixty-seventh.json", 0.96, 0.96, 1),
+        // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after "all over the place" as
+        // inconsistent; two no-answers answered ("git lfs on the mac").
+        ("sixty-eighth.json", 0.92, 0.92, 2),
+        // Measured once unseen at 92.3 / 92.3 %, 96.2 / 96.2 % after personal data as pii;
+        // two no-answers answered ("grafana loki datasource").
+        ("sixty-ninth.json", 0.96, 0.96, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
