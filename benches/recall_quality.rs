@@ -125,6 +125,8 @@ fn main() {
         "sixty-seventh.json",
         "sixty-eighth.json",
         "sixty-ninth.json",
+        "seventieth.json",
+        "seventy-first.json",
     ] {
         run(&folder.join(file), verbose);
     }

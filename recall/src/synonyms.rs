@@ -35,7 +35,7 @@ const GROUPS: &[&[&str]] = &[
     &["postgres", "postgresql", "pg", "psql"],
     &["mysql", "mariadb"],
     &["mongo", "mongodb"],
-    &["java", "jvm"],
+    &["java", "jvm", "openjdk", "jdk", "jre"],
     &["k8s", "kubernetes", "kube", "kubectl"],
     &["upgrade", "migrate", "migration", "bump", "update"],
     &[
@@ -249,6 +249,7 @@ const GROUPS: &[&[&str]] = &[
     &["dnsbl", "rbl", "blocklist"],
     &["pwa", "serviceworker"],
     &["cart", "carts", "basket", "baskets"],
+    &["below", "under", "beneath"],
     &["pii", "gdpr", "sensitive"],
     &[
         "inconsistent",
