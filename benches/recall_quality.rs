@@ -127,6 +127,8 @@ fn main() {
         "sixty-ninth.json",
         "seventieth.json",
         "seventy-first.json",
+        "seventy-second.json",
+        "seventy-third.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -61,7 +61,7 @@ const FIGURE_NOUNS: &[&str] = &[
 const FIGURE_VERBS: &[&str] = &[
     "at", "have", "has", "had", "use", "uses", "using", "run", "runs", "running", "see", "sees",
     "show", "shows", "say", "says", "said", "return", "returns", "returned", "print", "prints",
-    "printed",
+    "printed", "point", "points", "resolve", "resolves",
 ];
 /// A bare phrase with one of these ("pg_upgradecluster output", "redis cache hit count")
 /// names what a command printed.
