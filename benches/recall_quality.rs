@@ -129,6 +129,8 @@ fn main() {
         "seventy-first.json",
         "seventy-second.json",
         "seventy-third.json",
+        "seventy-fourth.json",
+        "seventy-fifth.json",
     ] {
         run(&folder.join(file), verbose);
     }

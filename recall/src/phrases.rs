@@ -128,6 +128,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("start up", "startup"),
     ("all over the place", "inconsistent"),
     ("personal data", "pii"),
+    ("object lock", "objectlock"),
+    ("planned downtime", "maintenance"),
     ("block list", "blocklist"),
     ("black list", "blacklist"),
     ("deny list", "denylist"),

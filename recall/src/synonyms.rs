@@ -250,6 +250,7 @@ const GROUPS: &[&[&str]] = &[
     &["pwa", "serviceworker"],
     &["cart", "carts", "basket", "baskets"],
     &["below", "under", "beneath"],
+    &["immutable", "undeletable", "worm", "objectlock"],
     &["pii", "gdpr", "sensitive"],
     &[
         "inconsistent",
@@ -512,7 +513,8 @@ const GROUPS: &[&[&str]] = &[
         "crash", "crashes", "crashed", "crashing", "killed", "dies", "died",
     ],
     &[
-        "cost", "costs", "bill", "spend", "spending", "charge", "charges", "charged",
+        "cost", "costs", "bill", "spend", "spending", "charge", "charges", "charged", "pay",
+        "paying", "paid",
     ],
     &["switch", "switched", "move", "moved"],
     &[
