@@ -131,6 +131,8 @@ fn main() {
         "seventy-third.json",
         "seventy-fourth.json",
         "seventy-fifth.json",
+        "seventy-sixth.json",
+        "seventy-seventh.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -251,6 +251,9 @@ const GROUPS: &[&[&str]] = &[
     &["cart", "carts", "basket", "baskets"],
     &["below", "under", "beneath"],
     &["immutable", "undeletable", "worm", "objectlock"],
+    &["outgoing", "outbound"],
+    &["incoming", "inbound"],
+    &["antivirus", "virus", "viruses", "clamav"],
     &["pii", "gdpr", "sensitive"],
     &[
         "inconsistent",

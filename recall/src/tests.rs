@@ -815,6 +815,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 80.8 %, 92.3 / 92.3 % after pay as cost and
         // immutable as object lock.
         ("seventy-fifth.json", 0.92, 0.92, 1),
+        // Measured once unseen at 88.5 / 88.5 %, 96.2 / 96.2 % after a mistake as an everyday
+        // word and antivirus as clamav.
+        ("seventy-sixth.json", 0.96, 0.96, 0),
+        // Measured once unseen at 84.6 / 88.5 %, 88.5 / 92.3 % after "inside" as an everyday
+        // word.
+        ("seventy-seventh.json", 0.88, 0.92, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
