@@ -133,6 +133,8 @@ fn main() {
         "seventy-fifth.json",
         "seventy-sixth.json",
         "seventy-seventh.json",
+        "seventy-eighth.json",
+        "seventy-ninth.json",
     ] {
         run(&folder.join(file), verbose);
     }

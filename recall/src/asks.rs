@@ -54,6 +54,8 @@ const FIGURE_NOUNS: &[&str] = &[
     "speed",
     "throughput",
     "latency",
+    "encoding",
+    "charset",
 ];
 /// "which/what … <this>" asks for a setting or a reading a command printed: "which
 /// memcache does nextcloud use", "which kernel is running", "which gpu does it see", "what

@@ -268,6 +268,7 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("which issuer did the certificate have", Asks::Figure),
         ("what did the blocklist lookup say", Asks::Figure),
         ("what does the aaaa record point to", Asks::Figure),
+        ("what encoding was the export", Asks::Figure),
         ("which ports are open from the outside", Asks::Figure),
         ("what addresses did the pool hand out", Asks::Figure),
         ("did the failover happen", Asks::Outcome),
