@@ -135,6 +135,8 @@ fn main() {
         "seventy-seventh.json",
         "seventy-eighth.json",
         "seventy-ninth.json",
+        "eightieth.json",
+        "eighty-first.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -176,6 +176,11 @@ impl Asks {
         if word(0) == "how" && FIGURE_AFTER_HOW.contains(&word(1)) {
             return Asks::Figure;
         }
+        // "what is the lcp now" asks for a reading as it stands.
+        if word(0) == "what" && matches!(word(1), "is" | "are") && words.iter().any(|w| w == "now")
+        {
+            return Asks::Figure;
+        }
         // "what did we do about the dead email addresses" asks how something was dealt with.
         if word(0) == "what" && matches!(word(2), "i" | "we") && word(3) == "do" {
             return Asks::Anything;

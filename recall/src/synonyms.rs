@@ -254,6 +254,7 @@ const GROUPS: &[&[&str]] = &[
     &["outgoing", "outbound"],
     &["incoming", "inbound"],
     &["antivirus", "virus", "viruses", "clamav"],
+    &["offboarding", "offboard", "leaver", "leavers"],
     &["pii", "gdpr", "sensitive"],
     &[
         "inconsistent",

@@ -269,6 +269,7 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("what did the blocklist lookup say", Asks::Figure),
         ("what does the aaaa record point to", Asks::Figure),
         ("what encoding was the export", Asks::Figure),
+        ("what is the lcp now", Asks::Figure),
         ("which ports are open from the outside", Asks::Figure),
         ("what addresses did the pool hand out", Asks::Figure),
         ("did the failover happen", Asks::Outcome),
