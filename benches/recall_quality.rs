@@ -137,6 +137,8 @@ fn main() {
         "seventy-ninth.json",
         "eightieth.json",
         "eighty-first.json",
+        "eighty-second.json",
+        "eighty-third.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -69,6 +69,7 @@ pub(crate) const FORMS: &[&[&str]] = &[
     &["tell", "told"],
     &["think", "thought"],
     &["throw", "threw", "thrown"],
+    &["wear", "wore", "worn"],
     &["undo", "undid", "undone"],
     &["wake", "woke", "woken"],
     &["wear", "wore", "worn"],

@@ -7,6 +7,7 @@
 //! Reading a question asks the index's [`Vocabulary`]; the rest is pure.
 
 use crate::asks::Asks;
+use crate::everyday::is_everyday;
 use crate::forms::forms_of;
 use crate::framing::{is_common, is_framing};
 use crate::phrases::{PHRASES, phrases_of, word_of_phrase};
@@ -250,12 +251,12 @@ fn names_unrecorded_for(text: &str, concepts: &[Concept]) -> bool {
         return false;
     };
     let head = &words[..at];
+    // What it names: its words before "for" but the everyday ones ("what did I change for
+    // the migration unit" names nothing before its "for").
     let mut named = (concepts.iter())
         .filter(|concept| {
-            concept
-                .word
-                .split(' ')
-                .all(|word| head.iter().any(|h| h == word))
+            let in_head = |word: &str| head.iter().any(|h| h == word);
+            concept.word.split(' ').all(in_head) && !is_everyday(&concept.word)
         })
         .peekable();
     named.peek().is_some() && named.all(|concept| !concept.known)
@@ -379,7 +380,15 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         terms.push(apart);
     }
     let mut corrected = None;
-    if !known && let Some(nearest) = nearest_word(&word, vocabulary) {
+    // A word the tables know is spelt right: it is not read as another word the index
+    // holds ("mode" is not "made"), only as another form of itself ("deleted" → "delete").
+    let spelt_right = is_everyday(&word) || curated_words().any(|known| known == word);
+    let another_form =
+        |other: &String| other.starts_with(&stemmed) || stemmed.starts_with(&stem(other));
+    if !known
+        && let Some(nearest) =
+            nearest_word(&word, vocabulary).filter(|other| !spelt_right || another_form(other))
+    {
         terms.push(Term {
             text: nearest.clone(),
             prefix: false,

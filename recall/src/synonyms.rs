@@ -255,6 +255,7 @@ const GROUPS: &[&[&str]] = &[
     &["incoming", "inbound"],
     &["antivirus", "virus", "viruses", "clamav"],
     &["offboarding", "offboard", "leaver", "leavers"],
+    &["keepalive", "serveraliveinterval", "clientaliveinterval"],
     &["pii", "gdpr", "sensitive"],
     &[
         "inconsistent",

@@ -417,3 +417,19 @@ fn what_a_question_names_before_for_must_be_recorded() {
     assert!(!Question::read("backblaze mac backups", &index).names_the_unrecorded);
     assert!(!Question::read("for the mac backups", &index).names_the_unrecorded);
 }
+
+#[test]
+fn a_word_the_tables_know_is_not_read_as_another() {
+    let index = Words(vec![("made", 3), ("redis", 2), ("deleted", 1)]);
+    // "mode" is an everyday word, spelt right: not the index's "made".
+    let question = Question::read("redis cluster mode", &index);
+    let mode = question.concepts.iter().find(|c| c.word == "mode").unwrap();
+    assert_eq!(mode.corrected, None, "{mode:?}");
+    assert!(!mode.known);
+    // A word the tables do not know still is ("mdae" → "made" is a slip away).
+    let question = Question::read("redis cluster mdae", &index);
+    assert!(
+        question.concepts.iter().any(|c| c.corrected.is_some()),
+        "{question:?}"
+    );
+}
