@@ -139,6 +139,8 @@ fn main() {
         "eighty-first.json",
         "eighty-second.json",
         "eighty-third.json",
+        "eighty-fourth.json",
+        "eighty-fifth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -58,7 +58,7 @@ const GROUPS: &[&[&str]] = &[
     &["auth", "authentication", "login", "signin"],
     &["creds", "credentials", "password", "passwords"],
     &["token", "tokens", "apikey", "jwt", "jwts"],
-    &["env", "environment"],
+    &["env", "environment", "dotenv"],
     &["prod", "production"],
     &["staging", "stage", "stg"],
     &["dev", "development"],
@@ -256,6 +256,7 @@ const GROUPS: &[&[&str]] = &[
     &["antivirus", "virus", "viruses", "clamav"],
     &["offboarding", "offboard", "leaver", "leavers"],
     &["keepalive", "serveraliveinterval", "clientaliveinterval"],
+    &["replay", "redrive", "reprocess"],
     &["pii", "gdpr", "sensitive"],
     &[
         "inconsistent",
