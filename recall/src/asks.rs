@@ -59,7 +59,8 @@ const FIGURE_NOUNS: &[&str] = &[
 ];
 /// "which/what … <this>" asks for a setting or a reading a command printed: "which
 /// memcache does nextcloud use", "which kernel is running", "which gpu does it see", "what
-/// was the sequence at", "which issuer did it have".
+/// was the sequence at", "which issuer did it have", "what did the lookup say", "what does
+/// the record point to".
 const FIGURE_VERBS: &[&str] = &[
     "at", "have", "has", "had", "use", "uses", "using", "run", "runs", "running", "see", "sees",
     "show", "shows", "say", "says", "said", "return", "returns", "returned", "print", "prints",
@@ -161,8 +162,10 @@ impl Asks {
     }
 
     /// What `question` asks for:
-    /// - a figure when it opens "how many/much/big…", or names a version, a setting in use
-    ///   or a superlative ("the slowest") with "which" or "what";
+    /// - a figure when it opens "how many/much/big…", or names a version, a setting in use,
+    ///   what a command said or a superlative ("the slowest") with "which" or "what", or
+    ///   asks "what is … now";
+    /// - anything when it asks "what did I/we do …" (how something was dealt with);
     /// - an outcome when it opens "did"/"has"/"is"/"can"… and asks about a thing (not what
     ///   "I" or "we" did), says what came to pass with one of [`OUTCOME_VERBS`] (or its -ing:
     ///   "failing") or in the passive ("did it get cleaned up"), or asks whether something
