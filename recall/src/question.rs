@@ -384,7 +384,7 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     // holds ("mode" is not "made"), only as another form of itself ("deleted" → "delete").
     let spelt_right = is_everyday(&word) || curated_words().any(|known| known == word);
     let another_form =
-        |other: &String| other.starts_with(&stemmed) || stemmed.starts_with(&stem(other));
+        |other: &str| other.starts_with(&stemmed) || stemmed.starts_with(&stem(other));
     if !known
         && let Some(nearest) =
             nearest_word(&word, vocabulary).filter(|other| !spelt_right || another_form(other))
@@ -396,7 +396,10 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         });
         add_related(&mut terms, &nearest, CORRECTION_WEIGHT);
         corrected = Some(nearest);
-    } else if !known && let Some(nearest) = nearest_curated_word(&word) {
+    } else if !known
+        && let Some(nearest) =
+            nearest_curated_word(&word).filter(|other| !spelt_right || another_form(other))
+    {
         // A misspelt word the index holds only by its synonyms or its kind's members
         // ("kuberentes" → kubernetes → kubectl, pods).
         let mut related = vec![term_for(nearest, CORRECTION_WEIGHT)];

@@ -426,6 +426,11 @@ fn a_word_the_tables_know_is_not_read_as_another() {
     let mode = question.concepts.iter().find(|c| c.word == "mode").unwrap();
     assert_eq!(mode.corrected, None, "{mode:?}");
     assert!(!mode.known);
+    // Nor as a word of the tables the index holds by its synonyms ("logs", held as "log").
+    let held_as_synonyms = Words(vec![("log", 2), ("power", 1)]);
+    let question = Question::read("power loss", &held_as_synonyms);
+    let loss = question.concepts.iter().find(|c| c.word == "loss").unwrap();
+    assert_eq!(loss.corrected, None, "{loss:?}");
     // A word the tables do not know still is ("mdae" → "made" is a slip away).
     let question = Question::read("redis cluster mdae", &index);
     assert!(
