@@ -141,6 +141,7 @@ fn main() {
         "eighty-third.json",
         "eighty-fourth.json",
         "eighty-fifth.json",
+        "eighty-sixth.json",
     ] {
         run(&folder.join(file), verbose);
     }

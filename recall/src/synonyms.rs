@@ -257,6 +257,16 @@ const GROUPS: &[&[&str]] = &[
     &["offboarding", "offboard", "leaver", "leavers"],
     &["keepalive", "serveraliveinterval", "clientaliveinterval"],
     &["replay", "redrive", "reprocess"],
+    &[
+        "suppress",
+        "suppressed",
+        "inhibit",
+        "inhibited",
+        "silence",
+        "silenced",
+        "mute",
+        "muted",
+    ],
     &["pii", "gdpr", "sensitive"],
     &[
         "inconsistent",
