@@ -668,15 +668,18 @@ exit 0
     let daemon = DaemonProcess::start_with(dir.path(), &config, &[]);
     let mut client = Client::connect(&daemon.socket).await.unwrap();
     ok(&mut client, "task_register", deploy_task()).await;
+    // The alert is counted a moment before its wake is queued: wait for the sink to have
+    // run as well, not only for an empty queue.
+    let runs_log = dir.path().join("runs.log");
     wait_until("the stuck alert is delivered", PATIENCE, async || {
         let status = status(&mut client).await;
-        status["stuck"]["alerts"] == 1 && status["wake"]["pending"] == 0
+        runs_log.exists() && status["stuck"]["alerts"] == 1 && status["wake"]["pending"] == 0
     })
     .await;
     let status = status(&mut client).await;
     assert_eq!(status["wake"]["dead"], 0, "{status}");
     assert_eq!(status["wake"]["failed_attempts_since_start"], 0, "{status}");
-    let runs = std::fs::read_to_string(dir.path().join("runs.log")).unwrap();
+    let runs = std::fs::read_to_string(&runs_log).unwrap();
     assert_eq!(runs.lines().count(), 1, "delivered once: {runs}");
 }
 
