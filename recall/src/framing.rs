@@ -174,7 +174,7 @@ const COMMON: &[&str] = &[
 /// A word every question has ([`COMMON`]), or a letter alone (the "u" of "set -u").
 pub fn is_framing(word: &str) -> bool {
     let a_letter = word.len() == 1 && word.as_bytes()[0].is_ascii_alphabetic();
-    a_letter || COMMON.contains(&word)
+    a_letter || is_common(word)
 }
 
 /// One of [`COMMON`] (a letter alone is not).

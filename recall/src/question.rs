@@ -382,12 +382,13 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     let mut corrected = None;
     // A word the tables know is spelt right: it is not read as another word the index
     // holds ("mode" is not "made"), only as another form of itself ("deleted" → "delete").
-    let spelt_right = is_everyday(&word) || curated_words().any(|known| known == word);
-    let another_form =
-        |other: &str| other.starts_with(&stemmed) || stemmed.starts_with(&stem(other));
+    // Asked only of a correction found, so a known word costs no walk of the tables.
+    let may_read_as = |other: &str| {
+        let another_form = other.starts_with(&stemmed) || stemmed.starts_with(&stem(other));
+        another_form || !(is_everyday(&word) || curated_words().any(|known| known == word))
+    };
     if !known
-        && let Some(nearest) =
-            nearest_word(&word, vocabulary).filter(|other| !spelt_right || another_form(other))
+        && let Some(nearest) = nearest_word(&word, vocabulary).filter(|other| may_read_as(other))
     {
         terms.push(Term {
             text: nearest.clone(),
@@ -397,8 +398,7 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         add_related(&mut terms, &nearest, CORRECTION_WEIGHT);
         corrected = Some(nearest);
     } else if !known
-        && let Some(nearest) =
-            nearest_curated_word(&word).filter(|other| !spelt_right || another_form(other))
+        && let Some(nearest) = nearest_curated_word(&word).filter(|other| may_read_as(other))
     {
         // A misspelt word the index holds only by its synonyms or its kind's members
         // ("kuberentes" → kubernetes → kubectl, pods).
