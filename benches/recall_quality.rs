@@ -142,6 +142,8 @@ fn main() {
         "eighty-fourth.json",
         "eighty-fifth.json",
         "eighty-sixth.json",
+        "eighty-seventh.json",
+        "eighty-eighth.json",
     ] {
         run(&folder.join(file), verbose);
     }

@@ -13,6 +13,7 @@ mod everyday;
 mod forms;
 mod framing;
 mod holding;
+mod kinds;
 mod phrases;
 pub mod quality;
 mod question;
@@ -25,10 +26,11 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
+pub use kinds::KIND_WEIGHT;
 pub use question::{CORRECTION_WEIGHT, content_words};
 pub use rank::{Ranked, WEAK_COVERAGE};
 pub use search::{Found, Search, match_expression};
-pub use synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT};
+pub use synonyms::SYNONYM_WEIGHT;
 pub use typos::edit_distance;
 
 /// The mark of an agent session (named by its document's key) that was forgotten.

@@ -139,6 +139,15 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("deny list", "denylist"),
     ("add on", "addon"),
     ("add ons", "addons"),
+    ("long range", "lora"),
+    ("front desk", "reception"),
+    ("network drive", "netdrive"),
+    ("shared drive", "netdrive"),
+    ("mapped drive", "netdrive"),
+    ("security key", "yubikey"),
+    ("security keys", "yubikeys"),
+    ("hardware key", "yubikey"),
+    ("hardware keys", "yubikeys"),
 ];
 
 /// The word a phrase is also written as (`phrase` its words, one space apart).

@@ -6,12 +6,16 @@
 //! or members ("kuberentes" → kubernetes, found as kubectl and pods).
 //! Reading a question asks the index's [`Vocabulary`]; the rest is pure.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use crate::asks::Asks;
 use crate::everyday::is_everyday;
 use crate::forms::forms_of;
 use crate::framing::{is_common, is_framing};
+use crate::kinds::{KIND_WEIGHT, members_of};
 use crate::phrases::{PHRASES, phrases_of, word_of_phrase};
-use crate::synonyms::{KIND_WEIGHT, SYNONYM_WEIGHT, curated_words, members_of, synonyms_of};
+use crate::synonyms::{SYNONYM_WEIGHT, curated_words, synonyms_of};
 use crate::typos::{nearest_curated_word, nearest_word};
 
 /// How much a corrected word counts beside a word spelled as the index holds it.
@@ -359,6 +363,11 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     terms.extend(forms.into_iter().map(|form| term_for(form, 1.0)));
     let other_number = plural_of_short(&word);
     add_related(&mut terms, &word, 1.0);
+    // A form the tables do not list finds what the listed form does ("refusing" as
+    // "refused": rejected, denied).
+    if let Some(listed) = listed_form_of(&word, &stemmed) {
+        add_related(&mut terms, listed, 1.0);
+    }
     if let Some(singular) = other_number
         .as_ref()
         .filter(|other| other.text.len() < word.len())
@@ -415,6 +424,23 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         terms,
         corrected,
     }
+}
+
+/// The word of the curated tables with the stem of `word` (`stemmed`), when the tables do
+/// not list `word` itself: a stem of four letters or more, so that only forms of one word
+/// meet.
+fn listed_form_of(word: &str, stemmed: &str) -> Option<&'static str> {
+    static BY_STEM: LazyLock<HashMap<String, &'static str>> = LazyLock::new(|| {
+        let mut by_stem = HashMap::new();
+        for listed in curated_words() {
+            by_stem.entry(stem(listed)).or_insert(listed);
+        }
+        by_stem
+    });
+    if stemmed.chars().count() < 4 || curated_words().any(|listed| listed == word) {
+        return None;
+    }
+    BY_STEM.get(stemmed).copied()
 }
 
 /// The word's synonyms, the phrases it is written as, and the things of its kind, at their

@@ -1,23 +1,21 @@
-//! The words agents and users write about computers that mean the same thing, and the
-//! general words that stand for a kind of thing. A question's word is searched for as
-//! itself first; its synonyms count a little less ([`SYNONYM_WEIGHT`]), the members of a
-//! kind it names less again ([`KIND_WEIGHT`]), so a document holding the word itself ranks
-//! above one holding only a synonym.
+//! The words agents and users write about computers that mean the same thing. A question's
+//! word is searched for as itself first; its synonyms count a little less
+//! ([`SYNONYM_WEIGHT`]), so a document holding the word itself ranks above one holding only
+//! a synonym.
 //!
-//! Phrases and the word each is also written as are in [`crate::phrases`].
+//! Phrases and the word each is also written as are in [`crate::phrases`]; the general words
+//! that stand for a kind of thing, and its members, in [`crate::kinds`].
 //!
 //! To add a word: put it in the group it belongs to, or add a group. Each word is written
 //! lowercase as the index spells it (letters and digits only: "k8s", not "k-8-s"); a group's
 //! words are all equivalent; a phrase is its words so written, one space apart. Pure data and
 //! a few lookups.
 
+use crate::kinds::KINDS;
 use crate::phrases::PHRASES;
 
 /// How much a synonym counts beside the word itself.
 pub const SYNONYM_WEIGHT: f64 = 0.8;
-/// How much a member of a kind counts when the question names the kind ("database" →
-/// "postgres").
-pub const KIND_WEIGHT: f64 = 0.7;
 
 /// Words that mean the same, each group on its own.
 const GROUPS: &[&[&str]] = &[
@@ -308,7 +306,18 @@ const GROUPS: &[&[&str]] = &[
     &[
         "limit", "limits", "max", "maximum", "cap", "capped", "ceiling", "ulimit",
     ],
-    &["fd", "fds", "descriptor", "descriptors"],
+    &[
+        "fd",
+        "fds",
+        "descriptor",
+        "descriptors",
+        "nofile",
+        "limitnofile",
+    ],
+    &["lora", "lorawan"],
+    &["staff", "employee", "employees", "hires", "starters"],
+    &["clear", "cleared", "empty", "emptied", "flush", "flushed"],
+    &["yubikey", "yubikeys", "fido2", "u2f"],
     &["sso", "saml", "oidc"],
     &["wal", "journal"],
     &["duration", "took", "elapsed"],
@@ -559,94 +568,6 @@ const GROUPS: &[&[&str]] = &[
     ],
 ];
 
-/// A general word, and the specific things of its kind (one way only: "database" finds
-/// "postgres", but "postgres" does not find "mysql").
-const KINDS: &[(&str, &[&str])] = &[
-    (
-        "database",
-        &[
-            "postgres",
-            "postgresql",
-            "mysql",
-            "mariadb",
-            "sqlite",
-            "mongodb",
-            "redis",
-            "rds",
-            "aurora",
-            "dynamodb",
-        ],
-    ),
-    ("cloud", &["aws", "gcp", "azure", "hetzner", "digitalocean"]),
-    ("browser", &["firefox", "chrome", "chromium", "safari"]),
-    ("webserver", &["nginx", "apache", "caddy", "traefik"]),
-    ("editor", &["vim", "neovim", "emacs", "vscode"]),
-    ("cms", &["wordpress", "drupal", "joomla", "ghost"]),
-    (
-        "linter",
-        &[
-            "eslint",
-            "pylint",
-            "flake8",
-            "ruff",
-            "clippy",
-            "shellcheck",
-            "rubocop",
-        ],
-    ),
-    ("shell", &["bash", "zsh", "fish"]),
-    (
-        "language",
-        &["rust", "python", "go", "javascript", "typescript", "java"],
-    ),
-    ("cache", &["redis", "memcached", "varnish"]),
-    ("queue", &["kafka", "rabbitmq", "sqs", "nats"]),
-    (
-        "loadbalancer",
-        &["haproxy", "nginx", "traefik", "envoy", "elb"],
-    ),
-    (
-        "reverseproxy",
-        &["nginx", "traefik", "caddy", "haproxy", "envoy"],
-    ),
-    ("laptop", &["thinkpad", "macbook", "xps"]),
-    ("phone", &["android", "iphone", "ios"]),
-    ("cdn", &["cloudfront", "cloudflare", "fastly", "akamai"]),
-    (
-        "raid",
-        &[
-            "mdadm", "mdstat", "raid1", "raid5", "raid6", "raid10", "mirror",
-        ],
-    ),
-    (
-        "multiarch",
-        &["arm64", "amd64", "aarch64", "buildx", "qemu", "platforms"],
-    ),
-    (
-        "persistence",
-        &["aof", "appendonly", "appendfsync", "rdb", "fsync"],
-    ),
-    ("duration", &["minutes", "hours", "seconds"]),
-    (
-        "kubernetes",
-        &["pod", "pods", "helm", "kubelet", "ingress", "hpa"],
-    ),
-    // Not kinds of git, but what a record about git work says instead of "git".
-    (
-        "git",
-        &[
-            "clone",
-            "checkout",
-            "commit",
-            "commits",
-            "rebase",
-            "repo",
-            "gitattributes",
-            "gitignore",
-        ],
-    ),
-];
-
 /// The words that mean the same as `word` (itself excluded), from every group it is in.
 pub fn synonyms_of(word: &str) -> Vec<&'static str> {
     others_in(GROUPS, word)
@@ -659,21 +580,6 @@ pub(crate) fn others_in(groups: &[&[&'static str]], word: &str) -> Vec<&'static 
         .filter(|group| group.contains(&word))
         .flat_map(|group| group.iter().copied())
         .filter(|other| *other != word)
-        .collect();
-    found.sort_unstable();
-    found.dedup();
-    found
-}
-
-/// The specific things of the kind `word` names, or of a kind one of its synonyms names.
-pub fn members_of(word: &str) -> Vec<&'static str> {
-    let mut names = vec![word.to_owned()];
-    names.extend(synonyms_of(word).into_iter().map(str::to_owned));
-    let mut found: Vec<&'static str> = KINDS
-        .iter()
-        .filter(|(kind, _)| names.iter().any(|name| name == kind))
-        .flat_map(|(_, members)| members.iter().copied())
-        .filter(|member| *member != word)
         .collect();
     found.sort_unstable();
     found.dedup();
@@ -697,16 +603,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_group_is_symmetric_and_a_kind_goes_one_way() {
+    fn a_group_is_symmetric() {
         assert!(synonyms_of("ssl").contains(&"tls"));
         assert!(synonyms_of("tls").contains(&"ssl"));
         assert!(synonyms_of("k8s").contains(&"kubernetes"));
         assert!(!synonyms_of("postgres").contains(&"postgres"));
-        assert!(members_of("db").contains(&"postgres"));
-        assert!(members_of("database").contains(&"sqlite"));
-        assert!(members_of("postgres").is_empty());
         assert!(synonyms_of("qxzzy").is_empty());
-        assert!(members_of("loadbalancer").contains(&"haproxy"));
     }
 
     #[test]

@@ -213,6 +213,25 @@ fn synonyms_count_below_the_word_itself() {
 }
 
 #[test]
+fn a_form_the_tables_do_not_list_finds_the_synonyms_of_one_they_do() {
+    // The tables list "refuse", "refused" and "refuses" with "rejected"; not "refusing".
+    assert!(curated_words().all(|listed| listed != "refusing"));
+    let index = Words(vec![("rejected", 1)]);
+    let question = Question::read("broker refusing clients", &index);
+    let refusing = (question.concepts.iter())
+        .find(|c| c.word == "refusing")
+        .unwrap();
+    assert!(refusing.known, "{:?}", refusing.terms);
+    assert!(
+        refusing.terms.iter().any(|t| t.text.starts_with("reject")),
+        "{:?}",
+        refusing.terms
+    );
+    // Only forms of one word meet: a stem under four letters finds nothing.
+    assert_eq!(listed_form_of("using", "us"), None);
+}
+
+#[test]
 fn a_phrase_is_one_word_found_as_itself_and_as_the_word_it_is_written_as() {
     let index = Words(vec![
         ("write", 1),
