@@ -144,6 +144,8 @@ fn main() {
         "eighty-sixth.json",
         "eighty-seventh.json",
         "eighty-eighth.json",
+        "eighty-ninth.json",
+        "ninetieth.json",
     ] {
         run(&folder.join(file), verbose);
     }

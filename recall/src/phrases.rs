@@ -148,6 +148,10 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("security keys", "yubikeys"),
     ("hardware key", "yubikey"),
     ("hardware keys", "yubikeys"),
+    ("availability group", "availabilitygroup"),
+    ("availability groups", "availabilitygroup"),
+    ("always on", "availabilitygroup"),
+    ("parameter sniffing", "recompile"),
 ];
 
 /// The word a phrase is also written as (`phrase` its words, one space apart).
