@@ -152,6 +152,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("availability groups", "availabilitygroup"),
     ("always on", "availabilitygroup"),
     ("parameter sniffing", "recompile"),
+    ("spanning tree", "stp"),
 ];
 
 /// The word a phrase is also written as (`phrase` its words, one space apart).

@@ -1,7 +1,7 @@
 //! How good the answers are: a history (documents with their age) and questions with the
 //! document that answers each (none: nothing does), read from the JSON of
-//! `benches/recall-quality/`, and the score of a list of answers — top-1, top-3 and the
-//! no-answer rate. The quality benchmark prints it; a test holds the floor.
+//! `benches/recall-quality/`, and the score of a list of answers — top-1, top-3 (weak
+//! results not counted), the share shown at all (weak ones counted) and the no-answer rate. The quality benchmark prints it; a test holds the floor.
 
 use serde_json::Value;
 
@@ -91,6 +91,9 @@ pub struct Score {
     pub answerable: usize,
     pub top1: usize,
     pub top3: usize,
+    /// The answer among the results shown, weak ones counted: what the agent gets to read,
+    /// told or not that it is unsure.
+    pub shown: usize,
     pub unanswerable: usize,
     /// Questions nothing answers that got no result, or only weak ones.
     pub said_nothing: usize,
@@ -118,6 +121,9 @@ impl Score {
                 if strong.contains(&answer) {
                     self.top3 += 1;
                 }
+                if found.iter().any(|(key, _)| key == answer) {
+                    self.shown += 1;
+                }
             }
             None => {
                 self.unanswerable += 1;
@@ -139,15 +145,29 @@ impl Score {
         self.top3 as f64 / self.answerable.max(1) as f64
     }
 
-    /// "top-1  96.4% (54/56)  top-3 …  no-answer 8/8".
+    /// Adds the counts of `other` (another history's): misses are not kept.
+    pub fn merge(&mut self, other: &Score) {
+        self.answerable += other.answerable;
+        self.top1 += other.top1;
+        self.top3 += other.top3;
+        self.shown += other.shown;
+        self.unanswerable += other.unanswerable;
+        self.said_nothing += other.said_nothing;
+    }
+
+    /// "top-1  96.4% (54/56)  top-3 …  shown …  no-answer 8/8".
     pub fn line(&self) -> String {
+        let share = |count: usize| 100.0 * count as f64 / self.answerable.max(1) as f64;
         format!(
-            "top-1 {:>5.1}% ({}/{})  top-3 {:>5.1}% ({}/{})  no-answer {}/{}",
-            100.0 * self.top1_share(),
+            "top-1 {:>5.1}% ({}/{})  top-3 {:>5.1}% ({}/{})  shown {:>5.1}% ({}/{})  no-answer {}/{}",
+            share(self.top1),
             self.top1,
             self.answerable,
-            100.0 * self.top3_share(),
+            share(self.top3),
             self.top3,
+            self.answerable,
+            share(self.shown),
+            self.shown,
             self.answerable,
             self.said_nothing,
             self.unanswerable
@@ -178,4 +198,39 @@ pub fn score(store: &RecallStore, history: &History) -> Score {
         score.add(question, answer.as_deref(), &keys);
     }
     score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weak_results_count_as_shown_only_and_a_weak_list_says_nothing() {
+        let weak = |key: &str| (key.to_owned(), true);
+        let strong = |key: &str| (key.to_owned(), false);
+        let mut score = Score::default();
+        score.add("first", Some("a"), &[strong("a"), strong("b")]);
+        score.add("second", Some("a"), &[strong("b"), strong("a")]);
+        score.add("unsure", Some("a"), &[weak("a")]);
+        score.add("missed", Some("a"), &[strong("b")]);
+        score.add("nothing", None, &[weak("b")]);
+        score.add("wrongly sure", None, &[strong("b")]);
+        assert_eq!(
+            (score.top1, score.top3, score.shown, score.answerable),
+            (1, 2, 3, 4)
+        );
+        assert_eq!((score.said_nothing, score.unanswerable), (1, 2));
+        let mut pooled = Score::default();
+        pooled.merge(&score);
+        pooled.merge(&score);
+        assert_eq!(
+            (pooled.shown, pooled.answerable, pooled.said_nothing),
+            (6, 8, 2)
+        );
+        assert!(
+            score.line().contains("shown  75.0% (3/4)"),
+            "{}",
+            score.line()
+        );
+    }
 }

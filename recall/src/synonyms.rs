@@ -315,6 +315,7 @@ const GROUPS: &[&[&str]] = &[
         "limitnofile",
     ],
     &["lora", "lorawan"],
+    &["stp", "bpdu"],
     &["staff", "employee", "employees", "hires", "starters"],
     &["clear", "cleared", "empty", "emptied", "flush", "flushed"],
     &["yubikey", "yubikeys", "fido2", "u2f"],

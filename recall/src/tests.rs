@@ -857,6 +857,11 @@ fn the_committed_histories_are_answered_well() {
         ("eighty-ninth.json", 0.96, 0.96, 2),
         // Measured once unseen at 92.3 / 96.2 %.
         ("ninetieth.json", 0.92, 0.96, 0),
+        // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after created as an everyday
+        // word.
+        ("ninety-first.json", 0.92, 0.92, 1),
+        // Measured once unseen at 92.3 / 92.3 %.
+        ("ninety-second.json", 0.92, 0.92, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
