@@ -97,6 +97,10 @@ pub struct Ranked {
     pub confidence: f64,
     /// It holds less than half of the question's words (see [`WEAK_COVERAGE`]).
     pub weak: bool,
+    /// Every word of the question it lacks is one nothing indexed holds: it holds all that
+    /// anything could ("pwa" of "pwa update not showing", where the record says "service
+    /// worker"). A weak one may still be the answer, if those words name what it is about.
+    pub lacks_only_unindexed: bool,
 }
 
 /// The confidence: `coverage × (0.7 + 0.2·relevance + 0.1·in_title) × source weight`,

@@ -193,6 +193,7 @@ impl RecallStore {
                 document: self.document(held.row)?,
                 confidence,
                 weak,
+                lacks_only_unindexed: held.lacks_only_unknown,
             });
         }
         Ok(found)

@@ -178,6 +178,67 @@ async fn a_finished_task_is_found_again_by_its_topic_with_its_steps() {
     );
 }
 
+/// Only weak matches: the message tells a first result that holds every word anything
+/// indexed holds (the question's other words may name what it is about: the caller knows)
+/// from one that merely shares a word.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_weak_answer_says_whether_it_lacks_only_what_nothing_holds() {
+    let daemon = TestDaemon::start_manual().await;
+    let stale = register(
+        &daemon,
+        "Visitors see the old version of the web app after a release",
+        &[
+            "Find what caches the old bundle",
+            "Make the cache update itself",
+        ],
+    )
+    .await;
+    daemon
+        .ok(
+            "task_update",
+            json!({"task_id": stale, "message": "the service worker served the cached bundle; \
+                    it now calls skipWaiting when an update is found"}),
+        )
+        .await;
+    register(
+        &daemon,
+        "Rotate the TLS certificates",
+        &["Renew", "Reload nginx"],
+    )
+    .await;
+
+    // "workbox" (the service worker library) is nowhere: the record says "service worker".
+    let workbox = daemon
+        .ok("memory_recall", json!({"query": "workbox update"}))
+        .await;
+    assert_eq!(task_ids(&workbox), [stale.as_str()], "{workbox}");
+    assert_eq!(workbox["results"][0]["weak"], true, "{workbox}");
+    let message = workbox["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "The first holds every word of the question that anything indexed holds; it \
+             lacks workbox"
+        ) && message.contains("if it names something else, nothing recorded answers"),
+        "{message}"
+    );
+
+    // "deploy" is held elsewhere; "kubernetes" nowhere: the first lacks a word the index
+    // holds, so it is likely not the answer.
+    let shared = daemon
+        .ok(
+            "memory_recall",
+            json!({"query": "kubernetes certificates deploy ingress"}),
+        )
+        .await;
+    let message = shared["message"].as_str().unwrap();
+    assert!(
+        shared["results"][0]["weak"] == true
+            && message.contains("so likely not what you look for")
+            && !message.contains("The first holds every word"),
+        "{shared}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recency_bias_trades_relevance_for_recency() {
     let daemon = TestDaemon::start_manual().await;

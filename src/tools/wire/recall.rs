@@ -150,16 +150,21 @@ fn message(
         .map(|id| format!(" within task {id}"))
         .unwrap_or_default();
     let words = answer.words.join(", ");
-    let mut read = String::new();
-    if !answer.read_as.is_empty() {
-        read.push_str(&format!(" Read {}.", answer.read_as.join(", ")));
-    }
+    let read_as = match answer.read_as.as_slice() {
+        [] => String::new(),
+        read_as => format!(" Read {}.", read_as.join(", ")),
+    };
+    let unmatched = answer.unmatched.join(", ");
+    let mut read = read_as.clone();
     if !answer.unmatched.is_empty() {
         read.push_str(&format!(
-            " Nothing indexed holds {} in any form (nor a synonym or a near spelling).",
-            answer.unmatched.join(", ")
+            " Nothing indexed holds {unmatched} in any form (nor a synonym or a near spelling)."
         ));
     }
+    // A weak first result that lacks only what nothing indexed holds is the answer if those
+    // words are another name for what it is about: the caller knows, the index cannot.
+    let first_lacks_only_unindexed = (answer.results.first())
+        .is_some_and(|first| first.lacks_only_unindexed && !answer.unmatched.is_empty());
     if answer.words.is_empty() {
         format!(
             "{searched}. The question has no word to look for: name the thing, e.g. \"deploy coursefolio\"."
@@ -168,6 +173,17 @@ fn message(
         format!(
             "{searched}{scope} for {words}: nothing matched.{read} Try other words (the tool, \
              the project or the host name)."
+        )
+    } else if answer.results.iter().all(|ranked| ranked.weak) && first_lacks_only_unindexed {
+        format!(
+            "{searched}{scope} for {words}: only weak matches — {}. The first holds every word \
+             of the question that anything indexed holds; it lacks {unmatched}, which nothing \
+             indexed holds in any form (nor a synonym or a near spelling). If that is another \
+             name for what the first is about (a product for its kind, an abbreviation, a \
+             paraphrase), it is the answer; if it names something else, nothing recorded \
+             answers the question.{read_as} Asking again with the word the records would use \
+             tells which.",
+            count(answer.results.len() as u64, "result", None)
         )
     } else if answer.results.iter().all(|ranked| ranked.weak) {
         format!(
