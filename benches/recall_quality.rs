@@ -153,6 +153,8 @@ fn main() {
         "ninetieth.json",
         "ninety-first.json",
         "ninety-second.json",
+        "ninety-third.json",
+        "ninety-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

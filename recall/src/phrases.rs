@@ -153,6 +153,14 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("always on", "availabilitygroup"),
     ("parameter sniffing", "recompile"),
     ("spanning tree", "stp"),
+    ("content security policy", "csp"),
+    ("web application firewall", "waf"),
+    ("brute force", "bruteforce"),
+    ("signed url", "signedurl"),
+    ("signed urls", "signedurls"),
+    ("token authentication", "signedurls"),
+    ("weird characters", "garbled"),
+    ("strange characters", "garbled"),
 ];
 
 /// The word a phrase is also written as (`phrase` its words, one space apart).

@@ -862,6 +862,12 @@ fn the_committed_histories_are_answered_well() {
         ("ninety-first.json", 0.92, 0.92, 1),
         // Measured once unseen at 92.3 / 92.3 %.
         ("ninety-second.json", 0.92, 0.92, 0),
+        // Measured once unseen at 76.9 / 76.9 %, 84.6 / 84.6 % after a gop as a keyframe,
+        // token authentication as signed urls, weird characters as garbled.
+        ("ninety-third.json", 0.84, 0.84, 0),
+        // Measured once unseen at 65.4 / 65.4 %, 84.6 / 84.6 % after buy and attempts as
+        // everyday words, brute force, a vulnerability scanner, a csp and a waf.
+        ("ninety-fourth.json", 0.84, 0.84, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
