@@ -98,9 +98,20 @@ impl Question {
     pub fn read(text: &str, vocabulary: &impl Vocabulary) -> Question {
         let concepts = question_words(text)
             .into_iter()
-            .map(|word| match word_of_phrase(&word) {
-                Some(written) => phrase_concept(word, written, vocabulary),
-                None => concept(word, vocabulary),
+            .flat_map(|word| match word_of_phrase(&word) {
+                Some(written) => {
+                    let phrase = phrase_concept(word, written, vocabulary);
+                    if phrase.known {
+                        return vec![phrase];
+                    }
+                    // Held neither as the phrase nor as what it stands for: its words, each
+                    // on its own ("certificate" of "certificate authority authorization").
+                    (phrase.word.split(' '))
+                        .filter(|word| !is_framing(word))
+                        .map(|word| concept(word.to_owned(), vocabulary))
+                        .collect()
+                }
+                None => vec![concept(word, vocabulary)],
             })
             .collect::<Vec<Concept>>();
         // "5.1" as the index holds it: its numbers one after the other.

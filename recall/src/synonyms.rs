@@ -330,6 +330,7 @@ const GROUPS: &[&[&str]] = &[
     ],
     &["gop", "keyframe", "keyframes"],
     &["garbled", "mojibake"],
+    &["smb", "cifs", "samba"],
     &["staff", "employee", "employees", "hires", "starters"],
     &["clear", "cleared", "empty", "emptied", "flush", "flushed"],
     &["yubikey", "yubikeys", "fido2", "u2f"],

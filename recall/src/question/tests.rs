@@ -232,6 +232,19 @@ fn a_form_the_tables_do_not_list_finds_the_synonyms_of_one_they_do() {
 }
 
 #[test]
+fn a_phrase_held_in_no_form_is_read_word_by_word() {
+    // Nothing holds "certificate authority" nor "ca": "certificate" is still the question's.
+    let index = Words(vec![("certificate renewal", 1)]);
+    let question = Question::read("certificate authority", &index);
+    assert_eq!(question.words(), ["certificate", "authority"]);
+    assert_eq!(question.unmatched(), ["authority"]);
+    // Held as what it stands for, it stays one word.
+    let index = Words(vec![("ca bundle", 1)]);
+    let question = Question::read("certificate authority", &index);
+    assert_eq!(question.words(), ["certificate authority"]);
+}
+
+#[test]
 fn a_phrase_is_one_word_found_as_itself_and_as_the_word_it_is_written_as() {
     let index = Words(vec![
         ("write", 1),
