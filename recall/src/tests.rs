@@ -501,12 +501,20 @@ fn irregular_forms_and_a_phrases_last_word_are_found() {
 /// in the plural ("hard drives" is the phrase "hard drive").
 #[test]
 fn plurals_of_abbreviations_and_phrases_are_found() {
-    let (_dir, store) = store_holding(&[document(
-        "t-deps",
-        "Dependabot opens 40 pull requests a week",
-        "grouped minor and patch updates",
-        NOW,
-    )]);
+    let (_dir, store) = store_holding(&[
+        document(
+            "t-deps",
+            "Dependabot opens 40 pull requests a week",
+            "grouped minor and patch updates",
+            NOW,
+        ),
+        document(
+            "t-disk",
+            "Replace the hard drive with reallocated sectors",
+            "swapped it and rebuilt the array",
+            NOW,
+        ),
+    ]);
     let found = store
         .search(&search("too many dependabot prs", 0.0))
         .unwrap();
