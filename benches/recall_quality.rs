@@ -155,6 +155,8 @@ fn main() {
         "ninety-second.json",
         "ninety-third.json",
         "ninety-fourth.json",
+        "ninety-fifth.json",
+        "ninety-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

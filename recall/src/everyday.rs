@@ -15,6 +15,8 @@ pub const EVERYDAY_WEIGHT: f64 = 0.5;
 const EVERYDAY: &[&str] = &[
     "add",
     "added",
+    "adopt",
+    "adopted",
     "afternoon",
     "again",
     "ages",

@@ -114,10 +114,12 @@ impl Question {
                 None => vec![concept(word, vocabulary)],
             })
             .collect::<Vec<Concept>>();
-        // "5.1" as the index holds it: its numbers one after the other.
+        // "5.1" as the index holds it: its numbers one after the other, the first maybe
+        // with its "v" ("v1.29.4" is "v1 29 4").
         let recorded = |version: &str| {
-            let numbers: Vec<&str> = version.split('.').filter(|n| !n.is_empty()).collect();
-            vocabulary.holds(&numbers.join(" "), false)
+            let numbers = (version.split('.').filter(|n| !n.is_empty())).collect::<Vec<_>>();
+            let numbers = numbers.join(" ");
+            vocabulary.holds(&numbers, false) || vocabulary.holds(&format!("v{numbers}"), false)
         };
         // Whether the question's word `word` is known: `None` when it is not one of its
         // words (framing).
@@ -285,8 +287,10 @@ fn destination(text: &str) -> Option<String> {
     let from = (words.iter().position(|word| word == "from"))
         .or_else(|| MOVES.contains(&words.first()?.as_str()).then_some(0))?;
     let to = from + words[from..].iter().position(|word| word == "to")?;
+    // "to what" asks where it went; it names no destination.
     (words[to + 1..].iter())
         .find(|word| !matches!(word.as_str(), "the" | "a" | "an"))
+        .filter(|word| !is_framing(word))
         .cloned()
 }
 

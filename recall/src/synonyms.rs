@@ -331,6 +331,13 @@ const GROUPS: &[&[&str]] = &[
     &["gop", "keyframe", "keyframes"],
     &["garbled", "mojibake"],
     &["smb", "cifs", "samba"],
+    &[
+        "chargeback",
+        "chargebacks",
+        "dispute",
+        "disputes",
+        "disputed",
+    ],
     &["staff", "employee", "employees", "hires", "starters"],
     &["clear", "cleared", "empty", "emptied", "flush", "flushed"],
     &["yubikey", "yubikeys", "fido2", "u2f"],
@@ -460,7 +467,7 @@ const GROUPS: &[&[&str]] = &[
     // Sockets, and the commands that list them.
     &["socket", "sockets", "ss", "netstat"],
     &["ip", "ipv4", "ipv6"],
-    &["latency", "ping", "rtt"],
+    &["latency", "ping", "rtt", "p99", "p95"],
     &["timeout", "timeouts", "timedout", "hang", "hangs", "hung"],
     &["swap", "swapfile", "swappiness", "zram"],
     // Sizes and counts.

@@ -876,6 +876,13 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 65.4 / 65.4 %, 84.6 / 84.6 % after buy and attempts as
         // everyday words, brute force, a vulnerability scanner, a csp and a waf.
         ("ninety-fourth.json", 0.84, 0.84, 1),
+        // Measured once unseen at 80.8 / 80.8 %, 100 / 100 % after "v1.29.4" recording
+        // version 1.29, "to what" naming no destination, request entity too large as 413,
+        // p99 as latency, adopt as an everyday word.
+        ("ninety-fifth.json", 1.0, 1.0, 0),
+        // Measured once unseen at 73.1 / 76.9 %, 76.9 / 80.8 % after chargebacks as
+        // disputes.
+        ("ninety-sixth.json", 0.76, 0.80, 3),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -393,6 +393,10 @@ fn a_version_nothing_holds_says_the_question_was_not_recorded() {
     assert!(Question::read("upgrade to postgres 17", &index).names_the_unrecorded);
     assert!(!Question::read("upgrade to postgres 16", &index).names_the_unrecorded);
     assert!(!Question::read("postgres 17 upgrade", &index).names_the_unrecorded);
+    // "v1.29.4" is held as "v1 29 4": version 1.29 was recorded.
+    let index = Words(vec![("v1 29", 1), ("nodes", 1), ("upgraded", 1)]);
+    assert!(!Question::read("are all nodes upgraded to 1.29", &index).names_the_unrecorded);
+    assert!(Question::read("are all nodes upgraded to 1.30", &index).names_the_unrecorded);
 }
 
 #[test]
@@ -402,6 +406,11 @@ fn a_move_to_something_nothing_holds_was_not_recorded() {
         Some("fastly")
     );
     assert_eq!(destination("upgrade to postgres"), None, "no from, no move");
+    assert_eq!(
+        destination("dns lookup went from 40 ms to what"),
+        None,
+        "asks where it went"
+    );
     assert_eq!(
         destination("migrate the database to aurora").as_deref(),
         Some("aurora"),
