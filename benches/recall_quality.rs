@@ -157,6 +157,8 @@ fn main() {
         "ninety-fourth.json",
         "ninety-fifth.json",
         "ninety-sixth.json",
+        "ninety-seventh.json",
+        "ninety-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -329,7 +329,7 @@ const GROUPS: &[&[&str]] = &[
         "scan", "scans", "scanned", "scanner", "scanners", "scanning",
     ],
     &["gop", "keyframe", "keyframes"],
-    &["garbled", "mojibake"],
+    &["garbled", "mojibake", "gibberish", "garbage"],
     &["smb", "cifs", "samba"],
     &[
         "chargeback",
