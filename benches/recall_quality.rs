@@ -159,6 +159,8 @@ fn main() {
         "ninety-sixth.json",
         "ninety-seventh.json",
         "ninety-eighth.json",
+        "ninety-ninth.json",
+        "hundredth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

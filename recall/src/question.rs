@@ -6,7 +6,7 @@
 //! or members ("kuberentes" → kubernetes, found as kubectl and pods).
 //! Reading a question asks the index's [`Vocabulary`]; the rest is pure.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use crate::asks::Asks;
@@ -287,10 +287,11 @@ fn destination(text: &str) -> Option<String> {
     let from = (words.iter().position(|word| word == "from"))
         .or_else(|| MOVES.contains(&words.first()?.as_str()).then_some(0))?;
     let to = from + words[from..].iter().position(|word| word == "to")?;
-    // "to what" asks where it went; it names no destination.
+    // "to what" asks where it went, "to the wrong folder" says how it went: neither names
+    // a destination.
     (words[to + 1..].iter())
         .find(|word| !matches!(word.as_str(), "the" | "a" | "an"))
-        .filter(|word| !is_framing(word))
+        .filter(|word| !is_framing(word) && !is_everyday(word))
         .cloned()
 }
 
@@ -445,17 +446,20 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
 /// not list `word` itself: a stem of four letters or more, so that only forms of one word
 /// meet.
 fn listed_form_of(word: &str, stemmed: &str) -> Option<&'static str> {
-    static BY_STEM: LazyLock<HashMap<String, &'static str>> = LazyLock::new(|| {
-        let mut by_stem = HashMap::new();
-        for listed in curated_words() {
-            by_stem.entry(stem(listed)).or_insert(listed);
-        }
-        by_stem
-    });
-    if stemmed.chars().count() < 4 || curated_words().any(|listed| listed == word) {
+    /// The tables' words, and each stem's first word: built once, read per question word.
+    static LISTED: LazyLock<(HashSet<&'static str>, HashMap<String, &'static str>)> =
+        LazyLock::new(|| {
+            let mut by_stem = HashMap::new();
+            for listed in curated_words() {
+                by_stem.entry(stem(listed)).or_insert(listed);
+            }
+            (curated_words().collect(), by_stem)
+        });
+    let (listed, by_stem) = &*LISTED;
+    if stemmed.chars().count() < 4 || listed.contains(word) {
         return None;
     }
-    BY_STEM.get(stemmed).copied()
+    by_stem.get(stemmed).copied()
 }
 
 /// The word's synonyms, the phrases it is written as, and the things of its kind, at their

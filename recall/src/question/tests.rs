@@ -412,6 +412,11 @@ fn a_move_to_something_nothing_holds_was_not_recorded() {
         "asks where it went"
     );
     assert_eq!(
+        destination("sent items from the shared mailbox go to the wrong folder"),
+        None,
+        "says how it went"
+    );
+    assert_eq!(
         destination("migrate the database to aurora").as_deref(),
         Some("aurora"),
         "a move the question opens with"
