@@ -161,6 +161,8 @@ fn main() {
         "ninety-eighth.json",
         "ninety-ninth.json",
         "hundredth.json",
+        "hundred-and-first.json",
+        "hundred-and-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -332,6 +332,15 @@ const GROUPS: &[&[&str]] = &[
     &["garbled", "mojibake", "gibberish", "garbage"],
     &["smb", "cifs", "samba"],
     &[
+        "conflict",
+        "conflicts",
+        "conflicting",
+        "clash",
+        "clashed",
+        "clashes",
+        "clashing",
+    ],
+    &[
         "chargeback",
         "chargebacks",
         "dispute",
