@@ -163,6 +163,8 @@ fn main() {
         "hundredth.json",
         "hundred-and-first.json",
         "hundred-and-second.json",
+        "hundred-and-third.json",
+        "hundred-and-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -136,6 +136,8 @@ const EVERYDAY: &[&str] = &[
     "know",
     "large",
     "larger",
+    "launch",
+    "launched",
     "left",
     "less",
     "letter",
