@@ -165,6 +165,8 @@ fn main() {
         "hundred-and-second.json",
         "hundred-and-third.json",
         "hundred-and-fourth.json",
+        "hundred-and-fifth.json",
+        "hundred-and-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -304,7 +304,8 @@ const GROUPS: &[&[&str]] = &[
         "doubled",
     ],
     &[
-        "limit", "limits", "max", "maximum", "cap", "capped", "ceiling", "ulimit",
+        "limit", "limits", "max", "maximum", "cap", "capped", "ceiling", "ulimit", "quota",
+        "quotas",
     ],
     &[
         "fd",
