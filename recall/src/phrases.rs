@@ -4,6 +4,9 @@
 //! words written lowercase as the index spells them, one space apart. Pure data and two
 //! lookups.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 /// Phrases and the one word each is also written as.
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
@@ -235,20 +238,48 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("network card", "nic"),
 ];
 
+/// [`PHRASES`] read for lookups, built once; each list in the order of the table.
+struct Lookups {
+    /// Each phrase's word.
+    word_of: HashMap<&'static str, &'static str>,
+    /// Each word's phrases.
+    phrases_of: HashMap<&'static str, Vec<&'static str>>,
+    /// The phrases starting with each word.
+    starting_with: HashMap<&'static str, Vec<&'static str>>,
+}
+
+static LOOKUPS: LazyLock<Lookups> = LazyLock::new(|| {
+    let mut lookups = Lookups {
+        word_of: HashMap::new(),
+        phrases_of: HashMap::new(),
+        starting_with: HashMap::new(),
+    };
+    for (phrase, word) in PHRASES {
+        lookups.word_of.entry(*phrase).or_insert(*word);
+        lookups.phrases_of.entry(*word).or_default().push(*phrase);
+        let first = phrase.split(' ').next().unwrap_or(phrase);
+        lookups
+            .starting_with
+            .entry(first)
+            .or_default()
+            .push(*phrase);
+    }
+    lookups
+});
+
 /// The word a phrase is also written as (`phrase` its words, one space apart).
 pub fn word_of_phrase(phrase: &str) -> Option<&'static str> {
-    PHRASES
-        .iter()
-        .find(|(known, _)| *known == phrase)
-        .map(|(_, word)| *word)
+    LOOKUPS.word_of.get(phrase).copied()
 }
 
 /// The phrases `word` is also written as.
 pub fn phrases_of(word: &str) -> Vec<&'static str> {
-    (PHRASES.iter())
-        .filter(|(_, written)| *written == word)
-        .map(|(phrase, _)| *phrase)
-        .collect()
+    LOOKUPS.phrases_of.get(word).cloned().unwrap_or_default()
+}
+
+/// The phrases whose first word is `word`, in the order of [`PHRASES`].
+pub fn phrases_starting_with(word: &str) -> &'static [&'static str] {
+    LOOKUPS.starting_with.get(word).map_or(&[], Vec::as_slice)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! or members ("kuberentes" → kubernetes, found as kubectl and pods).
 //! Reading a question asks the index's [`Vocabulary`]; the rest is pure.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use crate::asks::Asks;
@@ -14,8 +14,8 @@ use crate::everyday::is_everyday;
 use crate::forms::forms_of;
 use crate::framing::{is_common, is_framing};
 use crate::kinds::{KIND_WEIGHT, members_of};
-use crate::phrases::{PHRASES, phrases_of, word_of_phrase};
-use crate::synonyms::{SYNONYM_WEIGHT, curated_words, synonyms_of};
+use crate::phrases::{phrases_of, phrases_starting_with, word_of_phrase};
+use crate::synonyms::{SYNONYM_WEIGHT, curated_words, is_curated, synonyms_of};
 use crate::typos::{nearest_curated_word, nearest_word};
 
 /// How much a corrected word counts beside a word spelled as the index holds it.
@@ -206,14 +206,14 @@ pub(crate) fn lowercase_words(text: &str) -> impl Iterator<Item = String> {
 }
 
 /// The content words, with each known phrase among them ("write-ahead log", "out of
-/// memory": [`PHRASES`]) as one word, its words one space apart.
+/// memory": [`crate::phrases::PHRASES`]) as one word, its words one space apart.
 fn question_words(question: &str) -> Vec<String> {
     let all: Vec<String> = lowercase_words(question).collect();
     let mut words: Vec<String> = Vec::new();
     let mut at = 0;
     while at < all.len() {
         // A phrase's last word may be written in the plural: "hard drives".
-        let phrase = PHRASES.iter().map(|(phrase, _)| *phrase).find(|phrase| {
+        let phrase = phrases_starting_with(&all[at]).iter().find(|phrase| {
             let length = phrase.split(' ').count();
             all.get(at..at + length).is_some_and(|run| {
                 phrase
@@ -227,7 +227,7 @@ fn question_words(question: &str) -> Vec<String> {
             })
         });
         let (word, length) = match phrase {
-            Some(phrase) => (phrase.to_owned(), phrase.split(' ').count()),
+            Some(phrase) => ((*phrase).to_owned(), phrase.split(' ').count()),
             None => (all[at].clone(), 1),
         };
         at += length;
@@ -410,7 +410,7 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     // Asked only of a correction found, so a known word costs no walk of the tables.
     let may_read_as = |other: &str| {
         let another_form = other.starts_with(&stemmed) || stemmed.starts_with(&stem(other));
-        another_form || !(is_everyday(&word) || curated_words().any(|known| known == word))
+        another_form || !(is_everyday(&word) || is_curated(&word))
     };
     if !known
         && let Some(nearest) = nearest_word(&word, vocabulary).filter(|other| may_read_as(other))
@@ -446,20 +446,18 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
 /// not list `word` itself: a stem of four letters or more, so that only forms of one word
 /// meet.
 fn listed_form_of(word: &str, stemmed: &str) -> Option<&'static str> {
-    /// The tables' words, and each stem's first word: built once, read per question word.
-    static LISTED: LazyLock<(HashSet<&'static str>, HashMap<String, &'static str>)> =
-        LazyLock::new(|| {
-            let mut by_stem = HashMap::new();
-            for listed in curated_words() {
-                by_stem.entry(stem(listed)).or_insert(listed);
-            }
-            (curated_words().collect(), by_stem)
-        });
-    let (listed, by_stem) = &*LISTED;
-    if stemmed.chars().count() < 4 || listed.contains(word) {
+    /// Each stem's first word of the tables: built once, read per question word.
+    static BY_STEM: LazyLock<HashMap<String, &'static str>> = LazyLock::new(|| {
+        let mut by_stem = HashMap::new();
+        for listed in curated_words() {
+            by_stem.entry(stem(listed)).or_insert(listed);
+        }
+        by_stem
+    });
+    if stemmed.chars().count() < 4 || is_curated(word) {
         return None;
     }
-    by_stem.get(stemmed).copied()
+    BY_STEM.get(stemmed).copied()
 }
 
 /// The word's synonyms, the phrases it is written as, and the things of its kind, at their
@@ -518,7 +516,7 @@ fn plural_of_short(word: &str) -> Option<Term> {
     }
     let other = match word.strip_suffix('s') {
         None => format!("{word}s"),
-        Some(singular) if curated_words().any(|known| known == singular) => singular.to_owned(),
+        Some(singular) if is_curated(singular) => singular.to_owned(),
         Some(_) => return None,
     };
     Some(Term {

@@ -11,6 +11,9 @@
 //! words are all equivalent; a phrase is its words so written, one space apart. Pure data and
 //! a few lookups.
 
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
 use crate::kinds::KINDS;
 use crate::phrases::PHRASES;
 
@@ -601,9 +604,60 @@ const GROUPS: &[&[&str]] = &[
     ],
 ];
 
+/// The tables read for lookups, built once: every question word asks them several times.
+struct Lookups {
+    /// Each grouped word's synonyms, sorted, itself excluded.
+    synonyms: HashMap<&'static str, Vec<&'static str>>,
+    /// Every word of [`curated_words`].
+    words: HashSet<&'static str>,
+    /// The same, by first letter.
+    by_first: HashMap<char, Vec<&'static str>>,
+}
+
+static LOOKUPS: LazyLock<Lookups> = LazyLock::new(|| {
+    let mut synonyms: HashMap<&'static str, Vec<&'static str>> = HashMap::new();
+    for group in GROUPS {
+        for word in group.iter() {
+            synonyms
+                .entry(word)
+                .or_default()
+                .extend(group.iter().filter(|other| *other != word));
+        }
+    }
+    for found in synonyms.values_mut() {
+        found.sort_unstable();
+        found.dedup();
+    }
+    let words: HashSet<&'static str> = curated_words().collect();
+    let mut by_first: HashMap<char, Vec<&'static str>> = HashMap::new();
+    for word in &words {
+        if let Some(first) = word.chars().next() {
+            by_first.entry(first).or_default().push(word);
+        }
+    }
+    for found in by_first.values_mut() {
+        found.sort_unstable();
+    }
+    Lookups {
+        synonyms,
+        words,
+        by_first,
+    }
+});
+
 /// The words that mean the same as `word` (itself excluded), from every group it is in.
 pub fn synonyms_of(word: &str) -> Vec<&'static str> {
-    others_in(GROUPS, word)
+    LOOKUPS.synonyms.get(word).cloned().unwrap_or_default()
+}
+
+/// Whether `word` is a word of the tables ([`curated_words`]).
+pub fn is_curated(word: &str) -> bool {
+    LOOKUPS.words.contains(word)
+}
+
+/// The words of the tables starting with `first`, in byte order.
+pub fn curated_starting_with(first: char) -> &'static [&'static str] {
+    LOOKUPS.by_first.get(&first).map_or(&[], Vec::as_slice)
 }
 
 /// The other words of every group of `groups` that holds `word`, each once.
@@ -634,6 +688,23 @@ pub fn curated_words() -> impl Iterator<Item = &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lookups_answer_as_a_walk_of_the_tables() {
+        for group in GROUPS {
+            for word in group.iter() {
+                assert_eq!(synonyms_of(word), others_in(GROUPS, word), "{word}");
+            }
+        }
+        assert!(curated_words().all(is_curated) && !is_curated("qxzzy"));
+        let walked: Vec<&str> = {
+            let mut words: Vec<&str> = curated_words().filter(|w| w.starts_with('k')).collect();
+            words.sort_unstable();
+            words.dedup();
+            words
+        };
+        assert_eq!(curated_starting_with('k'), walked.as_slice());
+    }
 
     #[test]
     fn a_group_is_symmetric() {

@@ -4,7 +4,7 @@
 //! [`Vocabulary`].
 
 use crate::question::{Vocabulary, among};
-use crate::synonyms::curated_words;
+use crate::synonyms::curated_starting_with;
 
 /// The word the index holds nearest to `word`: one a slip away ("postgress" → "postgres"),
 /// else the longest word of five letters or more it starts with, short of at most three
@@ -87,9 +87,7 @@ fn nearest_by_edits<W: AsRef<str>>(
 pub fn nearest_curated_word(word: &str) -> Option<&'static str> {
     let most = edits_allowed(word)?;
     let first = word.chars().next()?;
-    let words = curated_words()
-        .filter(|known| known.starts_with(first))
-        .map(|known| (known, 0));
+    let words = curated_starting_with(first).iter().map(|known| (*known, 0));
     nearest_by_edits(word, most, words)
 }
 
