@@ -167,6 +167,8 @@ fn main() {
         "hundred-and-fourth.json",
         "hundred-and-fifth.json",
         "hundred-and-sixth.json",
+        "hundred-and-seventh.json",
+        "hundred-and-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

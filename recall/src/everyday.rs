@@ -271,6 +271,7 @@ const EVERYDAY: &[&str] = &[
     "stops",
     "strange",
     "suddenly",
+    "support",
     "take",
     "team",
     "tell",

@@ -31,6 +31,7 @@ pub(crate) const KINDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("cloud", &["aws", "gcp", "azure", "hetzner", "digitalocean"]),
+    ("accessibility", &["axe", "pa11y", "lighthouse"]),
     ("browser", &["firefox", "chrome", "chromium", "safari"]),
     ("webserver", &["nginx", "apache", "caddy", "traefik"]),
     ("editor", &["vim", "neovim", "emacs", "vscode"]),

@@ -20,6 +20,7 @@ mod question;
 mod rank;
 mod search;
 mod synonyms;
+mod tables;
 mod typos;
 
 use std::path::{Path, PathBuf};

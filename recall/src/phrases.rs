@@ -108,6 +108,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("secure print", "secureprint"),
     ("pull printing", "secureprint"),
     ("follow me printing", "secureprint"),
+    ("right to left", "rtl"),
     ("time zone", "timezone"),
     ("time zones", "timezones"),
     ("daylight saving", "dst"),

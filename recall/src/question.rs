@@ -15,7 +15,8 @@ use crate::forms::forms_of;
 use crate::framing::{is_common, is_framing};
 use crate::kinds::{KIND_WEIGHT, members_of};
 use crate::phrases::{phrases_of, phrases_starting_with, word_of_phrase};
-use crate::synonyms::{SYNONYM_WEIGHT, curated_words, is_curated, synonyms_of};
+use crate::synonyms::{SYNONYM_WEIGHT, synonyms_of};
+use crate::tables::{curated_words, is_curated};
 use crate::typos::{nearest_curated_word, nearest_word};
 
 /// How much a corrected word counts beside a word spelled as the index holds it.

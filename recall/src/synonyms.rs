@@ -11,17 +11,14 @@
 //! words are all equivalent; a phrase is its words so written, one space apart. Pure data and
 //! a few lookups.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::LazyLock;
-
-use crate::kinds::KINDS;
-use crate::phrases::PHRASES;
 
 /// How much a synonym counts beside the word itself.
 pub const SYNONYM_WEIGHT: f64 = 0.8;
 
 /// Words that mean the same, each group on its own.
-const GROUPS: &[&[&str]] = &[
+pub(crate) const GROUPS: &[&[&str]] = &[
     &["ssl", "tls", "https"],
     &[
         "cert",
@@ -336,6 +333,25 @@ const GROUPS: &[&[&str]] = &[
     &["garbled", "mojibake", "gibberish", "garbage"],
     &["smb", "cifs", "samba"],
     &[
+        "typo",
+        "typos",
+        "misspelled",
+        "misspelt",
+        "misspelling",
+        "misspellings",
+    ],
+    &[
+        "i18n",
+        "l10n",
+        "translation",
+        "translations",
+        "localization",
+        "localisation",
+        "internationalization",
+        "internationalisation",
+    ],
+    &["accessibility", "a11y", "wcag"],
+    &[
         "conflict",
         "conflicts",
         "conflicting",
@@ -574,8 +590,19 @@ const GROUPS: &[&[&str]] = &[
         "crash", "crashes", "crashed", "crashing", "killed", "dies", "died",
     ],
     &[
-        "cost", "costs", "bill", "spend", "spending", "charge", "charges", "charged", "pay",
-        "paying", "paid",
+        "cost",
+        "costs",
+        "bill",
+        "spend",
+        "spending",
+        "charge",
+        "charges",
+        "charged",
+        "pay",
+        "paying",
+        "paid",
+        "expensive",
+        "pricey",
     ],
     &["switch", "switched", "move", "moved"],
     &[
@@ -604,17 +631,9 @@ const GROUPS: &[&[&str]] = &[
     ],
 ];
 
-/// The tables read for lookups, built once: every question word asks them several times.
-struct Lookups {
-    /// Each grouped word's synonyms, sorted, itself excluded.
-    synonyms: HashMap<&'static str, Vec<&'static str>>,
-    /// Every word of [`curated_words`].
-    words: HashSet<&'static str>,
-    /// The same, by first letter.
-    by_first: HashMap<char, Vec<&'static str>>,
-}
-
-static LOOKUPS: LazyLock<Lookups> = LazyLock::new(|| {
+/// Each grouped word's synonyms, sorted, itself excluded: built once, since every question
+/// word asks for them several times.
+static SYNONYMS: LazyLock<HashMap<&'static str, Vec<&'static str>>> = LazyLock::new(|| {
     let mut synonyms: HashMap<&'static str, Vec<&'static str>> = HashMap::new();
     for group in GROUPS {
         for word in group.iter() {
@@ -628,36 +647,12 @@ static LOOKUPS: LazyLock<Lookups> = LazyLock::new(|| {
         found.sort_unstable();
         found.dedup();
     }
-    let words: HashSet<&'static str> = curated_words().collect();
-    let mut by_first: HashMap<char, Vec<&'static str>> = HashMap::new();
-    for word in &words {
-        if let Some(first) = word.chars().next() {
-            by_first.entry(first).or_default().push(word);
-        }
-    }
-    for found in by_first.values_mut() {
-        found.sort_unstable();
-    }
-    Lookups {
-        synonyms,
-        words,
-        by_first,
-    }
+    synonyms
 });
 
 /// The words that mean the same as `word` (itself excluded), from every group it is in.
 pub fn synonyms_of(word: &str) -> Vec<&'static str> {
-    LOOKUPS.synonyms.get(word).cloned().unwrap_or_default()
-}
-
-/// Whether `word` is a word of the tables ([`curated_words`]).
-pub fn is_curated(word: &str) -> bool {
-    LOOKUPS.words.contains(word)
-}
-
-/// The words of the tables starting with `first`, in byte order.
-pub fn curated_starting_with(first: char) -> &'static [&'static str] {
-    LOOKUPS.by_first.get(&first).map_or(&[], Vec::as_slice)
+    SYNONYMS.get(word).cloned().unwrap_or_default()
 }
 
 /// The other words of every group of `groups` that holds `word`, each once.
@@ -673,37 +668,17 @@ pub(crate) fn others_in(groups: &[&[&'static str]], word: &str) -> Vec<&'static 
     found
 }
 
-/// Every single word of the tables: the groups' words, the kinds and their members, and
-/// the words phrases stand for (what a misspelt word may be read as when the index holds it
-/// only by a synonym or a member).
-pub fn curated_words() -> impl Iterator<Item = &'static str> {
-    (GROUPS.iter().flat_map(|group| group.iter().copied()))
-        .chain(
-            (KINDS.iter())
-                .flat_map(|(kind, members)| std::iter::once(*kind).chain(members.iter().copied())),
-        )
-        .chain(PHRASES.iter().map(|(_, word)| *word))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_lookups_answer_as_a_walk_of_the_tables() {
+    fn the_lookup_answers_as_a_walk_of_the_groups() {
         for group in GROUPS {
             for word in group.iter() {
                 assert_eq!(synonyms_of(word), others_in(GROUPS, word), "{word}");
             }
         }
-        assert!(curated_words().all(is_curated) && !is_curated("qxzzy"));
-        let walked: Vec<&str> = {
-            let mut words: Vec<&str> = curated_words().filter(|w| w.starts_with('k')).collect();
-            words.sort_unstable();
-            words.dedup();
-            words
-        };
-        assert_eq!(curated_starting_with('k'), walked.as_slice());
     }
 
     #[test]
@@ -721,7 +696,7 @@ mod tests {
         let forms = crate::forms::FORMS
             .iter()
             .flat_map(|forms| forms.iter().copied());
-        for word in curated_words().chain(phrases).chain(forms) {
+        for word in crate::tables::curated_words().chain(phrases).chain(forms) {
             assert!(
                 !word.is_empty()
                     && word

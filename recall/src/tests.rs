@@ -908,6 +908,13 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 84.6 / 88.5 %, 88.5 / 92.3 % after pull printing as secure
         // print; "print quotas" stopped reading as "print quotes" (quota as a limit).
         ("hundred-and-sixth.json", 0.88, 0.92, 0),
+        // Measured once unseen at 88.5 / 88.5 %, 96.2 / 96.2 % after typos as misspelled,
+        // expensive as cost.
+        ("hundred-and-seventh.json", 0.96, 0.96, 1),
+        // Measured once unseen at 80.8 / 80.8 %, 92.3 / 92.3 % after i18n as translations,
+        // accessibility as a11y with axe and pa11y, right to left as rtl, support as an
+        // everyday word.
+        ("hundred-and-eighth.json", 0.92, 0.92, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -4,7 +4,7 @@
 //! [`Vocabulary`].
 
 use crate::question::{Vocabulary, among};
-use crate::synonyms::curated_starting_with;
+use crate::tables::curated_starting_with;
 
 /// The word the index holds nearest to `word`: one a slip away ("postgress" → "postgres"),
 /// else the longest word of five letters or more it starts with, short of at most three
