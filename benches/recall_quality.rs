@@ -169,6 +169,8 @@ fn main() {
         "hundred-and-sixth.json",
         "hundred-and-seventh.json",
         "hundred-and-eighth.json",
+        "hundred-and-ninth.json",
+        "hundred-and-tenth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -393,6 +393,25 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         add_related(&mut terms, &singular.text, 1.0);
     }
     terms.extend(other_number);
+    // A verb of three letters in its past and -ing forms: "add" finds "added", "fix"
+    // "fixed", "run" "running" (a prefix of three letters would find too much).
+    if word.len() == 3 && word.chars().all(|c| c.is_ascii_lowercase()) {
+        let last = &word[2..];
+        for form in [
+            format!("{word}ed"),
+            format!("{word}ing"),
+            format!("{word}{last}ed"),
+            format!("{word}{last}ing"),
+        ] {
+            if !terms.iter().any(|term| term.text == form) {
+                terms.push(Term {
+                    text: form,
+                    prefix: false,
+                    weight: 1.0,
+                });
+            }
+        }
+    }
     let mut known = terms.iter().any(|term| holds(vocabulary, term));
     // "dns01" written apart, as the index holds "DNS-01"; "pgdump" as "pg_dump".
     let apart = || letters_and_digits_apart(&word).or_else(|| two_held_words(&word, vocabulary));

@@ -369,7 +369,10 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     ],
     &["staff", "employee", "employees", "hires", "starters"],
     &["clear", "cleared", "empty", "emptied", "flush", "flushed"],
-    &["yubikey", "yubikeys", "fido2", "u2f"],
+    &[
+        "yubikey", "yubikeys", "fido2", "u2f", "passkey", "passkeys", "webauthn",
+    ],
+    &["url", "urls", "uri", "uris"],
     &["sso", "saml", "oidc"],
     &["wal", "journal"],
     &["duration", "took", "elapsed"],

@@ -915,6 +915,11 @@ fn the_committed_histories_are_answered_well() {
         // accessibility as a11y with axe and pa11y, right to left as rtl, support as an
         // everyday word.
         ("hundred-and-eighth.json", 0.92, 0.92, 2),
+        // Measured once unseen at 92.3 / 92.3 %, 100 / 100 % after entra id as azure ad, url
+        // as uri, "add" finding "added"; passkeys no longer read as "passes".
+        ("hundred-and-ninth.json", 1.0, 1.0, 0),
+        // Measured once unseen at 84.6 / 84.6 %.
+        ("hundred-and-tenth.json", 0.84, 0.84, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -232,6 +232,23 @@ fn a_form_the_tables_do_not_list_finds_the_synonyms_of_one_they_do() {
 }
 
 #[test]
+fn a_three_letter_verb_finds_its_past_and_ing_forms() {
+    let index = Words(vec![("added the callback", 1), ("running", 1)]);
+    let question = Question::read("add a callback url", &index);
+    assert!(
+        question.concepts[0].known,
+        "{:?}",
+        question.concepts[0].terms
+    );
+    assert!(
+        !question.names_the_unrecorded,
+        "the action was taken: \"added\""
+    );
+    assert!(Question::read("run", &index).concepts[0].known);
+    assert!(!Question::read("fix", &index).concepts[0].known);
+}
+
+#[test]
 fn a_phrase_held_in_no_form_is_read_word_by_word() {
     // Nothing holds "certificate authority" nor "ca": "certificate" is still the question's.
     let index = Words(vec![("certificate renewal", 1)]);
