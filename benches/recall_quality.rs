@@ -171,6 +171,8 @@ fn main() {
         "hundred-and-eighth.json",
         "hundred-and-ninth.json",
         "hundred-and-tenth.json",
+        "hundred-and-eleventh.json",
+        "hundred-and-twelfth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
