@@ -173,6 +173,8 @@ fn main() {
         "hundred-and-tenth.json",
         "hundred-and-eleventh.json",
         "hundred-and-twelfth.json",
+        "hundred-and-thirteenth.json",
+        "hundred-and-fourteenth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -924,6 +924,11 @@ fn the_committed_histories_are_answered_well() {
         ("hundred-and-eleventh.json", 0.84, 0.92, 2),
         // Measured once unseen at 76.9 / 88.5 %, 76.9 / 92.3 % after encrypted dns as doh.
         ("hundred-and-twelfth.json", 0.76, 0.92, 0),
+        // Measured once unseen at 84.6 / 92.3 %; nothing general to fix ("came back" as
+        // reappeared answered one question and lost another).
+        ("hundred-and-thirteenth.json", 0.84, 0.92, 0),
+        // Measured once unseen at 88.5 / 96.2 %.
+        ("hundred-and-fourteenth.json", 0.88, 0.96, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
