@@ -124,11 +124,6 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("queue depth", "backlog"),
     ("queue length", "backlog"),
     ("queue size", "backlog"),
-    ("cuts off", "closes"),
-    ("lock up", "freeze"),
-    ("locks up", "freezes"),
-    ("locking up", "freezing"),
-    ("locked up", "frozen"),
     ("ad blocker", "adblocker"),
     ("ad blocking", "adblock"),
     ("timed out", "timedout"),
@@ -293,6 +288,15 @@ pub fn phrases_starting_with(word: &str) -> &'static [&'static str] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_phrase_is_listed_twice() {
+        let mut phrases: Vec<&str> = PHRASES.iter().map(|(phrase, _)| *phrase).collect();
+        phrases.sort_unstable();
+        let listed = phrases.len();
+        phrases.dedup();
+        assert_eq!(phrases.len(), listed, "a phrase is listed twice in PHRASES");
+    }
 
     #[test]
     fn a_phrase_and_its_word_find_each_other() {

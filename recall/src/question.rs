@@ -394,15 +394,19 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     }
     terms.extend(other_number);
     // A verb of three letters in its past and -ing forms: "add" finds "added", "fix"
-    // "fixed", "run" "running" (a prefix of three letters would find too much).
+    // "fixed", "run" "running" (a prefix of three letters would find too much). The last
+    // letter doubles only after a single vowel, as English spells it ("run", not "add").
     if word.len() == 3 && word.chars().all(|c| c.is_ascii_lowercase()) {
+        let letters = word.as_bytes();
+        let vowel = |c: u8| b"aeiou".contains(&c);
+        let doubles = !vowel(letters[0]) && vowel(letters[1]) && !b"aeiouwxy".contains(&letters[2]);
         let last = &word[2..];
-        for form in [
-            format!("{word}ed"),
-            format!("{word}ing"),
-            format!("{word}{last}ed"),
-            format!("{word}{last}ing"),
-        ] {
+        let doubled = [format!("{word}{last}ed"), format!("{word}{last}ing")];
+        let forms = [format!("{word}ed"), format!("{word}ing")];
+        for form in forms
+            .into_iter()
+            .chain(doubles.then_some(doubled).into_iter().flatten())
+        {
             if !terms.iter().any(|term| term.text == form) {
                 terms.push(Term {
                     text: form,
@@ -427,7 +431,6 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     let mut corrected = None;
     // A word the tables know is spelt right: it is not read as another word the index
     // holds ("mode" is not "made"), only as another form of itself ("deleted" → "delete").
-    // Asked only of a correction found, so a known word costs no walk of the tables.
     let may_read_as = |other: &str| {
         let another_form = other.starts_with(&stemmed) || stemmed.starts_with(&stem(other));
         another_form || !(is_everyday(&word) || is_curated(&word))
