@@ -1,7 +1,8 @@
 //! How good the answers are: a history (documents with their age) and questions with the
 //! document that answers each (none: nothing does), read from the JSON of
 //! `benches/recall-quality/`, and the score of a list of answers — top-1, top-3 (weak
-//! results not counted), the share shown at all (weak ones counted) and the no-answer rate. The quality benchmark prints it; a test holds the floor.
+//! results not counted), the share shown at all (weak ones counted) and the no-answer rate.
+//! The quality benchmark prints it; a test holds the floor.
 
 use serde_json::Value;
 
@@ -138,11 +139,16 @@ impl Score {
     }
 
     pub fn top1_share(&self) -> f64 {
-        self.top1 as f64 / self.answerable.max(1) as f64
+        self.share(self.top1)
     }
 
     pub fn top3_share(&self) -> f64 {
-        self.top3 as f64 / self.answerable.max(1) as f64
+        self.share(self.top3)
+    }
+
+    /// `count` as a share of the questions with an answer.
+    fn share(&self, count: usize) -> f64 {
+        count as f64 / self.answerable.max(1) as f64
     }
 
     /// Adds the counts of `other` (another history's): misses are not kept.
@@ -157,7 +163,7 @@ impl Score {
 
     /// "top-1  96.4% (54/56)  top-3 …  shown …  no-answer 8/8".
     pub fn line(&self) -> String {
-        let share = |count: usize| 100.0 * count as f64 / self.answerable.max(1) as f64;
+        let share = |count: usize| 100.0 * self.share(count);
         format!(
             "top-1 {:>5.1}% ({}/{})  top-3 {:>5.1}% ({}/{})  shown {:>5.1}% ({}/{})  no-answer {}/{}",
             share(self.top1),
