@@ -175,6 +175,8 @@ fn main() {
         "hundred-and-twelfth.json",
         "hundred-and-thirteenth.json",
         "hundred-and-fourteenth.json",
+        "hundred-and-fifteenth.json",
+        "hundred-and-sixteenth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

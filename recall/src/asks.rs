@@ -56,6 +56,21 @@ const FIGURE_NOUNS: &[&str] = &[
     "latency",
     "encoding",
     "charset",
+    // Readings: "what was the sleep current", "what was the error rate".
+    "current",
+    "voltage",
+    "temperature",
+    "reading",
+    "usage",
+    "rate",
+    "percentage",
+    "total",
+    "score",
+    "average",
+    "peak",
+    "uptime",
+    "checksum",
+    "hash",
 ];
 /// "which/what … <this>" asks for a setting or a reading a command printed: "which
 /// memcache does nextcloud use", "which kernel is running", "which gpu does it see", "what

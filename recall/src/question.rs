@@ -115,6 +115,7 @@ impl Question {
                 None => vec![concept(word, vocabulary)],
             })
             .collect::<Vec<Concept>>();
+        let concepts = joined_where_held(text, concepts, vocabulary);
         // "5.1" as the index holds it: its numbers one after the other, the first maybe
         // with its "v" ("v1.29.4" is "v1 29 4").
         let recorded = |version: &str| {
@@ -360,6 +361,47 @@ fn two_held_words(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
         .map(|at| word.split_at(at))
         .find(|(first, second)| held(first) && held(second))
         .map(|(first, second)| format!("{first} {second}"))
+}
+
+/// Two neighbouring words of the question read as the one word the index writes them as,
+/// when one of them is held nowhere on its own ("uber eats" as "ubereats"): reported as
+/// read so.
+fn joined_where_held(
+    text: &str,
+    concepts: Vec<Concept>,
+    vocabulary: &impl Vocabulary,
+) -> Vec<Concept> {
+    let written: Vec<String> = lowercase_words(text).collect();
+    let neighbours = |first: &str, second: &str| {
+        (written.windows(2)).any(|pair| pair[0] == first && pair[1] == second)
+    };
+    let mut read = Vec::with_capacity(concepts.len());
+    let mut concepts = concepts.into_iter().peekable();
+    while let Some(first) = concepts.next() {
+        if let Some(second) = concepts.peek() {
+            let word = format!("{}{}", first.word, second.word);
+            let single = |concept: &Concept| concept.word.len() >= 2 && !concept.word.contains(' ');
+            if single(&first)
+                && single(second)
+                && !(first.known && second.known)
+                && word.len() >= 6
+                && neighbours(&first.word, &second.word)
+                && vocabulary.holds(&word, false)
+            {
+                let phrase = format!("{} {}", first.word, second.word);
+                concepts.next();
+                read.push(Concept {
+                    terms: vec![term_for(&word, 1.0), term_for(&phrase, 1.0)],
+                    word: phrase,
+                    corrected: Some(word),
+                    known: true,
+                });
+                continue;
+            }
+        }
+        read.push(first);
+    }
+    read
 }
 
 /// Whether the index holds `term`: a phrase as one, its words in order (its last one as a

@@ -632,6 +632,8 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "bill",
         "bills",
     ],
+    &["revenue", "sales", "takings", "turnover"],
+    &["pos", "till", "tills"],
 ];
 
 /// Each grouped word's synonyms, sorted, itself excluded: built once, since every question

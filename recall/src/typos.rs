@@ -52,7 +52,8 @@ fn edits_allowed(word: &str) -> Option<usize> {
 }
 
 /// The word among `words` (each with how many documents hold it) within `most` edits of
-/// `word`, the nearest, then the more common; `word` itself is not one.
+/// `word`, or whose singular in -s is, the nearest, then the more common; `word` itself is
+/// not one.
 fn nearest_by_edits<W: AsRef<str>>(
     word: &str,
     most: usize,
@@ -62,16 +63,22 @@ fn nearest_by_edits<W: AsRef<str>>(
     let mut best: Option<(usize, u64, W)> = None;
     for (candidate, documents) in words {
         let text = candidate.as_ref();
-        let other_length = text.chars().count();
         // A word of three letters is too short to be sure of ("long" is not "log").
-        if other_length < SHORTEST_CORRECTED || other_length.abs_diff(length) > most || text == word
-        {
+        if text.chars().count() < SHORTEST_CORRECTED || text == word {
             continue;
         }
-        let distance = typo_distance(word, text);
-        if distance > most {
+        // A misspelt singular of a word the index holds only in the plural: "reciept" of
+        // "receipts".
+        let singular = (text.strip_suffix('s'))
+            .filter(|singular| singular.chars().count() >= SHORTEST_CORRECTED && *singular != word);
+        let Some(distance) = (std::iter::once(text).chain(singular))
+            .filter(|meant| meant.chars().count().abs_diff(length) <= most)
+            .map(|meant| typo_distance(word, meant))
+            .min()
+            .filter(|distance| *distance <= most)
+        else {
             continue;
-        }
+        };
         let better = best
             .as_ref()
             .is_none_or(|(d, n, _)| distance < *d || (distance == *d && documents > *n));

@@ -191,6 +191,12 @@ fn a_typo_is_read_as_the_nearest_word_the_index_holds() {
     );
     // Short words are not guessed at.
     assert_eq!(Question::read("pgx", &index).unmatched(), ["pgx"]);
+    // A misspelt singular of a word held only in the plural is read as the plural.
+    let index = Words(vec![("receipts", 2), ("recipes", 1)]);
+    assert_eq!(
+        Question::read("reciept printer", &index).read_as(),
+        ["reciept → receipts"]
+    );
 }
 
 #[test]
@@ -323,6 +329,8 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("what is the lcp now", Asks::Figure),
         ("which ports are open from the outside", Asks::Figure),
         ("what addresses did the pool hand out", Asks::Figure),
+        ("what was the sleep current", Asks::Figure),
+        ("what error rate did the canary have", Asks::Figure),
         ("did the failover happen", Asks::Outcome),
         ("which commit made search slow", Asks::Anything),
         ("did the evictions stop", Asks::Outcome),
@@ -376,6 +384,25 @@ fn a_word_of_letters_and_digits_is_also_read_written_apart() {
     let index = Words(vec![("dns", 3), ("01", 1)]);
     let question = Question::read("dns01 challenge", &index);
     assert!(!question.concepts[0].known, "{:?}", question.concepts[0]);
+}
+
+#[test]
+fn two_words_the_index_writes_as_one_are_read_as_it() {
+    let index = Words(vec![("ubereats", 1), ("uber", 1), ("push", 2)]);
+    let question = Question::read("push stock to uber eats", &index);
+    assert_eq!(question.read_as(), ["uber eats → ubereats"]);
+    assert_eq!(question.words(), ["push", "stock", "uber eats"]);
+    assert!(question.concepts[2].known);
+    // Not where both words are held on their own, nor across a word between them.
+    let index = Words(vec![
+        ("pushstock", 1),
+        ("push", 1),
+        ("stock", 1),
+        ("ubereats", 1),
+    ]);
+    assert!(Question::read("push stock", &index).read_as().is_empty());
+    let question = Question::read("uber the eats", &index);
+    assert!(question.read_as().is_empty(), "{question:?}");
 }
 
 #[test]
