@@ -177,6 +177,8 @@ fn main() {
         "hundred-and-fourteenth.json",
         "hundred-and-fifteenth.json",
         "hundred-and-sixteenth.json",
+        "hundred-and-seventeenth.json",
+        "hundred-and-eighteenth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

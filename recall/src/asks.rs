@@ -69,6 +69,7 @@ const FIGURE_NOUNS: &[&str] = &[
     "average",
     "peak",
     "uptime",
+    "median",
     "checksum",
     "hash",
 ];
@@ -195,7 +196,9 @@ impl Asks {
             return Asks::Figure;
         }
         // "what is the lcp now" asks for a reading as it stands.
-        if word(0) == "what" && matches!(word(1), "is" | "are") && words.iter().any(|w| w == "now")
+        if word(0) == "what"
+            && matches!(word(1), "is" | "are" | "s")
+            && words.iter().any(|w| w == "now")
         {
             return Asks::Figure;
         }

@@ -380,11 +380,11 @@ fn joined_where_held(
     while let Some(first) = concepts.next() {
         if let Some(second) = concepts.peek() {
             let word = format!("{}{}", first.word, second.word);
-            let single = |concept: &Concept| concept.word.len() >= 2 && !concept.word.contains(' ');
+            let single = |concept: &Concept| !concept.word.contains(' ');
             if single(&first)
                 && single(second)
                 && !(first.known && second.known)
-                && word.len() >= 6
+                && word.len() >= 5
                 && neighbours(&first.word, &second.word)
                 && vocabulary.holds(&word, false)
             {

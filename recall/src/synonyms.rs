@@ -454,7 +454,16 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["outdated", "stale", "obsolete", "deprecated"],
     &["clock", "clocks", "drift", "skew"],
     // Scaling and queues.
-    &["autoscale", "autoscaling", "autoscaler", "hpa", "keda"],
+    &[
+        "autoscale",
+        "autoscaling",
+        "autoscaler",
+        "hpa",
+        "keda",
+        "scale",
+        "scaled",
+        "scaling",
+    ],
     &["scale", "scaled", "scaling", "resize", "resized"],
     &["backlog", "backlogs", "queued", "pending", "lag"],
     &["consumer", "consumers", "worker", "workers"],
@@ -634,6 +643,8 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     ],
     &["revenue", "sales", "takings", "turnover"],
     &["pos", "till", "tills"],
+    &["student", "students", "pupil", "pupils"],
+    &["median", "p50"],
 ];
 
 /// Each grouped word's synonyms, sorted, itself excluded: built once, since every question

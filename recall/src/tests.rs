@@ -935,6 +935,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 84.6 %, 92.3 / 92.3 % after ota, rtc and "falls
         // back" were listed and "the sleep current" asked for a reading.
         ("hundred-and-sixteenth.json", 0.92, 0.92, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 96.2 / 100 % after pupils as students, the
+        // mis, two-step as 2fa, and "year 7" read as the "year7" the index holds.
+        ("hundred-and-seventeenth.json", 0.96, 1.0, 0),
+        // Measured once unseen at 84.6 / 88.5 %, 92.3 / 92.3 % after "what's … now" asked
+        // for a reading, the median as p50, and scaling as autoscaling.
+        ("hundred-and-eighteenth.json", 0.92, 0.92, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -330,6 +330,7 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("which ports are open from the outside", Asks::Figure),
         ("what addresses did the pool hand out", Asks::Figure),
         ("what was the sleep current", Asks::Figure),
+        ("what's the median wait for a match now", Asks::Figure),
         ("what error rate did the canary have", Asks::Figure),
         ("did the failover happen", Asks::Outcome),
         ("which commit made search slow", Asks::Anything),
@@ -403,6 +404,10 @@ fn two_words_the_index_writes_as_one_are_read_as_it() {
     assert!(Question::read("push stock", &index).read_as().is_empty());
     let question = Question::read("uber the eats", &index);
     assert!(question.read_as().is_empty(), "{question:?}");
+    // A number after a word: "year 7" of "Year7".
+    let index = Words(vec![("year7", 1), ("accounts", 2)]);
+    let question = Question::read("how many year 7 accounts", &index);
+    assert_eq!(question.read_as(), ["year 7 → year7"]);
 }
 
 #[test]
