@@ -179,6 +179,8 @@ fn main() {
         "hundred-and-sixteenth.json",
         "hundred-and-seventeenth.json",
         "hundred-and-eighteenth.json",
+        "hundred-and-nineteenth.json",
+        "hundred-and-twentieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -645,6 +645,17 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["pos", "till", "tills"],
     &["student", "students", "pupil", "pupils"],
     &["median", "p50"],
+    &[
+        "stt",
+        "transcription",
+        "transcribe",
+        "transcribed",
+        "dictation",
+    ],
+    &[
+        "loudness", "loud", "louder", "quiet", "quieter", "lufs", "loudnorm",
+    ],
+    &["video", "videos", "film", "filmed", "filming"],
 ];
 
 /// Each grouped word's synonyms, sorted, itself excluded: built once, since every question
