@@ -181,6 +181,8 @@ fn main() {
         "hundred-and-eighteenth.json",
         "hundred-and-nineteenth.json",
         "hundred-and-twentieth.json",
+        "hundred-and-twenty-first.json",
+        "hundred-and-twenty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

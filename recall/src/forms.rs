@@ -1,10 +1,12 @@
 //! The forms of a verb that no ending makes ("caught" of "catch", "ran" of "run"), so a
-//! question in one tense finds a record written in another. Pure data and a lookup.
+//! question in one tense finds a record written in another, and the plurals of a noun no
+//! ending makes ("pence" of "penny"). Pure data and a lookup.
 
 use crate::synonyms::others_in;
 
-/// The forms of a verb that no ending makes ("caught" of "catch", "ran" of "run"): each
-/// group is one word, so a form counts as much as the word itself.
+/// The forms of a verb or a noun that no ending makes ("caught" of "catch", "ran" of
+/// "run", "pence" of "penny"): each group is one word, so a form counts as much as the word
+/// itself.
 pub(crate) const FORMS: &[&[&str]] = &[
     &["break", "broke", "broken"],
     &["bring", "brought"],
@@ -75,6 +77,17 @@ pub(crate) const FORMS: &[&[&str]] = &[
     &["wear", "wore", "worn"],
     &["win", "won"],
     &["write", "wrote", "written"],
+    // A noun's plural that no ending makes.
+    &["penny", "pennies", "pence"],
+    &["person", "people"],
+    &["child", "children"],
+    &["mouse", "mice"],
+    &["index", "indices", "indexes"],
+    &["matrix", "matrices"],
+    &["vertex", "vertices"],
+    &["analysis", "analyses"],
+    &["leaf", "leaves"],
+    &["half", "halves"],
 ];
 
 /// The other forms of `word` that no ending makes ("caught" for "catch", "catch" for
@@ -92,6 +105,7 @@ mod tests {
         assert_eq!(forms_of("caught"), ["catch"]);
         assert_eq!(forms_of("run"), ["ran"]);
         assert_eq!(forms_of("took"), ["take", "taken"]);
+        assert_eq!(forms_of("pennies"), ["pence", "penny"]);
         assert!(forms_of("deploy").is_empty());
     }
 }
