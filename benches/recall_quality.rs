@@ -2,8 +2,8 @@
 //! sessions, woken waits) and questions an agent would ask later — paraphrases, typos,
 //! synonyms and questions nothing answers — each with the document that answers it.
 //! Prints top-1 and top-3 (the answer first, among the first three, weak results not
-//! counted), the share shown at all (among the results, weak ones counted: raw FTS5 marks
-//! nothing weak, so there it is its top-3) and the no-answer rate (a question nothing
+//! counted), the share shown first and shown at all (weak ones counted: raw FTS5 marks
+//! nothing weak, so there they are its top-1 and top-3) and the no-answer rate (a question nothing
 //! answers gets no result, or only weak ones), for `memory_recall`'s search and, side by
 //! side on the same index, for a raw FTS5 query of the question's words (any of them, BM25
 //! with the title weighted 5×); then every history pooled.

@@ -1,7 +1,8 @@
 //! How good the answers are: a history (documents with their age) and questions with the
 //! document that answers each (none: nothing does), read from the JSON of
 //! `benches/recall-quality/`, and the score of a list of answers — top-1, top-3 (weak
-//! results not counted), the share shown at all (weak ones counted) and the no-answer rate.
+//! results not counted), the share first and shown at all (weak ones counted) and the
+//! no-answer rate.
 //! The quality benchmark prints it; a test holds the floor.
 
 use serde_json::Value;
@@ -92,6 +93,9 @@ pub struct Score {
     pub answerable: usize,
     pub top1: usize,
     pub top3: usize,
+    /// The answer first, weak or not: what the agent reads first, told or not that it is
+    /// unsure.
+    pub first_shown: usize,
     /// The answer among the results shown, weak ones counted: what the agent gets to read,
     /// told or not that it is unsure.
     pub shown: usize,
@@ -121,6 +125,9 @@ impl Score {
                 }
                 if strong.contains(&answer) {
                     self.top3 += 1;
+                }
+                if found.first().is_some_and(|(key, _)| key == answer) {
+                    self.first_shown += 1;
                 }
                 if found.iter().any(|(key, _)| key == answer) {
                     self.shown += 1;
@@ -156,21 +163,25 @@ impl Score {
         self.answerable += other.answerable;
         self.top1 += other.top1;
         self.top3 += other.top3;
+        self.first_shown += other.first_shown;
         self.shown += other.shown;
         self.unanswerable += other.unanswerable;
         self.said_nothing += other.said_nothing;
     }
 
-    /// "top-1  96.4% (54/56)  top-3 …  shown …  no-answer 8/8".
+    /// "top-1  96.4% (54/56)  top-3 …  first shown …  shown …  no-answer 8/8".
     pub fn line(&self) -> String {
         let share = |count: usize| 100.0 * self.share(count);
         format!(
-            "top-1 {:>5.1}% ({}/{})  top-3 {:>5.1}% ({}/{})  shown {:>5.1}% ({}/{})  no-answer {}/{}",
+            "top-1 {:>5.1}% ({}/{})  top-3 {:>5.1}% ({}/{})  first shown {:>5.1}% ({}/{})  shown {:>5.1}% ({}/{})  no-answer {}/{}",
             share(self.top1),
             self.top1,
             self.answerable,
             share(self.top3),
             self.top3,
+            self.answerable,
+            share(self.first_shown),
+            self.first_shown,
             self.answerable,
             share(self.shown),
             self.shown,
@@ -225,13 +236,19 @@ mod tests {
             (score.top1, score.top3, score.shown, score.answerable),
             (1, 2, 3, 4)
         );
+        assert_eq!(score.first_shown, 2, "first, and first but weak");
         assert_eq!((score.said_nothing, score.unanswerable), (1, 2));
         let mut pooled = Score::default();
         pooled.merge(&score);
         pooled.merge(&score);
         assert_eq!(
-            (pooled.shown, pooled.answerable, pooled.said_nothing),
-            (6, 8, 2)
+            (
+                pooled.shown,
+                pooled.first_shown,
+                pooled.answerable,
+                pooled.said_nothing
+            ),
+            (6, 4, 8, 2)
         );
         assert!(
             score.line().contains("shown  75.0% (3/4)"),
