@@ -183,6 +183,8 @@ fn main() {
         "hundred-and-twentieth.json",
         "hundred-and-twenty-first.json",
         "hundred-and-twenty-second.json",
+        "hundred-and-twenty-third.json",
+        "hundred-and-twenty-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -256,7 +256,7 @@ fn names_an_outcome(word: &str) -> bool {
 }
 
 /// One of [`FIGURE_NOUNS`], or its plural ("ports", "addresses").
-fn is_figure_noun(word: &str) -> bool {
+pub(crate) fn is_figure_noun(word: &str) -> bool {
     let noun = |word: &str| FIGURE_NOUNS.contains(&word);
     noun(word)
         || word.strip_suffix('s').is_some_and(noun)
