@@ -185,6 +185,8 @@ fn main() {
         "hundred-and-twenty-second.json",
         "hundred-and-twenty-third.json",
         "hundred-and-twenty-fourth.json",
+        "hundred-and-twenty-fifth.json",
+        "hundred-and-twenty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

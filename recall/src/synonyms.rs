@@ -656,6 +656,8 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "loudness", "loud", "louder", "quiet", "quieter", "lufs", "loudnorm",
     ],
     &["video", "videos", "film", "filmed", "filming"],
+    &["smartspeaker", "smartspeakers", "alexa", "homepod"],
+    &["ehr", "emr"],
 ];
 
 /// Each grouped word's synonyms, sorted, itself excluded: built once, since every question
