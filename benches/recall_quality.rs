@@ -187,6 +187,8 @@ fn main() {
         "hundred-and-twenty-fourth.json",
         "hundred-and-twenty-fifth.json",
         "hundred-and-twenty-sixth.json",
+        "hundred-and-twenty-seventh.json",
+        "hundred-and-twenty-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

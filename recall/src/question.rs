@@ -656,6 +656,12 @@ pub fn stem(word: &str) -> String {
             if *ending == "s" {
                 return without_silent_e(&root).unwrap_or(root);
             }
+            // An adverb in -ically is its adjective in -ic: "statically" → "static".
+            if *ending == "ly"
+                && let Some(adjective) = root.strip_suffix("al").filter(|r| r.ends_with("ic"))
+            {
+                return adjective.to_owned();
+            }
             return root;
         }
     }

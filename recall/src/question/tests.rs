@@ -168,6 +168,10 @@ fn a_word_is_matched_in_every_form() {
     assert_eq!(stem("access"), "access");
     assert_eq!(stem("used"), "used");
     assert_eq!(stem("weekly"), "week");
+    // An adverb in -ically finds its adjective in -ic.
+    assert_eq!(stem("statically"), "static");
+    assert_eq!(stem("automatically"), "automatic");
+    assert_eq!(stem("locally"), "local");
 }
 
 #[test]
