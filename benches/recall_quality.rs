@@ -189,6 +189,8 @@ fn main() {
         "hundred-and-twenty-sixth.json",
         "hundred-and-twenty-seventh.json",
         "hundred-and-twenty-eighth.json",
+        "hundred-and-twenty-ninth.json",
+        "hundred-and-thirtieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -90,6 +90,90 @@ pub(crate) const FORMS: &[&[&str]] = &[
     &["half", "halves"],
 ];
 
+/// Verbs done again with "re-" that mean the verb once more ("restock", "reindex"); not
+/// those that mean something else ("restore", "report", "resign", "recall").
+const DONE_AGAIN: &[&str] = &[
+    "activate",
+    "align",
+    "allocate",
+    "apply",
+    "assign",
+    "attach",
+    "authenticate",
+    "authorize",
+    "balance",
+    "boot",
+    "build",
+    "calculate",
+    "check",
+    "compile",
+    "compute",
+    "configure",
+    "connect",
+    "create",
+    "deploy",
+    "enable",
+    "encode",
+    "enrol",
+    "enroll",
+    "export",
+    "fill",
+    "flash",
+    "format",
+    "generate",
+    "image",
+    "import",
+    "index",
+    "install",
+    "issue",
+    "join",
+    "key",
+    "launch",
+    "link",
+    "load",
+    "mount",
+    "name",
+    "open",
+    "order",
+    "partition",
+    "post",
+    "print",
+    "provision",
+    "queue",
+    "read",
+    "render",
+    "route",
+    "run",
+    "scan",
+    "schedule",
+    "send",
+    "shard",
+    "size",
+    "start",
+    "stock",
+    "submit",
+    "sync",
+    "tag",
+    "test",
+    "train",
+    "try",
+    "upload",
+    "write",
+];
+
+/// The verb a verb done again is ("restocking" → "stocking", "reindexed" → "indexed"), in
+/// the form it was written: `None` for a word that is not one.
+pub fn done_again(word: &str) -> Option<&str> {
+    let base = word.strip_prefix("re")?;
+    DONE_AGAIN
+        .iter()
+        .any(|verb| {
+            base.strip_prefix(verb)
+                .is_some_and(|ending| ending.len() <= 4)
+        })
+        .then_some(base)
+}
+
 /// The other forms of `word` that no ending makes ("caught" for "catch", "catch" for
 /// "caught").
 pub fn forms_of(word: &str) -> Vec<&'static str> {
@@ -107,5 +191,15 @@ mod tests {
         assert_eq!(forms_of("took"), ["take", "taken"]);
         assert_eq!(forms_of("pennies"), ["pence", "penny"]);
         assert!(forms_of("deploy").is_empty());
+    }
+
+    #[test]
+    fn a_verb_done_again_is_the_verb() {
+        assert_eq!(done_again("restocking"), Some("stocking"));
+        assert_eq!(done_again("reindexed"), Some("indexed"));
+        assert_eq!(done_again("rerun"), Some("run"));
+        assert_eq!(done_again("restore"), None);
+        assert_eq!(done_again("report"), None);
+        assert_eq!(done_again("stock"), None);
     }
 }

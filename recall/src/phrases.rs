@@ -280,6 +280,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("desktop app", "gui"),
     ("desktop application", "gui"),
     ("graphical interface", "gui"),
+    ("tag manager", "gtm"),
+    ("customer data platform", "cdp"),
     ("fall back", "fallback"),
     ("falls back", "fallback"),
     ("fell back", "fallback"),

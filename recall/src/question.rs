@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use crate::asks::Asks;
 use crate::everyday::is_everyday;
-use crate::forms::forms_of;
+use crate::forms::{done_again, forms_of};
 use crate::framing::{is_common, is_framing};
 use crate::kinds::{KIND_WEIGHT, members_of};
 use crate::phrases::{phrases_of, phrases_starting_with, word_of_phrase};
@@ -469,6 +469,14 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         };
         known = holds(vocabulary, &apart);
         terms.push(apart);
+    }
+    // A verb done again finds the verb: "restocking" the record's "stock".
+    if !known && let Some(base) = done_again(&word) {
+        let again = term_for(base, SYNONYM_WEIGHT);
+        known = holds(vocabulary, &again);
+        if known {
+            terms.push(again);
+        }
     }
     let mut corrected = None;
     // A word the tables know is spelt right: it is not read as another word the index

@@ -989,6 +989,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 80.8 %, 92.3 / 92.3 % after "statically" as
         // static, the msrv and a desktop app as a gui.
         ("hundred-and-twenty-eighth.json", 0.92, 0.92, 1),
+        // Measured once unseen at 88.5 / 92.3 %, 92.3 / 96.2 % after "restocking" found
+        // "stock" (a verb done again).
+        ("hundred-and-twenty-ninth.json", 0.92, 0.96, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 92.3 / 92.3 % after the tag manager as gtm
+        // and a customer data platform as a cdp.
+        ("hundred-and-thirtieth.json", 0.92, 0.92, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
