@@ -191,6 +191,8 @@ fn main() {
         "hundred-and-twenty-eighth.json",
         "hundred-and-twenty-ninth.json",
         "hundred-and-thirtieth.json",
+        "hundred-and-thirty-first.json",
+        "hundred-and-thirty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -21,6 +21,7 @@ mod rank;
 mod search;
 mod synonyms;
 mod tables;
+mod trades;
 mod typos;
 
 use std::path::{Path, PathBuf};

@@ -282,6 +282,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("graphical interface", "gui"),
     ("tag manager", "gtm"),
     ("customer data platform", "cdp"),
+    ("apple pay", "applepay"),
+    ("google pay", "googlepay"),
     ("fall back", "fallback"),
     ("falls back", "fallback"),
     ("fell back", "fallback"),

@@ -4,7 +4,8 @@
 //! a synonym.
 //!
 //! Phrases and the word each is also written as are in [`crate::phrases`]; the general words
-//! that stand for a kind of thing, and its members, in [`crate::kinds`].
+//! that stand for a kind of thing, and its members, in [`crate::kinds`]; the words of
+//! particular trades (a shop's tills, a school's pupils) in [`crate::trades`].
 //!
 //! To add a word: put it in the group it belongs to, or add a group. Each word is written
 //! lowercase as the index spells it (letters and digits only: "k8s", not "k-8-s"); a group's
@@ -13,6 +14,8 @@
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
+
+use crate::trades::TRADE_GROUPS;
 
 /// How much a synonym counts beside the word itself.
 pub const SYNONYM_WEIGHT: f64 = 0.8;
@@ -622,49 +625,14 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     ],
     &["old", "older", "previous", "outdated", "stale"],
     &["program", "programs", "binary", "binaries", "executable"],
-    &["headset", "headsets", "headphones", "earbuds", "airpods"],
-    &[
-        "videocall",
-        "videocalls",
-        "zoom",
-        "jitsi",
-        "webex",
-        "facetime",
-        "meeting",
-        "meetings",
-    ],
-    &[
-        "invoice",
-        "invoices",
-        "invoicing",
-        "billing",
-        "bill",
-        "bills",
-    ],
-    &["revenue", "sales", "takings", "turnover"],
-    &["pos", "till", "tills"],
-    &["student", "students", "pupil", "pupils"],
     &["median", "p50"],
-    &[
-        "stt",
-        "transcription",
-        "transcribe",
-        "transcribed",
-        "dictation",
-    ],
-    &[
-        "loudness", "loud", "louder", "quiet", "quieter", "lufs", "loudnorm",
-    ],
-    &["video", "videos", "film", "filmed", "filming"],
-    &["smartspeaker", "smartspeakers", "alexa", "homepod"],
-    &["ehr", "emr"],
 ];
 
 /// Each grouped word's synonyms, sorted, itself excluded: built once, since every question
 /// word asks for them several times.
 static SYNONYMS: LazyLock<HashMap<&'static str, Vec<&'static str>>> = LazyLock::new(|| {
     let mut synonyms: HashMap<&'static str, Vec<&'static str>> = HashMap::new();
-    for group in GROUPS {
+    for group in all_groups() {
         for word in group.iter() {
             synonyms
                 .entry(word)
@@ -678,6 +646,12 @@ static SYNONYMS: LazyLock<HashMap<&'static str, Vec<&'static str>>> = LazyLock::
     }
     synonyms
 });
+
+/// Every group: the words of computing ([`GROUPS`]), then those of particular trades
+/// ([`TRADE_GROUPS`]).
+pub(crate) fn all_groups() -> impl Iterator<Item = &'static [&'static str]> {
+    GROUPS.iter().chain(TRADE_GROUPS).copied()
+}
 
 /// The words that mean the same as `word` (itself excluded), from every group it is in.
 pub fn synonyms_of(word: &str) -> Vec<&'static str> {
@@ -703,9 +677,10 @@ mod tests {
 
     #[test]
     fn the_lookup_answers_as_a_walk_of_the_groups() {
-        for group in GROUPS {
+        let groups: Vec<&[&str]> = all_groups().collect();
+        for group in &groups {
             for word in group.iter() {
-                assert_eq!(synonyms_of(word), others_in(GROUPS, word), "{word}");
+                assert_eq!(synonyms_of(word), others_in(&groups, word), "{word}");
             }
         }
     }

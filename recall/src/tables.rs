@@ -1,4 +1,5 @@
-//! Every word of the curated tables together — the synonyms' groups ([`crate::synonyms`]),
+//! Every word of the curated tables together — the synonyms' groups ([`crate::synonyms`],
+//! [`crate::trades`]),
 //! the kinds and their members ([`crate::kinds`]) and the words phrases stand for
 //! ([`crate::phrases`]) — for what asks of all of them at once: whether a question's word
 //! is one of them (then it is spelt right), and which of them a misspelt word may be. Built
@@ -10,13 +11,13 @@ use std::sync::LazyLock;
 
 use crate::kinds::KINDS;
 use crate::phrases::PHRASES;
-use crate::synonyms::GROUPS;
+use crate::synonyms::all_groups;
 
 /// Every single word of the tables: the groups' words, the kinds and their members, and
 /// the words phrases stand for (what a misspelt word may be read as when the index holds it
 /// only by a synonym or a member).
 pub fn curated_words() -> impl Iterator<Item = &'static str> {
-    (GROUPS.iter().flat_map(|group| group.iter().copied()))
+    (all_groups().flat_map(|group| group.iter().copied()))
         .chain(
             (KINDS.iter())
                 .flat_map(|(kind, members)| std::iter::once(*kind).chain(members.iter().copied())),

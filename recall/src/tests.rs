@@ -995,6 +995,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 84.6 / 84.6 %, 92.3 / 92.3 % after the tag manager as gtm
         // and a customer data platform as a cdp.
         ("hundred-and-thirtieth.json", 0.92, 0.92, 1),
+        // Measured once unseen at 73.1 / 76.9 %, 80.8 / 84.6 % after chromecast as casting
+        // and apple pay as a wallet; what is left asks by names the records never wrote
+        // ("keycard", "pms", "overbooking").
+        ("hundred-and-thirty-first.json", 0.80, 0.84, 0),
+        // Measured once unseen at 84.6 / 88.5 %.
+        ("hundred-and-thirty-second.json", 0.84, 0.88, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
