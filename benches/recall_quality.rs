@@ -193,6 +193,8 @@ fn main() {
         "hundred-and-thirtieth.json",
         "hundred-and-thirty-first.json",
         "hundred-and-thirty-second.json",
+        "hundred-and-thirty-third.json",
+        "hundred-and-thirty-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -435,6 +435,15 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         add_related(&mut terms, &singular.text, 1.0);
     }
     terms.extend(other_number);
+    // A number of one or two digits as a name writes it, padded: "screen 44" is
+    // "screen-044", "node 7" "node-07".
+    if word.len() <= 2 && word.chars().all(|c| c.is_ascii_digit()) {
+        for padded in [format!("0{word}"), format!("00{word}")] {
+            if padded.len() <= 3 {
+                terms.push(term_for(&padded, 1.0));
+            }
+        }
+    }
     // A verb of three letters in its past and -ing forms: "add" finds "added", "fix"
     // "fixed", "run" "running" (a prefix of three letters would find too much). The last
     // letter doubles only after a single vowel, as English spells it ("run", not "add").

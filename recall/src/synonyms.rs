@@ -352,6 +352,8 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "localisation",
         "internationalization",
         "internationalisation",
+        "bilingual",
+        "multilingual",
     ],
     &["accessibility", "a11y", "wcag"],
     &[

@@ -392,6 +392,20 @@ fn a_word_of_letters_and_digits_is_also_read_written_apart() {
 }
 
 #[test]
+fn a_number_finds_itself_padded_as_names_write_it() {
+    let index = Words(vec![("screen", 3), ("044", 1), ("07", 1)]);
+    let question = Question::read("is screen 44 on node 7", &index);
+    let known = |word: &str| (question.concepts.iter()).any(|c| c.word == word && c.known);
+    assert!(known("44") && known("7"), "{question:?}");
+    // Three digits are written as they are.
+    let index = Words(vec![("0440", 1)]);
+    assert_eq!(
+        Question::read("port 440", &index).unmatched(),
+        ["port", "440"]
+    );
+}
+
+#[test]
 fn two_words_the_index_writes_as_one_are_read_as_it() {
     let index = Words(vec![("ubereats", 1), ("uber", 1), ("push", 2)]);
     let question = Question::read("push stock to uber eats", &index);
