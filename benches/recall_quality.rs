@@ -195,6 +195,8 @@ fn main() {
         "hundred-and-thirty-second.json",
         "hundred-and-thirty-third.json",
         "hundred-and-thirty-fourth.json",
+        "hundred-and-thirty-fifth.json",
+        "hundred-and-thirty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

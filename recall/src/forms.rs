@@ -174,6 +174,37 @@ pub fn done_again(word: &str) -> Option<&str> {
         .then_some(base)
 }
 
+/// The verb of a noun in -ersion or -ission, or the noun of a verb in -ert or -mit
+/// ("conversion" and "convert", "permission" and "permit"): the other word of the pair,
+/// as a prefix finds its forms (`None` for a word of neither kind).
+pub fn noun_or_verb(word: &str) -> Option<String> {
+    let singular = word.strip_suffix('s').unwrap_or(word);
+    if let Some(root) = singular.strip_suffix("ersion") {
+        return Some(format!("{root}ert"));
+    }
+    if let Some(root) = singular.strip_suffix("ission") {
+        return Some(format!("{root}it"));
+    }
+    let verb = ["ed", "ing", "s"]
+        .iter()
+        .find_map(|ending| word.strip_suffix(ending))
+        .filter(|verb| ["ert", "mit", "mitt"].iter().any(|end| verb.ends_with(end)))
+        .unwrap_or(word);
+    if verb.chars().count() < 4 {
+        return None;
+    }
+    if let Some(root) = verb.strip_suffix("ert") {
+        return Some(format!("{root}ersion"));
+    }
+    // "submitted": the doubled t of the past.
+    let verb = verb
+        .strip_suffix('t')
+        .filter(|v| v.ends_with("mit"))
+        .unwrap_or(verb);
+    verb.strip_suffix("mit")
+        .map(|root| format!("{root}mission"))
+}
+
 /// The other forms of `word` that no ending makes ("caught" for "catch", "catch" for
 /// "caught").
 pub fn forms_of(word: &str) -> Vec<&'static str> {
@@ -191,6 +222,16 @@ mod tests {
         assert_eq!(forms_of("took"), ["take", "taken"]);
         assert_eq!(forms_of("pennies"), ["pence", "penny"]);
         assert!(forms_of("deploy").is_empty());
+    }
+
+    #[test]
+    fn a_noun_in_sion_finds_its_verb_and_back() {
+        assert_eq!(noun_or_verb("conversion").as_deref(), Some("convert"));
+        assert_eq!(noun_or_verb("permissions").as_deref(), Some("permit"));
+        assert_eq!(noun_or_verb("converted").as_deref(), Some("conversion"));
+        assert_eq!(noun_or_verb("submitted").as_deref(), Some("submission"));
+        assert_eq!(noun_or_verb("emit").as_deref(), Some("emission"));
+        assert_eq!(noun_or_verb("deploy"), None);
     }
 
     #[test]

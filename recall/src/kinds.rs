@@ -44,6 +44,7 @@ pub(crate) const KINDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("browser", &["firefox", "chrome", "chromium", "safari"]),
+    ("loadtest", &["k6", "locust", "jmeter", "gatling", "vegeta"]),
     ("webserver", &["nginx", "apache", "caddy", "traefik"]),
     ("editor", &["vim", "neovim", "emacs", "vscode"]),
     ("cms", &["wordpress", "drupal", "joomla", "ghost"]),

@@ -286,6 +286,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("screen reader", "screenreader"),
     ("peer to peer", "p2p"),
     ("read only", "ro"),
+    ("strong customer authentication", "sca"),
+    ("load test", "loadtest"),
     ("google pay", "googlepay"),
     ("fall back", "fallback"),
     ("falls back", "fallback"),

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use crate::asks::Asks;
 use crate::everyday::is_everyday;
-use crate::forms::{done_again, forms_of};
+use crate::forms::{done_again, forms_of, noun_or_verb};
 use crate::framing::{is_common, is_framing};
 use crate::kinds::{KIND_WEIGHT, members_of};
 use crate::phrases::{phrases_of, phrases_starting_with, word_of_phrase};
@@ -420,6 +420,8 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         forms.extend(forms_of(&stemmed));
     }
     terms.extend(forms.into_iter().map(|form| term_for(form, 1.0)));
+    // "conversion" finds "converted", "permit" finds "permissions".
+    terms.extend(noun_or_verb(&word).map(|other| term_for(&other, 1.0)));
     let other_number = plural_of_short(&word);
     add_related(&mut terms, &word, 1.0);
     // A form the tables do not list finds what the listed form does ("refusing" as
