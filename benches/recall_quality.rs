@@ -197,6 +197,8 @@ fn main() {
         "hundred-and-thirty-fourth.json",
         "hundred-and-thirty-fifth.json",
         "hundred-and-thirty-sixth.json",
+        "hundred-and-thirty-seventh.json",
+        "hundred-and-thirty-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

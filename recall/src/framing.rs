@@ -50,6 +50,8 @@ const COMMON: &[&str] = &[
     "our",
     "you",
     "your",
+    "their",
+    "its",
     "have",
     "has",
     "had",

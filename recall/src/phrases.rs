@@ -254,6 +254,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("point of sale", "pos"),
     ("kitchen display", "kds"),
     ("mobile device management", "mdm"),
+    ("device management", "mdm"),
     ("hardware security module", "hsm"),
     ("hardware in the loop", "hil"),
     ("bring your own device", "byod"),

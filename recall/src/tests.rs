@@ -1013,6 +1013,11 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 84.6 / 84.6 %, 88.5 / 88.5 % after "conversion" found
         // "converted" (a noun in -ersion or -ission and its verb).
         ("hundred-and-thirty-sixth.json", 0.88, 0.88, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 84.6 / 88.5 % after device management as
+        // mdm.
+        ("hundred-and-thirty-seventh.json", 0.84, 0.88, 0),
+        // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after "their" as framing.
+        ("hundred-and-thirty-eighth.json", 0.92, 0.92, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

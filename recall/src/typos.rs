@@ -6,13 +6,17 @@
 use crate::question::{Vocabulary, among};
 use crate::tables::curated_starting_with;
 
-/// The word the index holds nearest to `word`: one a slip away ("postgress" → "postgres"),
+/// The word the index holds nearest to `word`: one a slip away ("postgress" → "postgres"; a
+/// word of three letters only by its last two swapped, [`swapped_held`]),
 /// else the longest word of five letters or more it starts with, short of at most three
 /// ("cleanup" → "clean"; "compose" is not "comp"), else the nearest by edit distance (one
 /// edit for words of four to seven letters, two from eight); the more common on a tie,
 /// `None` for shorter words or when none is near.
 pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     let length = word.chars().count();
+    if length == 3 {
+        return swapped_held(word, vocabulary);
+    }
     let most = edits_allowed(word)?;
     // One read of the words sharing its first letter answers both questions.
     let first = word.chars().next()?;
@@ -36,6 +40,15 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
         .then(|| nearest_by_edits(word, most, held()))
         .flatten()
         .map(str::to_owned)
+}
+
+/// A word of three letters with its last two swapped, when the index holds that ("bpg" →
+/// "bgp", "tpc" → "tcp"): the one slip a word that short is read through, since any other
+/// edit of it makes another word ("log" is not "long").
+fn swapped_held(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
+    let letters: Vec<char> = word.chars().collect();
+    let swapped: String = [letters[0], letters[2], letters[1]].iter().collect();
+    (swapped != word && among(&vocabulary.starting_with(letters[0]), &swapped)).then_some(swapped)
 }
 
 /// The shortest word a word is corrected from, or to.

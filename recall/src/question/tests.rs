@@ -193,8 +193,11 @@ fn a_typo_is_read_as_the_nearest_word_the_index_holds() {
         Question::read("cleanup", &index).read_as(),
         ["cleanup → clean"]
     );
-    // Short words are not guessed at.
+    // Short words are not guessed at, but for their last two letters swapped.
     assert_eq!(Question::read("pgx", &index).unmatched(), ["pgx"]);
+    let index = Words(vec![("bgp", 2), ("big", 1)]);
+    assert_eq!(Question::read("bpg", &index).read_as(), ["bpg → bgp"]);
+    assert_eq!(Question::read("bug", &index).unmatched(), ["bug"]);
     // A misspelt singular of a word held only in the plural is read as the plural.
     let index = Words(vec![("receipts", 2), ("recipes", 1)]);
     assert_eq!(
