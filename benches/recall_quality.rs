@@ -199,6 +199,8 @@ fn main() {
         "hundred-and-thirty-sixth.json",
         "hundred-and-thirty-seventh.json",
         "hundred-and-thirty-eighth.json",
+        "hundred-and-thirty-ninth.json",
+        "hundred-and-fortieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

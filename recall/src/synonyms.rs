@@ -513,7 +513,8 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     // Sockets, and the commands that list them.
     &["socket", "sockets", "ss", "netstat"],
     &["ip", "ipv4", "ipv6"],
-    &["latency", "ping", "rtt", "p99", "p95"],
+    &["latency", "ping", "rtt", "p99", "p95", "lag"],
+    &["perforce", "p4", "helix"],
     &["timeout", "timeouts", "timedout", "hang", "hangs", "hung"],
     &["swap", "swapfile", "swappiness", "zram"],
     // Sizes and counts.

@@ -1018,6 +1018,12 @@ fn the_committed_histories_are_answered_well() {
         ("hundred-and-thirty-seventh.json", 0.84, 0.88, 0),
         // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after "their" as framing.
         ("hundred-and-thirty-eighth.json", 0.92, 0.92, 1),
+        // Measured once unseen at 92.3 / 92.3 %, 96.2 / 96.2 % after bitcoin as a
+        // cryptocurrency.
+        ("hundred-and-thirty-ninth.json", 0.96, 0.96, 0),
+        // Measured once unseen at 73.1 / 73.1 %, 80.8 / 80.8 % after perforce as p4 and lag
+        // as latency.
+        ("hundred-and-fortieth.json", 0.80, 0.80, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
