@@ -201,6 +201,8 @@ fn main() {
         "hundred-and-thirty-eighth.json",
         "hundred-and-thirty-ninth.json",
         "hundred-and-fortieth.json",
+        "hundred-and-forty-first.json",
+        "hundred-and-forty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -23,7 +23,7 @@ pub enum Asks {
 /// "how <this>" asks for a figure.
 const FIGURE_AFTER_HOW: &[&str] = &[
     "many", "much", "big", "bigger", "large", "larger", "small", "smaller", "full", "fast", "slow",
-    "high", "low", "old", "often", "far", "long",
+    "high", "low", "old", "often", "far", "long", "accurate",
 ];
 /// "which/what <this>" asks for a figure a command printed: "which version", "what ip".
 const FIGURE_NOUNS: &[&str] = &[

@@ -289,6 +289,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("read only", "ro"),
     ("strong customer authentication", "sca"),
     ("load test", "loadtest"),
+    ("estimated time of arrival", "eta"),
+    ("arrival time", "eta"),
     ("google pay", "googlepay"),
     ("fall back", "fallback"),
     ("falls back", "fallback"),

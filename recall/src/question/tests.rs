@@ -338,6 +338,7 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("what addresses did the pool hand out", Asks::Figure),
         ("what was the sleep current", Asks::Figure),
         ("what's the median wait for a match now", Asks::Figure),
+        ("how accurate are the arrival times", Asks::Figure),
         ("what error rate did the canary have", Asks::Figure),
         ("did the failover happen", Asks::Outcome),
         ("which commit made search slow", Asks::Anything),
