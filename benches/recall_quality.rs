@@ -203,6 +203,8 @@ fn main() {
         "hundred-and-fortieth.json",
         "hundred-and-forty-first.json",
         "hundred-and-forty-second.json",
+        "hundred-and-forty-third.json",
+        "hundred-and-forty-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -88,7 +88,7 @@ const OUTPUT_NOUNS: &[&str] = &["output", "outputs", "figures", "count"];
 /// How a question opens when it asks one; a bare phrase ("cuda in docker") names a topic.
 const ASKING: &[&str] = &[
     "how", "what", "which", "when", "where", "why", "who", "did", "does", "do", "has", "have",
-    "is", "was", "were", "are", "can", "could", "should", "will", "would",
+    "is", "was", "were", "are", "can", "could", "should", "will", "would", "any",
 ];
 /// "did it <this>" asks whether something came to pass.
 const OUTCOME_VERBS: &[&str] = &[
@@ -202,6 +202,14 @@ impl Asks {
         {
             return Asks::Figure;
         }
+        // "when did the renewal batch finish" asks for the moment a command's output or a
+        // wait's recorded.
+        if word(0) == "when"
+            && word(1) == "did"
+            && words.iter().skip(2).any(|w| names_an_outcome(w))
+        {
+            return Asks::Figure;
+        }
         // "what did we do about the dead email addresses" asks how something was dealt with.
         if word(0) == "what" && matches!(word(2), "i" | "we") && word(3) == "do" {
             return Asks::Anything;
@@ -215,9 +223,10 @@ impl Asks {
             return Asks::Figure;
         }
         // ("can't send email" states a symptom: the "t" of a contraction follows.)
+        // ("any failed jobs left?" asks as "are there any …" does.)
         let yes_or_no = matches!(
             word(0),
-            "did" | "does" | "do" | "has" | "have" | "is" | "was" | "were" | "are" | "can"
+            "did" | "does" | "do" | "has" | "have" | "is" | "was" | "were" | "are" | "can" | "any"
         ) && word(1) != "t";
         // "is it still cached?", "is the shop back up?" ask whether a state holds now: what
         // a wait watched.

@@ -291,6 +291,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("load test", "loadtest"),
     ("estimated time of arrival", "eta"),
     ("arrival time", "eta"),
+    ("virtual reality", "vr"),
     ("google pay", "googlepay"),
     ("fall back", "fallback"),
     ("falls back", "fallback"),
