@@ -205,6 +205,8 @@ fn main() {
         "hundred-and-forty-second.json",
         "hundred-and-forty-third.json",
         "hundred-and-forty-fourth.json",
+        "hundred-and-forty-fifth.json",
+        "hundred-and-forty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

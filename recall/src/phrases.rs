@@ -292,6 +292,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("estimated time of arrival", "eta"),
     ("arrival time", "eta"),
     ("virtual reality", "vr"),
+    ("applicant tracking system", "ats"),
     ("google pay", "googlepay"),
     ("fall back", "fallback"),
     ("falls back", "fallback"),

@@ -41,6 +41,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["video", "videos", "film", "filmed", "filming"],
     &["smartspeaker", "smartspeakers", "alexa", "homepod"],
     &["ehr", "emr"],
+    &["cv", "cvs", "resume", "resumes"],
     &["cryptocurrency", "cryptocurrencies", "bitcoin", "ethereum"],
     &["chromecast", "casting", "airplay"],
     &["applepay", "googlepay", "wallet", "wallets"],
