@@ -207,6 +207,8 @@ fn main() {
         "hundred-and-forty-fourth.json",
         "hundred-and-forty-fifth.json",
         "hundred-and-forty-sixth.json",
+        "hundred-and-forty-seventh.json",
+        "hundred-and-forty-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -71,6 +71,9 @@ const FIGURE_NOUNS: &[&str] = &[
     "uptime",
     "median",
     "checksum",
+    "share",
+    "proportion",
+    "fraction",
     "hash",
 ];
 /// "which/what … <this>" asks for a setting or a reading a command printed: "which

@@ -13,6 +13,7 @@ pub const EVERYDAY_WEIGHT: f64 = 0.5;
 
 /// Everyday words, lowercase, sorted for the lookup (a test holds the order).
 const EVERYDAY: &[&str] = &[
+    "across",
     "add",
     "added",
     "adopt",

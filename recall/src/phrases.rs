@@ -293,6 +293,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("arrival time", "eta"),
     ("virtual reality", "vr"),
     ("applicant tracking system", "ats"),
+    ("x ray", "xray"),
+    ("x rays", "xrays"),
     ("google pay", "googlepay"),
     ("fall back", "fallback"),
     ("falls back", "fallback"),

@@ -1039,6 +1039,12 @@ fn the_committed_histories_are_answered_well() {
         ("hundred-and-forty-fifth.json", 0.88, 0.92, 1),
         // Measured once unseen at 96.2 / 96.2 %.
         ("hundred-and-forty-sixth.json", 0.96, 0.96, 0),
+        // Measured once unseen at 76.9 / 80.8 %, 88.5 / 88.5 % after "what share" asked for
+        // a figure, x-rays as radiographs, and "vacine" read as "vaccinations".
+        ("hundred-and-forty-seventh.json", 0.88, 0.88, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 88.5 / 88.5 % after "across" counted as
+        // an everyday word.
+        ("hundred-and-forty-eighth.json", 0.88, 0.88, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -42,6 +42,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["smartspeaker", "smartspeakers", "alexa", "homepod"],
     &["ehr", "emr"],
     &["cv", "cvs", "resume", "resumes"],
+    &["xray", "xrays", "radiograph", "radiographs"],
     &["cryptocurrency", "cryptocurrencies", "bitcoin", "ethereum"],
     &["chromecast", "casting", "airplay"],
     &["applepay", "googlepay", "wallet", "wallets"],

@@ -3,15 +3,16 @@
 //! key is not a slip: "slack" is not read as "stack"). Pure, but for the index's
 //! [`Vocabulary`].
 
-use crate::question::{Vocabulary, among};
+use crate::question::{Vocabulary, among, stem};
 use crate::tables::curated_starting_with;
 
 /// The word the index holds nearest to `word`: one a slip away ("postgress" → "postgres"; a
 /// word of three letters only by its last two swapped, [`swapped_held`]),
 /// else the longest word of five letters or more it starts with, short of at most three
 /// ("cleanup" → "clean"; "compose" is not "comp"), else the nearest by edit distance (one
-/// edit for words of four to seven letters, two from eight); the more common on a tie,
-/// `None` for shorter words or when none is near.
+/// edit for words of four to seven letters, two from eight), else the word whose stem is
+/// the word's with a letter doubled or undoubled; the more common on a tie, `None` for
+/// shorter words or when none is near.
 pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     let length = word.chars().count();
     if length == 3 {
@@ -36,10 +37,36 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
         }
     }
     // Two edits, for a word long enough to allow them (one was tried first).
-    (most > 1)
+    if let Some(nearest) = (most > 1)
         .then(|| nearest_by_edits(word, most, held()))
         .flatten()
-        .map(str::to_owned)
+    {
+        return Some(nearest.to_owned());
+    }
+    // A misspelt form of a word held in another form, a doubled letter written once or a
+    // single one twice: "vacine" of "vaccinations" (their stems "vacin" and "vaccin").
+    let typed = stem(word);
+    (typed.chars().count() >= 5)
+        .then(|| {
+            (words.iter())
+                // (Two first letters alike before a stem is taken: a search of a word the
+                // index lacks reads every word of its first letter.)
+                .filter(|(held, _)| held.get(..2) == typed.get(..2) && held.len() >= 5)
+                .filter(|(held, _)| apart_by_a_doubled_letter(&typed, &stem(held)))
+                .max_by_key(|(_, documents)| *documents)
+        })
+        .flatten()
+        .map(|(held, _)| held.clone())
+}
+
+/// Whether `a` and `b` differ only by a letter doubled in one of them ("vacin", "vaccin").
+fn apart_by_a_doubled_letter(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() < b.len() { (a, b) } else { (b, a) };
+    long.len() == short.len() + 1
+        && (1..long.len()).any(|at| {
+            long[at] == long[at - 1] && long[..at] == short[..at] && long[at + 1..] == short[at..]
+        })
 }
 
 /// A word of three letters with its last two swapped, when the index holds that ("bpg" →
@@ -228,6 +255,10 @@ mod tests {
         assert_eq!(typo_distance("sidekick", "sidekiq"), 2); // a sound-alike, and a letter more
         assert_eq!(typo_distance("vaccum", "vacuum"), 1); // the wrong letter doubled
         assert_eq!(typo_distance("tachograf", "tachograph"), 0); // "ph" heard as "f"
+        assert!(apart_by_a_doubled_letter("vacin", "vaccin"));
+        assert!(apart_by_a_doubled_letter("occur", "ocur"));
+        assert!(!apart_by_a_doubled_letter("prompt", "promot"));
+        assert!(!apart_by_a_doubled_letter("reappear", "reaper"));
         // Keys apart: two, so a short word is not read as another real word.
         assert_eq!(typo_distance("slack", "stack"), 2);
         assert_eq!(typo_distance("cost", "host"), 2);

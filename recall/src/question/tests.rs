@@ -204,6 +204,14 @@ fn a_typo_is_read_as_the_nearest_word_the_index_holds() {
         Question::read("reciept printer", &index).read_as(),
         ["reciept → receipts"]
     );
+    // A doubled letter written once, in another form of a word held: "vacine" of
+    // "vaccinations"; not a word that only looks alike ("prompts" is not "promoted").
+    let index = Words(vec![("vaccinations", 2), ("promoted", 1)]);
+    assert_eq!(
+        Question::read("vacine reminder", &index).read_as(),
+        ["vacine → vaccinations"]
+    );
+    assert!(Question::read("prompts", &index).read_as().is_empty());
 }
 
 #[test]
