@@ -209,6 +209,8 @@ fn main() {
         "hundred-and-forty-sixth.json",
         "hundred-and-forty-seventh.json",
         "hundred-and-forty-eighth.json",
+        "hundred-and-forty-ninth.json",
+        "hundred-and-fiftieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

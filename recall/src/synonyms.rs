@@ -515,6 +515,8 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["ip", "ipv4", "ipv6"],
     &["latency", "ping", "rtt", "p99", "p95", "lag"],
     &["perforce", "p4", "helix"],
+    &["pbx", "voip", "telephony"],
+    &["jailbreak", "jailbroken", "rooted"],
     &["accurate", "accuracy", "precise", "precision"],
     &["timeout", "timeouts", "timedout", "hang", "hangs", "hung"],
     &["swap", "swapfile", "swappiness", "zram"],

@@ -1045,6 +1045,11 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 84.6 / 84.6 %, 88.5 / 88.5 % after "across" counted as
         // an everyday word.
         ("hundred-and-forty-eighth.json", 0.88, 0.88, 0),
+        // Measured once unseen at 84.6 / 92.3 %, 92.3 / 96.2 % after a phone system as a
+        // pbx (voip) and check in as one word.
+        ("hundred-and-forty-ninth.json", 0.92, 0.96, 0),
+        // Measured once unseen at 84.6 / 84.6 %.
+        ("hundred-and-fiftieth.json", 0.84, 0.84, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
