@@ -211,6 +211,8 @@ fn main() {
         "hundred-and-forty-eighth.json",
         "hundred-and-forty-ninth.json",
         "hundred-and-fiftieth.json",
+        "hundred-and-fifty-first.json",
+        "hundred-and-fifty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
