@@ -9,6 +9,7 @@
 //! that writes, and one that only searches (see [`RecallStore::open`]).
 
 mod asks;
+mod compounds;
 mod everyday;
 mod forms;
 mod framing;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use crate::asks::Asks;
+use crate::compounds::{joined_where_held, letters_and_digits_apart, two_held_words};
 use crate::everyday::is_everyday;
 use crate::forms::{done_again, forms_of, noun_or_verb};
 use crate::framing::{is_common, is_framing};
@@ -327,83 +328,6 @@ fn versions_named(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");
-/// `None` for a word of one run.
-fn letters_and_digits_apart(word: &str) -> Option<String> {
-    let mut apart = String::with_capacity(word.len() + 4);
-    let mut last: Option<bool> = None;
-    for c in word.chars() {
-        let digit = c.is_ascii_digit();
-        if last.is_some_and(|was_digit| was_digit != digit) {
-            apart.push(' ');
-        }
-        apart.push(c);
-        last = Some(digit);
-    }
-    (apart.len() > word.len()).then_some(apart)
-}
-
-/// A word of six letters or more as two words the index holds, a space apart ("pgdump" →
-/// "pg dump", "nodemodules" → "node modules"), the first split that works from the longest
-/// first word down; `None` when no split does. Asked only of words the index lacks.
-fn two_held_words(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
-    const SHORTEST_PART: usize = 2;
-    if !word.is_ascii() || word.len() < 6 {
-        return None;
-    }
-    // The index's words by first letter are kept between searches: no query per split.
-    let held = |part: &str| {
-        let first = part.chars().next().unwrap_or(' ');
-        among(&vocabulary.starting_with(first), part)
-    };
-    (SHORTEST_PART..=word.len() - SHORTEST_PART)
-        .rev()
-        .map(|at| word.split_at(at))
-        .find(|(first, second)| held(first) && held(second))
-        .map(|(first, second)| format!("{first} {second}"))
-}
-
-/// Two neighbouring words of the question read as the one word the index writes them as,
-/// when one of them is held nowhere on its own ("uber eats" as "ubereats"): reported as
-/// read so.
-fn joined_where_held(
-    text: &str,
-    concepts: Vec<Concept>,
-    vocabulary: &impl Vocabulary,
-) -> Vec<Concept> {
-    let written: Vec<String> = lowercase_words(text).collect();
-    let neighbours = |first: &str, second: &str| {
-        (written.windows(2)).any(|pair| pair[0] == first && pair[1] == second)
-    };
-    let mut read = Vec::with_capacity(concepts.len());
-    let mut concepts = concepts.into_iter().peekable();
-    while let Some(first) = concepts.next() {
-        if let Some(second) = concepts.peek() {
-            let word = format!("{}{}", first.word, second.word);
-            let single = |concept: &Concept| !concept.word.contains(' ');
-            if single(&first)
-                && single(second)
-                && !(first.known && second.known)
-                && word.len() >= 5
-                && neighbours(&first.word, &second.word)
-                && vocabulary.holds(&word, false)
-            {
-                let phrase = format!("{} {}", first.word, second.word);
-                concepts.next();
-                read.push(Concept {
-                    terms: vec![term_for(&word, 1.0), term_for(&phrase, 1.0)],
-                    word: phrase,
-                    corrected: Some(word),
-                    known: true,
-                });
-                continue;
-            }
-        }
-        read.push(first);
-    }
-    read
-}
-
 /// Whether the index holds `term`: a phrase as one, its words in order (its last one as a
 /// prefix when the phrase is one), not its words apart ("onedrive" is not known because
 /// some record says "one" and another "drive").
@@ -612,7 +536,7 @@ fn plural_of_short(word: &str) -> Option<Term> {
 
 /// How a word is matched: short words exactly ("pg" is not "pgadmin"), longer ones as the
 /// prefix of every form ("renewed" → "renew…", "certificates" → "certificate…").
-fn term_for(word: &str, weight: f64) -> Term {
+pub(crate) fn term_for(word: &str, weight: f64) -> Term {
     if let Some((_, last)) = word.rsplit_once(' ') {
         // A phrase: its last word in every form ("pull requests", "rate limited") when it is
         // long enough to be a word's stem.

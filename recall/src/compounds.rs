@@ -1,0 +1,88 @@
+//! Words written together or apart: a word of letters and digits also read apart ("dns01"
+//! as "dns 01"), a word the index lacks as two it holds ("pgdump" as "pg dump"), and two
+//! neighbouring words of a question as the one word the index writes ("uber eats" as
+//! "ubereats"). Each asks only the index's words by first letter, kept between searches.
+
+use crate::question::{Concept, Vocabulary, among, lowercase_words, term_for};
+
+/// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");
+/// `None` for a word of one run.
+pub(crate) fn letters_and_digits_apart(word: &str) -> Option<String> {
+    let mut apart = String::with_capacity(word.len() + 4);
+    let mut last: Option<bool> = None;
+    for c in word.chars() {
+        let digit = c.is_ascii_digit();
+        if last.is_some_and(|was_digit| was_digit != digit) {
+            apart.push(' ');
+        }
+        apart.push(c);
+        last = Some(digit);
+    }
+    (apart.len() > word.len()).then_some(apart)
+}
+
+/// A word of six letters or more as two words the index holds, a space apart ("pgdump" →
+/// "pg dump", "nodemodules" → "node modules"), the first split that works from the longest
+/// first word down; `None` when no split does. Asked only of words the index lacks.
+pub(crate) fn two_held_words(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
+    const SHORTEST_PART: usize = 2;
+    if !word.is_ascii() || word.len() < 6 {
+        return None;
+    }
+    (SHORTEST_PART..=word.len() - SHORTEST_PART)
+        .rev()
+        .map(|at| word.split_at(at))
+        .find(|(first, second)| {
+            held_as_a_word(first, vocabulary) && held_as_a_word(second, vocabulary)
+        })
+        .map(|(first, second)| format!("{first} {second}"))
+}
+
+/// Two neighbouring words of the question read as the one word the index writes them as,
+/// when one of them is held nowhere on its own ("uber eats" as "ubereats"): reported as
+/// read so.
+pub(crate) fn joined_where_held(
+    text: &str,
+    concepts: Vec<Concept>,
+    vocabulary: &impl Vocabulary,
+) -> Vec<Concept> {
+    let written: Vec<String> = lowercase_words(text).collect();
+    let neighbours = |first: &str, second: &str| {
+        (written.windows(2)).any(|pair| pair[0] == first && pair[1] == second)
+    };
+    let mut read = Vec::with_capacity(concepts.len());
+    let mut concepts = concepts.into_iter().peekable();
+    while let Some(first) = concepts.next() {
+        if let Some(second) = concepts.peek() {
+            let word = format!("{}{}", first.word, second.word);
+            let single = |concept: &Concept| !concept.word.contains(' ');
+            if single(&first)
+                && single(second)
+                && !(first.known && second.known)
+                && word.len() >= 5
+                && neighbours(&first.word, &second.word)
+                && held_as_a_word(&word, vocabulary)
+            {
+                let phrase = format!("{} {}", first.word, second.word);
+                concepts.next();
+                read.push(Concept {
+                    terms: vec![term_for(&word, 1.0), term_for(&phrase, 1.0)],
+                    word: phrase,
+                    corrected: Some(word),
+                    known: true,
+                });
+                continue;
+            }
+        }
+        read.push(first);
+    }
+    read
+}
+
+/// Whether the index holds `word` as a word of its own, from the index's words by first
+/// letter (kept between searches: no query).
+fn held_as_a_word(word: &str, vocabulary: &impl Vocabulary) -> bool {
+    word.chars()
+        .next()
+        .is_some_and(|first| among(&vocabulary.starting_with(first), word))
+}
