@@ -44,29 +44,44 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
         return Some(nearest.to_owned());
     }
     // A misspelt form of a word held in another form, a doubled letter written once or a
-    // single one twice: "vacine" of "vaccinations" (their stems "vacin" and "vaccin").
+    // single one twice: "vacine" of "vaccinations" (their stems "vacin" and "vaccin"). Each
+    // such stem is looked up in the sorted words, not the words walked.
     let typed = stem(word);
-    (typed.chars().count() >= 5)
-        .then(|| {
-            (words.iter())
-                // (Two first letters alike before a stem is taken: a search of a word the
-                // index lacks reads every word of its first letter.)
-                .filter(|(held, _)| held.get(..2) == typed.get(..2) && held.len() >= 5)
-                .filter(|(held, _)| apart_by_a_doubled_letter(&typed, &stem(held)))
-                .max_by_key(|(_, documents)| *documents)
+    if typed.chars().count() < 5 {
+        return None;
+    }
+    doubled_or_undoubled(&typed)
+        .into_iter()
+        .filter(|meant| meant.chars().count() >= 5)
+        .flat_map(|meant| {
+            let from = words.partition_point(|(held, _)| held.as_str() < meant.as_str());
+            let starting = meant.clone();
+            (words[from..].iter())
+                .take_while(move |(held, _)| held.starts_with(starting.as_str()))
+                .filter(move |(held, _)| stem(held) == meant)
         })
-        .flatten()
+        .max_by_key(|(_, documents)| *documents)
         .map(|(held, _)| held.clone())
 }
 
-/// Whether `a` and `b` differ only by a letter doubled in one of them ("vacin", "vaccin").
-fn apart_by_a_doubled_letter(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let (short, long) = if a.len() < b.len() { (a, b) } else { (b, a) };
-    long.len() == short.len() + 1
-        && (1..long.len()).any(|at| {
-            long[at] == long[at - 1] && long[..at] == short[..at] && long[at + 1..] == short[at..]
-        })
+/// `word` with one of its letters doubled, or one of its doubled letters written once
+/// ("vacin" → "vvacin", "vaacin", "vaccin", …), each once.
+fn doubled_or_undoubled(word: &str) -> Vec<String> {
+    let letters: Vec<char> = word.chars().collect();
+    let mut spellings: Vec<String> = Vec::with_capacity(letters.len() + 2);
+    for at in 0..letters.len() {
+        let mut doubled = letters.clone();
+        doubled.insert(at, letters[at]);
+        spellings.push(doubled.into_iter().collect());
+        if at > 0 && letters[at] == letters[at - 1] {
+            let mut undoubled = letters.clone();
+            undoubled.remove(at);
+            spellings.push(undoubled.into_iter().collect());
+        }
+    }
+    spellings.sort_unstable();
+    spellings.dedup();
+    spellings
 }
 
 /// A word of three letters with its last two swapped, when the index holds that ("bpg" →
@@ -255,10 +270,10 @@ mod tests {
         assert_eq!(typo_distance("sidekick", "sidekiq"), 2); // a sound-alike, and a letter more
         assert_eq!(typo_distance("vaccum", "vacuum"), 1); // the wrong letter doubled
         assert_eq!(typo_distance("tachograf", "tachograph"), 0); // "ph" heard as "f"
-        assert!(apart_by_a_doubled_letter("vacin", "vaccin"));
-        assert!(apart_by_a_doubled_letter("occur", "ocur"));
-        assert!(!apart_by_a_doubled_letter("prompt", "promot"));
-        assert!(!apart_by_a_doubled_letter("reappear", "reaper"));
+        assert!(doubled_or_undoubled("vacin").contains(&"vaccin".to_owned()));
+        assert!(doubled_or_undoubled("occur").contains(&"ocur".to_owned()));
+        assert!(!doubled_or_undoubled("prompt").contains(&"promot".to_owned()));
+        assert!(!doubled_or_undoubled("reappear").contains(&"reaper".to_owned()));
         // Keys apart: two, so a short word is not read as another real word.
         assert_eq!(typo_distance("slack", "stack"), 2);
         assert_eq!(typo_distance("cost", "host"), 2);
