@@ -126,9 +126,16 @@ fn nearest_by_edits<W: AsRef<str>>(
         // "receipts".
         let singular = (text.strip_suffix('s'))
             .filter(|singular| singular.chars().count() >= SHORTEST_CORRECTED && *singular != word);
-        let Some(distance) = (std::iter::once(text).chain(singular))
-            .filter(|meant| meant.chars().count().abs_diff(length) <= most)
-            .map(|meant| typo_distance(word, meant))
+        let near = |meant: &str| meant.chars().count().abs_diff(length) <= most;
+        let plain = near(text).then(|| typo_distance(word, text));
+        // (Without its last letter a word is at most one edit nearer: the singular is
+        // measured only where that can bring it within reach.)
+        let of_singular = singular
+            .filter(|singular| near(singular) && plain.is_none_or(|d| d <= most + 1))
+            .map(|singular| typo_distance(word, singular));
+        let Some(distance) = plain
+            .into_iter()
+            .chain(of_singular)
             .min()
             .filter(|distance| *distance <= most)
         else {
@@ -163,12 +170,14 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// "stack"); by a key next to it, a vowel by a vowel ("beet" for "beat"), or by the letter
 /// beside it typed twice ("vaccum" for "vacuum"), one.
 fn typo_distance(typed: &str, meant: &str) -> usize {
-    // "ph" heard as "f": "tachograf" for "tachograph".
-    if meant.contains("ph") && !typed.contains("ph") {
+    let spelt = typo_distance_as_spelt(typed, meant);
+    // "ph" heard as "f": "tachograf" for "tachograph". Hearing it so is two edits, so it
+    // is measured only where it can bring the word within the two edits ever allowed.
+    if spelt <= 4 && meant.contains("ph") && !typed.contains("ph") {
         let heard = meant.replace("ph", "f");
-        return typo_distance(typed, &heard).min(typo_distance_as_spelt(typed, meant));
+        return typo_distance_as_spelt(typed, &heard).min(spelt);
     }
-    typo_distance_as_spelt(typed, meant)
+    spelt
 }
 
 /// [`typo_distance`] of the words as they are spelt.
