@@ -3,7 +3,7 @@
 //! neighbouring words of a question as the one word the index writes ("uber eats" as
 //! "ubereats"). Each asks only the index's words by first letter, kept between searches.
 
-use crate::question::{Concept, Vocabulary, among, lowercase_words, term_for};
+use crate::question::{Concept, Vocabulary, lowercase_words, term_for};
 
 /// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");
 /// `None` for a word of one run.
@@ -32,9 +32,7 @@ pub(crate) fn two_held_words(word: &str, vocabulary: &impl Vocabulary) -> Option
     (SHORTEST_PART..=word.len() - SHORTEST_PART)
         .rev()
         .map(|at| word.split_at(at))
-        .find(|(first, second)| {
-            held_as_a_word(first, vocabulary) && held_as_a_word(second, vocabulary)
-        })
+        .find(|(first, second)| vocabulary.holds_word(first) && vocabulary.holds_word(second))
         .map(|(first, second)| format!("{first} {second}"))
 }
 
@@ -46,23 +44,26 @@ pub(crate) fn joined_where_held(
     concepts: Vec<Concept>,
     vocabulary: &impl Vocabulary,
 ) -> Vec<Concept> {
+    // Most questions have every word held: nothing to join, nothing to read again.
+    if concepts.iter().all(|concept| concept.known) {
+        return concepts;
+    }
     let written: Vec<String> = lowercase_words(text).collect();
     let neighbours = |first: &str, second: &str| {
         (written.windows(2)).any(|pair| pair[0] == first && pair[1] == second)
     };
+    let single = |concept: &Concept| !concept.word.contains(' ');
     let mut read = Vec::with_capacity(concepts.len());
     let mut concepts = concepts.into_iter().peekable();
     while let Some(first) = concepts.next() {
-        if let Some(second) = concepts.peek() {
+        if let Some(second) = concepts.peek()
+            && single(&first)
+            && single(second)
+            && !(first.known && second.known)
+            && neighbours(&first.word, &second.word)
+        {
             let word = format!("{}{}", first.word, second.word);
-            let single = |concept: &Concept| !concept.word.contains(' ');
-            if single(&first)
-                && single(second)
-                && !(first.known && second.known)
-                && word.len() >= 5
-                && neighbours(&first.word, &second.word)
-                && held_as_a_word(&word, vocabulary)
-            {
+            if word.len() >= 5 && vocabulary.holds_word(&word) {
                 let phrase = format!("{} {}", first.word, second.word);
                 concepts.next();
                 read.push(Concept {
@@ -77,12 +78,4 @@ pub(crate) fn joined_where_held(
         read.push(first);
     }
     read
-}
-
-/// Whether the index holds `word` as a word of its own, from the index's words by first
-/// letter (kept between searches: no query).
-fn held_as_a_word(word: &str, vocabulary: &impl Vocabulary) -> bool {
-    word.chars()
-        .next()
-        .is_some_and(|first| among(&vocabulary.starting_with(first), word))
 }

@@ -42,6 +42,14 @@ pub trait Vocabulary {
     /// The words the index holds that start with `first`, with how many documents hold each,
     /// in byte order.
     fn starting_with(&self, first: char) -> IndexWords;
+
+    /// Whether the index holds `word` as a word of its own, read from
+    /// [`Vocabulary::starting_with`] (kept between searches: no query).
+    fn holds_word(&self, word: &str) -> bool {
+        word.chars()
+            .next()
+            .is_some_and(|first| among(&self.starting_with(first), word))
+    }
 }
 
 /// One way of matching a concept, and how much a document holding it counts.

@@ -90,7 +90,7 @@ fn doubled_or_undoubled(word: &str) -> Vec<String> {
 fn swapped_held(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     let letters: Vec<char> = word.chars().collect();
     let swapped: String = [letters[0], letters[2], letters[1]].iter().collect();
-    (swapped != word && among(&vocabulary.starting_with(letters[0]), &swapped)).then_some(swapped)
+    (swapped != word && vocabulary.holds_word(&swapped)).then_some(swapped)
 }
 
 /// The shortest word a word is corrected from, or to.
