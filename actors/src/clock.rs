@@ -275,6 +275,14 @@ impl Timers {
         self.table().by_key.get(key).map(|(at, _)| *at)
     }
 
+    /// Whether a timer whose name starts with `prefix` is armed.
+    pub fn any_named_like(&self, prefix: &str) -> bool {
+        self.table()
+            .by_key
+            .keys()
+            .any(|key| key.starts_with(prefix))
+    }
+
     pub fn len(&self) -> usize {
         self.table().by_key.len()
     }

@@ -1276,6 +1276,12 @@ async fn a_still_window_told_of_every_change_is_read_only_when_it_may_have_chang
         installer.captures() == read + 1
     })
     .await;
+    // The probe is armed just after the capture is counted, from the clock's time then.
+    let timers = waits.tree().directory().timers();
+    eventually("the settle probe is armed", async || {
+        timers.any_named_like("watcher-probe-")
+    })
+    .await;
     waits.advance(PROBE).await;
     assert_eq!(installer.captures(), read + 2);
     assert_eq!(model.calls(), 2, "judged once it held still");
