@@ -171,7 +171,11 @@ impl RecallStore {
         let mut texts = self.texts(&self.candidates(&known, &vocabulary, search)?)?;
         let written_in = question.asks.written_in();
         if let Some(source) = written_in {
-            let more = self.served(&texts, source, search)?;
+            let more = self.linked(&texts, source, search)?;
+            texts.extend(self.texts(&more)?);
+        }
+        if question.asks == Asks::Topic {
+            let more = self.linked(&texts, Source::Task, search)?;
             texts.extend(self.texts(&more)?);
         }
         let mut held = holding::held(&question, &texts);
@@ -248,11 +252,15 @@ impl RecallStore {
         Ok(rows.into_iter().map(|(row, _)| row).collect())
     }
 
-    /// The documents of `source` recorded for the tasks among `texts` that are not among
-    /// them, within the search's filters (the tasks among `texts` are within its `task_id`
-    /// already): where a question asking for a figure or an outcome finds its answer when
-    /// the task, not the record, holds its words.
-    fn served(
+    /// The documents of `source` linked to those among `texts` by their task that are not
+    /// among them, within the search's filters (whatever is among `texts` is within its
+    /// `task_id` already). Waits or terminal sessions: those recorded for the tasks among
+    /// `texts`, where a question asking for a figure or an outcome finds its answer when
+    /// the task, not the record, holds its words. Tasks: those the waits and terminal
+    /// sessions among `texts` were recorded for, where a question naming a topic finds the
+    /// record of how it was done when only a moment of it holds its words ("pms" of a task
+    /// about the night audit, whose log is under `/var/log/pms`).
+    fn linked(
         &self,
         texts: &[Text],
         source: Source,
@@ -261,8 +269,13 @@ impl RecallStore {
         if search.source.is_some_and(|only| only != source) {
             return Ok(Vec::new());
         }
+        let from_task = source != Source::Task;
         let tasks: Vec<&str> = (texts.iter())
-            .filter(|text| text.source == Source::Task)
+            .filter(|text| match text.source {
+                Source::Task => from_task,
+                Source::Wait | Source::Terminal => !from_task,
+                Source::Screen | Source::Transcript => false,
+            })
             .filter_map(|text| text.task_id.as_deref())
             .collect();
         if tasks.is_empty() {
