@@ -349,6 +349,10 @@ fn typos_synonyms_and_kinds_find_what_was_meant_and_say_how() {
     let found = store.search(&search("upgrade postgress", 0.0)).unwrap();
     assert_eq!(found.read_as, ["postgress → postgres"]);
     assert_eq!(keys(&found.results)[0], "t-pg");
+    // So is a form of a word held in another, with a letter dropped.
+    let found = store.search(&search("restrting postgres", 0.0)).unwrap();
+    assert_eq!(found.read_as, ["restrting → restarted"]);
+    assert_eq!(keys(&found.results), ["t-pg"]);
     // "SSL" alone finds the TLS task; "the database" finds the Postgres upgrade first.
     let found = store.search(&search("renew the SSL cert", 0.0)).unwrap();
     assert_eq!(keys(&found.results), ["t-tls"]);

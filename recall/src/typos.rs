@@ -11,7 +11,7 @@ use crate::tables::curated_starting_with;
 /// else the longest word of five letters or more it starts with, short of at most three
 /// ("cleanup" → "clean"; "compose" is not "comp"), else the nearest by edit distance (one
 /// edit for words of four to seven letters, two from eight), else the word whose stem is
-/// the word's with a letter doubled or undoubled; the more common on a tie, `None` for
+/// the word's with a letter dropped back in or a doubled one undoubled; the more common on a tie, `None` for
 /// shorter words or when none is near.
 pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     let length = word.chars().count();
@@ -43,14 +43,15 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
     {
         return Some(nearest.to_owned());
     }
-    // A misspelt form of a word held in another form, a doubled letter written once or a
-    // single one twice: "vacine" of "vaccinations" (their stems "vacin" and "vaccin"). Each
-    // such stem is looked up in the sorted words, not the words walked.
+    // A misspelt form of a word held in another form, a letter dropped or a doubled one
+    // written once: "vacine" of "vaccinations" (their stems "vacin" and "vaccin"),
+    // "captoning" of "captioned". Each such stem is looked up in the sorted words, not the
+    // words walked.
     let typed = stem(word);
     if typed.chars().count() < 5 {
         return None;
     }
-    doubled_or_undoubled(&typed)
+    a_letter_more_or_undoubled(&typed)
         .into_iter()
         .filter(|meant| meant.chars().count() >= 5)
         .flat_map(|meant| {
@@ -64,16 +65,18 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
         .map(|(held, _)| held.clone())
 }
 
-/// `word` with one of its letters doubled, or one of its doubled letters written once
-/// ("vacin" → "vvacin", "vaacin", "vaccin", …), each once.
-fn doubled_or_undoubled(word: &str) -> Vec<String> {
+/// `word` with a letter put in anywhere (so any of its letters doubled), or one of its
+/// doubled letters written once ("vacin" → "vaccin", …; "capton" → "caption"), each once.
+fn a_letter_more_or_undoubled(word: &str) -> Vec<String> {
     let letters: Vec<char> = word.chars().collect();
-    let mut spellings: Vec<String> = Vec::with_capacity(letters.len() + 2);
-    for at in 0..letters.len() {
-        let mut doubled = letters.clone();
-        doubled.insert(at, letters[at]);
-        spellings.push(doubled.into_iter().collect());
-        if at > 0 && letters[at] == letters[at - 1] {
+    let mut spellings: Vec<String> = Vec::with_capacity(27 * (letters.len() + 1));
+    for at in 0..=letters.len() {
+        for letter in 'a'..='z' {
+            let mut dropped = letters.clone();
+            dropped.insert(at, letter);
+            spellings.push(dropped.into_iter().collect());
+        }
+        if at > 0 && at < letters.len() && letters[at] == letters[at - 1] {
             let mut undoubled = letters.clone();
             undoubled.remove(at);
             spellings.push(undoubled.into_iter().collect());
@@ -279,10 +282,11 @@ mod tests {
         assert_eq!(typo_distance("sidekick", "sidekiq"), 2); // a sound-alike, and a letter more
         assert_eq!(typo_distance("vaccum", "vacuum"), 1); // the wrong letter doubled
         assert_eq!(typo_distance("tachograf", "tachograph"), 0); // "ph" heard as "f"
-        assert!(doubled_or_undoubled("vacin").contains(&"vaccin".to_owned()));
-        assert!(doubled_or_undoubled("occur").contains(&"ocur".to_owned()));
-        assert!(!doubled_or_undoubled("prompt").contains(&"promot".to_owned()));
-        assert!(!doubled_or_undoubled("reappear").contains(&"reaper".to_owned()));
+        assert!(a_letter_more_or_undoubled("vacin").contains(&"vaccin".to_owned()));
+        assert!(a_letter_more_or_undoubled("occur").contains(&"ocur".to_owned()));
+        assert!(a_letter_more_or_undoubled("capton").contains(&"caption".to_owned()));
+        assert!(!a_letter_more_or_undoubled("prompt").contains(&"promot".to_owned()));
+        assert!(!a_letter_more_or_undoubled("reappear").contains(&"reaper".to_owned()));
         // Keys apart: two, so a short word is not read as another real word.
         assert_eq!(typo_distance("slack", "stack"), 2);
         assert_eq!(typo_distance("cost", "host"), 2);
