@@ -173,6 +173,28 @@ const COMMON: &[&str] = &[
     "said",
 ];
 
+/// What a thing gave back, as a question asks it ("what did the health check return").
+const GAVE_BACK: &[&str] = &["return", "returned", "returns"];
+/// The words that make one of [`GAVE_BACK`] a verb when they come before it.
+const AUXILIARIES: &[&str] = &[
+    "did", "do", "does", "will", "would", "should", "can", "could",
+];
+
+/// Whether the question's word `at` of `words` is framing: a word every question has
+/// ([`is_framing`]), but a word of what a thing gave back only as a verb, asked after an
+/// auxiliary with nothing but framing after it ("what did the health check return");
+/// elsewhere it is a noun, as in "the duty return" or "returns of damaged goods".
+pub fn is_framing_at(words: &[String], at: usize) -> bool {
+    let word = words[at].as_str();
+    if !GAVE_BACK.contains(&word) {
+        return is_framing(word);
+    }
+    let asked = words[..at]
+        .iter()
+        .any(|w| AUXILIARIES.contains(&w.as_str()));
+    asked && words[at + 1..].iter().all(|w| is_framing(w))
+}
+
 /// A word every question has ([`COMMON`]), or a letter alone (the "u" of "set -u").
 pub fn is_framing(word: &str) -> bool {
     let a_letter = word.len() == 1 && word.as_bytes()[0].is_ascii_alphabetic();

@@ -13,7 +13,7 @@ use crate::asks::Asks;
 use crate::compounds::{joined_where_held, letters_and_digits_apart, two_held_words};
 use crate::everyday::is_everyday;
 use crate::forms::{done_again, forms_of, noun_or_verb};
-use crate::framing::{is_common, is_framing};
+use crate::framing::{is_common, is_framing, is_framing_at};
 use crate::kinds::{KIND_WEIGHT, members_of};
 use crate::phrases::{phrases_of, phrases_starting_with, word_of_phrase};
 use crate::synonyms::{SYNONYM_WEIGHT, synonyms_of};
@@ -241,8 +241,9 @@ fn question_words(question: &str) -> Vec<String> {
             Some(phrase) => ((*phrase).to_owned(), phrase.split(' ').count()),
             None => (all[at].clone(), 1),
         };
+        let framing = length == 1 && is_framing_at(&all, at);
         at += length;
-        if (length > 1 || !is_framing(&word)) && !words.contains(&word) {
+        if !framing && !words.contains(&word) {
             words.push(word);
         }
     }

@@ -116,6 +116,27 @@ fn how_long_asks_for_a_duration_and_take_is_framing() {
 }
 
 #[test]
+fn return_is_framing_only_as_the_verb_a_question_ends_on() {
+    let index = Words(vec![
+        ("health", 2),
+        ("check", 4),
+        ("duty", 1),
+        ("return", 3),
+    ]);
+    let read = |text: &str| Question::read(text, &index).words();
+    assert_eq!(
+        read("what did the health check return"),
+        ["health", "check"]
+    );
+    assert_eq!(
+        read("duty return takes too long"),
+        ["duty", "return", "long"]
+    );
+    assert_eq!(read("return of the duty"), ["return", "duty"]);
+    assert_eq!(read("what does it return for duty"), ["return", "duty"]);
+}
+
+#[test]
 fn a_typo_of_a_curated_word_the_index_holds_only_by_its_relatives_is_read_as_it() {
     // The index holds kubectl and pods, never "kubernetes" itself.
     let index = Words(vec![("kubectl", 1), ("pods", 2), ("autoscale", 1)]);
