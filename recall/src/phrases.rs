@@ -10,6 +10,14 @@ use std::sync::LazyLock;
 /// Phrases and the one word each is also written as.
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
+    ("card terminal", "pos"),
+    ("card terminals", "pos"),
+    ("card reader", "pos"),
+    ("card readers", "pos"),
+    ("payment terminal", "pos"),
+    ("payment terminals", "pos"),
+    ("self checkout", "kiosk"),
+    ("self checkouts", "kiosks"),
     ("language model", "llm"),
     ("apple silicon", "arm64"),
     ("windows subsystem for linux", "wsl"),

@@ -46,4 +46,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["cryptocurrency", "cryptocurrencies", "bitcoin", "ethereum"],
     &["chromecast", "casting", "airplay"],
     &["applepay", "googlepay", "wallet", "wallets"],
+    &["excise", "duty"],
+    &["opac", "catalogue", "catalog"],
+    &["fines", "fees", "charges"],
 ];
