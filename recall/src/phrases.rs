@@ -10,6 +10,11 @@ use std::sync::LazyLock;
 /// Phrases and the one word each is also written as.
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
+    ("electronic signature", "esignature"),
+    ("electronic signatures", "esignature"),
+    ("late rent", "arrears"),
+    ("late payment", "arrears"),
+    ("late payments", "arrears"),
     ("card terminal", "pos"),
     ("card terminals", "pos"),
     ("card reader", "pos"),

@@ -556,6 +556,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["doc", "docs", "document", "documents"],
     &["query", "queries", "sql"],
     &["slow", "slowly", "sluggish"],
+    &["mid", "middle", "midway", "halfway"],
     &["restart", "restarted", "reboot", "rebooted", "bounce"],
     &["upload", "uploads", "uploaded"],
     &["download", "downloads", "downloaded"],

@@ -49,4 +49,6 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["excise", "duty"],
     &["opac", "catalogue", "catalog"],
     &["fines", "fees", "charges"],
+    &["esignature", "esign", "docusign"],
+    &["lease", "leases", "tenancy", "tenancies"],
 ];
