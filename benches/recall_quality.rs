@@ -213,6 +213,10 @@ fn main() {
         "hundred-and-fiftieth.json",
         "hundred-and-fifty-first.json",
         "hundred-and-fifty-second.json",
+        "hundred-and-fifty-third.json",
+        "hundred-and-fifty-fourth.json",
+        "hundred-and-fifty-fifth.json",
+        "hundred-and-fifty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
