@@ -10,6 +10,8 @@ use std::sync::LazyLock;
 /// Phrases and the one word each is also written as.
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
+    ("digital radio", "dab"),
+    ("dead air", "silent"),
     ("electronic signature", "esignature"),
     ("electronic signatures", "esignature"),
     ("late rent", "arrears"),

@@ -51,4 +51,6 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["fines", "fees", "charges"],
     &["esignature", "esign", "docusign"],
     &["lease", "leases", "tenancy", "tenancies"],
+    &["mic", "mics", "microphone", "microphones"],
+    &["theft", "thefts", "stolen", "steal", "stealing"],
 ];
