@@ -11,6 +11,10 @@ use std::sync::LazyLock;
 pub const PHRASES: &[(&str, &str)] = &[
     ("write ahead log", "wal"),
     ("digital radio", "dab"),
+    ("post edit", "mtpe"),
+    ("post edits", "mtpe"),
+    ("post editing", "mtpe"),
+    ("virtual waiting room", "queue"),
     ("dead air", "silent"),
     ("electronic signature", "esignature"),
     ("electronic signatures", "esignature"),

@@ -53,4 +53,14 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["lease", "leases", "tenancy", "tenancies"],
     &["mic", "mics", "microphone", "microphones"],
     &["theft", "thefts", "stolen", "steal", "stealing"],
+    &["turnstile", "turnstiles", "gate", "gates"],
+    &[
+        "subtitle",
+        "subtitles",
+        "subtitled",
+        "caption",
+        "captions",
+        "captioned",
+        "captioning",
+    ],
 ];
