@@ -54,6 +54,8 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["mic", "mics", "microphone", "microphones"],
     &["theft", "thefts", "stolen", "steal", "stealing"],
     &["turnstile", "turnstiles", "gate", "gates"],
+    &["anpr", "alpr", "lpr"],
+    &["abuse", "abused", "misuse", "misused"],
     &[
         "subtitle",
         "subtitles",
