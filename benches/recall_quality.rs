@@ -217,6 +217,12 @@ fn main() {
         "hundred-and-fifty-fourth.json",
         "hundred-and-fifty-fifth.json",
         "hundred-and-fifty-sixth.json",
+        "hundred-and-fifty-seventh.json",
+        "hundred-and-fifty-eighth.json",
+        "hundred-and-fifty-ninth.json",
+        "hundred-and-sixtieth.json",
+        "hundred-and-sixty-first.json",
+        "hundred-and-sixty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

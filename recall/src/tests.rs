@@ -1074,6 +1074,23 @@ fn the_committed_histories_are_answered_well() {
         ("hundred-and-fifty-fifth.json", 0.88, 0.88, 1),
         // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after mid as the middle.
         ("hundred-and-fifty-sixth.json", 0.92, 0.92, 0),
+        // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after theft as stolen.
+        ("hundred-and-fifty-seventh.json", 0.92, 0.92, 0),
+        // Measured once unseen at 73.1 / 73.1 %, 84.6 / 84.6 % after mics as
+        // microphones, dead air as silent and digital radio as dab.
+        ("hundred-and-fifty-eighth.json", 0.84, 0.84, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 92.3 / 92.3 % after turnstiles as gates
+        // and a virtual waiting room as a queue.
+        ("hundred-and-fifty-ninth.json", 0.92, 0.92, 0),
+        // Measured once unseen at 88.5 / 88.5 %, 96.2 / 96.2 % after captions as
+        // subtitles and post-editing as mtpe.
+        ("hundred-and-sixtieth.json", 0.96, 0.96, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 88.5 / 88.5 % after the annual meeting
+        // as the agm.
+        ("hundred-and-sixty-first.json", 0.88, 0.88, 0),
+        // Measured once unseen at 69.2 / 73.1 %, 76.9 / 80.8 % after number plates as anpr
+        // and electric vehicles as ev; a no-answer answered ("parking fines appeals").
+        ("hundred-and-sixty-second.json", 0.76, 0.80, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
