@@ -123,7 +123,13 @@ impl Question {
                 }
                 None => vec![concept(word, vocabulary)],
             })
-            .collect::<Vec<Concept>>();
+            .fold(Vec::<Concept>::new(), |mut concepts, concept| {
+                // A word a phrase's words repeat is one concept ("peer" of "peer to peer").
+                if concepts.iter().all(|seen| seen.word != concept.word) {
+                    concepts.push(concept);
+                }
+                concepts
+            });
         let concepts = joined_where_held(text, concepts, vocabulary);
         // "5.1" as the index holds it: its numbers one after the other, the first maybe
         // with its "v" ("v1.29.4" is "v1 29 4").

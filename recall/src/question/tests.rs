@@ -116,6 +116,14 @@ fn how_long_asks_for_a_duration_and_take_is_framing() {
 }
 
 #[test]
+fn a_phrase_read_word_by_word_lists_a_repeated_word_once() {
+    let index = Words(vec![("content", 2), ("sharing", 1)]);
+    let question = Question::read("peer to peer content sharing", &index);
+    assert_eq!(question.words(), ["peer", "content", "sharing"]);
+    assert_eq!(question.unmatched(), ["peer"]);
+}
+
+#[test]
 fn return_is_framing_only_as_the_verb_a_question_ends_on() {
     let index = Words(vec![
         ("health", 2),
