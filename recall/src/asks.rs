@@ -170,13 +170,14 @@ const OUTCOME_VERBS: &[&str] = &[
 ];
 
 impl Asks {
-    /// Where the answer it asks for is written: a figure in a command's output, an outcome
-    /// in the wait that watched; `None` for anything (a task).
-    pub fn written_in(self) -> Option<Source> {
+    /// Where the answer it asks for is written besides a task: a figure in a command's
+    /// output, an outcome in the wait that watched or the command that checked ("are there
+    /// still duplicates" of a query that printed none); nowhere else for anything.
+    pub fn written_in(self) -> &'static [Source] {
         match self {
-            Asks::Figure => Some(Source::Terminal),
-            Asks::Outcome => Some(Source::Wait),
-            Asks::Anything | Asks::Topic => None,
+            Asks::Figure => &[Source::Terminal],
+            Asks::Outcome => &[Source::Wait, Source::Terminal],
+            Asks::Anything | Asks::Topic => &[],
         }
     }
 

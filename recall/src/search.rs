@@ -170,7 +170,7 @@ impl RecallStore {
         }
         let mut texts = self.texts(&self.candidates(&known, &vocabulary, search)?)?;
         let written_in = question.asks.written_in();
-        if let Some(source) = written_in {
+        for &source in written_in {
             let more = self.linked(&texts, source, search)?;
             texts.extend(self.texts(&more)?);
         }
@@ -179,8 +179,12 @@ impl RecallStore {
             texts.extend(self.texts(&more)?);
         }
         let mut held = holding::held(&question, &texts);
-        if let Some(source) = written_in {
-            served_as_their_tasks(&mut held, &texts, source);
+        for &source in written_in {
+            // A wait watched for what its task was about; a command run for a task answers
+            // whether something holds only when it names some of it ("(0 rows)" of a
+            // query for duplicates), not because its task does (smartctl of a resync).
+            let own_words_needed = question.asks == Asks::Outcome && source == Source::Terminal;
+            served_as_their_tasks(&mut held, &texts, source, own_words_needed);
         }
         if question.asks == Asks::Topic {
             tasks_answer_for_their_records(&mut held, &texts);
@@ -359,14 +363,21 @@ impl RecallStore {
 }
 
 /// Each document of `source` among `texts` recorded for a task among them holds the
-/// question at least as its task does ([`Held::served`]); `held` is in the order of `texts`.
-fn served_as_their_tasks(held: &mut [Held], texts: &[Text], source: Source) {
+/// question at least as its task does ([`Held::served`]), with `own_words_needed` only one
+/// that holds some of it itself; `held` is in the order of `texts`.
+fn served_as_their_tasks(
+    held: &mut [Held],
+    texts: &[Text],
+    source: Source,
+    own_words_needed: bool,
+) {
     let tasks: HashMap<&str, Held> = (texts.iter().zip(held.iter()))
         .filter(|(text, _)| text.source == Source::Task)
         .filter_map(|(text, held)| Some((text.task_id.as_deref()?, *held)))
         .collect();
     for (text, held) in texts.iter().zip(held.iter_mut()) {
         if text.source == source
+            && (held.coverage > 0.0 || !own_words_needed)
             && let Some(task) = text.task_id.as_deref().and_then(|id| tasks.get(id))
         {
             *held = held.served(task);

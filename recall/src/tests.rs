@@ -1338,6 +1338,41 @@ fn a_wait_or_command_answers_for_the_task_it_served() {
     assert_eq!(keys(&found.results)[0], "raid", "{found:?}");
 }
 
+/// Whether something still holds is answered by the command that printed it as well as by
+/// a wait, though only its task names what it checked.
+#[test]
+fn a_command_run_for_a_task_answers_whether_something_still_holds() {
+    let under = |key: &str, source: Source, title: &str, body: &str| Document {
+        source,
+        task_id: Some("duplicates".to_owned()),
+        ..document(key, title, body, NOW - DAY_MS)
+    };
+    let (_dir, store) = store_holding(&[
+        document(
+            "duplicates",
+            "Duplicate accession numbers in the collection database",
+            "1. Objects imported twice\n2. A unique index on accession_no, the duplicates merged",
+            NOW - DAY_MS,
+        ),
+        under(
+            "terminal:check",
+            Source::Terminal,
+            "psql collections -c \"select accession_no from objects group by 1 having count(*) > 1\"",
+            "(0 rows)",
+        ),
+        under(
+            "wait:import",
+            Source::Wait,
+            "http:https://collections.example/api/import — the nightly import finishes",
+            "smart_wait resolved: import finished",
+        ),
+    ]);
+    let found = store
+        .search(&search("are there still duplicate accession numbers", 0.0))
+        .unwrap();
+    assert_eq!(keys(&found.results)[0], "terminal:check", "{found:?}");
+}
+
 /// Everyday words for a setting or a symptom find what a task wrote down: Wi-Fi, dropping
 /// connections, notifications, turning something off, a battery that drains.
 #[test]
