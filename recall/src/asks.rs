@@ -257,6 +257,25 @@ impl Asks {
     }
 }
 
+/// Whether `question` asks why something was not done, or is still as it was ("why not ai
+/// for x-rays", "why didn't we burst to aws", "why do we still have pay machines"): what a
+/// plan decided against answers it, a cancelled task.
+pub fn asks_why_not(question: &str) -> bool {
+    let words: Vec<String> = lowercase_words(question).take(4).collect();
+    words.first().is_some_and(|first| first == "why")
+        && words.iter().skip(1).any(|word| {
+            // "t" is what "didn't" leaves after its apostrophe.
+            matches!(word.as_str(), "not" | "no" | "never" | "still" | "t")
+                || NEGATED.contains(&word.as_str())
+        })
+}
+
+/// Auxiliaries with "not", written without the apostrophe ("didnt").
+const NEGATED: &[&str] = &[
+    "didnt", "dont", "doesnt", "isnt", "arent", "wasnt", "werent", "havent", "hasnt", "wont",
+    "cant",
+];
+
 /// One of [`OUTCOME_VERBS`], or its form in -ing ("failing", "dropping").
 fn names_an_outcome(word: &str) -> bool {
     let verb = |word: &str| OUTCOME_VERBS.contains(&word);

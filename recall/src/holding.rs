@@ -258,9 +258,24 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
                     .zip(&weights)
                     .filter(|(_, weight)| **weight == 0.0)
                     .all(|(concept, _)| !concept.known),
+                answers_why_not: question.asks_why_not && records_a_plan_dropped(text),
             }
         })
         .collect()
+}
+
+/// Whether a text says its plan was dropped: "cancelled" (a task's "Status changed: active
+/// → cancelled"), "canceled" or "abandoned", in any case.
+fn records_a_plan_dropped(text: &Text) -> bool {
+    const DROPPED: [&str; 6] = [
+        "cancel", "Cancel", "CANCEL", "abandon", "Abandon", "ABANDON",
+    ];
+    let body = text.body.as_bytes();
+    let read = [text.title.as_bytes(), &body[..body.len().min(READ_BYTES)]];
+    DROPPED.iter().any(|word| {
+        read.iter()
+            .any(|part| memchr::memmem::find(part, word.as_bytes()).is_some())
+    })
 }
 
 #[cfg(test)]

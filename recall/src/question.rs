@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use crate::asks::Asks;
+use crate::asks::{Asks, asks_why_not};
 use crate::compounds::{joined_where_held, letters_and_digits_apart, two_held_words};
 use crate::everyday::is_everyday;
 use crate::forms::{done_again, forms_of, noun_or_verb};
@@ -101,6 +101,9 @@ pub struct Question {
     /// "for" only what nothing holds ("backblaze for the mac backups"): what it asks about
     /// was not recorded, so every result is weak.
     pub names_the_unrecorded: bool,
+    /// It asks why something was not done, or is still as it was ("why not ai for
+    /// x-rays"): [`crate::asks::asks_why_not`].
+    pub asks_why_not: bool,
 }
 
 impl Question {
@@ -156,6 +159,7 @@ impl Question {
             names_the_unrecorded: unrecorded,
             concepts,
             asks: Asks::of(text),
+            asks_why_not: asks_why_not(text),
         }
     }
 

@@ -33,7 +33,15 @@ pub struct Held {
     pub source_weight: f64,
     /// Every question word it lacks is one nothing in the index holds.
     pub lacks_only_unknown: bool,
+    /// The question asks why something was not done ([`crate::asks::asks_why_not`]) and it
+    /// records a plan dropped (it says cancelled or abandoned): see [`WHY_NOT_WEIGHT`].
+    pub answers_why_not: bool,
 }
+
+/// How much more a record of a plan dropped counts on a question asking why something was
+/// not done: "why not ai for x-rays" wants the cancelled plan before the imaging driver
+/// whose record also says x-rays.
+const WHY_NOT_WEIGHT: f64 = 1.25;
 
 /// A task is the record of how something was done; a terminal session and a wait are
 /// moments of one (a command's output, an observation), so they rank just below a task
@@ -117,7 +125,12 @@ fn score(held: &Held, recency_bias: f64, now_ms: u64) -> f64 {
     let recency = (-age_ms / RECENCY_SCALE_MS).exp();
     let matched =
         held.coverage * (0.7 + 0.2 * held.relevance + 0.1 * held.in_title) * held.source_weight;
-    matched * (1.0 - bias + bias * recency)
+    let why_not = if held.answers_why_not {
+        WHY_NOT_WEIGHT
+    } else {
+        1.0
+    };
+    (matched * why_not).min(1.0) * (1.0 - bias + bias * recency)
 }
 
 /// The best `limit` of `candidates`, best first by confidence (the newer on a tie), with
@@ -170,6 +183,7 @@ mod tests {
             relevance,
             source_weight: 1.0,
             lacks_only_unknown: false,
+            answers_why_not: false,
         }
     }
 

@@ -1338,6 +1338,32 @@ fn a_wait_or_command_answers_for_the_task_it_served() {
     assert_eq!(keys(&found.results)[0], "raid", "{found:?}");
 }
 
+/// "Why not …" asks what a plan decided against: the cancelled task comes before one that
+/// holds as much of the question and was done.
+#[test]
+fn why_not_finds_the_plan_that_was_dropped() {
+    let (_dir, store) = store_holding(&[
+        document(
+            "t-driver",
+            "The imaging sensor stopped working after the update",
+            "1. Reinstalled the sensor driver of the x-ray unit\n2. Its AI reading checked",
+            NOW - DAY_MS,
+        ),
+        document(
+            "t-ai",
+            "Read x-rays with AI",
+            "1. Trialled AI reading of x-rays\nStatus changed: active → cancelled",
+            NOW - 30 * DAY_MS,
+        ),
+    ]);
+    for question in ["why not ai for x-rays", "why didn't we do ai for x-rays"] {
+        let found = store.search(&search(question, 0.0)).unwrap();
+        assert_eq!(keys(&found.results)[0], "t-ai", "{question}: {found:?}");
+    }
+    let found = store.search(&search("ai for x-rays", 0.0)).unwrap();
+    assert_eq!(keys(&found.results)[0], "t-driver", "{found:?}");
+}
+
 /// Whether something still holds is answered by the command that printed it as well as by
 /// a wait, though only its task names what it checked.
 #[test]

@@ -124,6 +124,28 @@ fn a_phrase_read_word_by_word_lists_a_repeated_word_once() {
 }
 
 #[test]
+fn why_not_is_read_as_asking_what_was_decided_against() {
+    use crate::asks::asks_why_not;
+    for asked in [
+        "why not ai for x-rays",
+        "why no scooters",
+        "why didn't we burst to aws",
+        "why dont we run our own cdn",
+        "why do we still have pay machines",
+        "why did we not buy a tape drive",
+    ] {
+        assert!(asks_why_not(asked), "{asked}");
+    }
+    for asked in [
+        "why did the backup fail",
+        "why is the disk full",
+        "not working",
+    ] {
+        assert!(!asks_why_not(asked), "{asked}");
+    }
+}
+
+#[test]
 fn return_is_framing_only_as_the_verb_a_question_ends_on() {
     let index = Words(vec![
         ("health", 2),
