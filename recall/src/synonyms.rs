@@ -161,7 +161,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "durability",
     ],
     &["aof", "appendonly"],
-    &["leak", "leaks", "leaking", "leaked"],
+    &["leak", "leaks", "leaking", "leaked", "leakage"],
     &["finish", "finished", "complete", "completed"],
     &["timesync", "ntp", "ntpd", "chrony", "chronyd", "timesyncd"],
     &["faster", "speed", "speedup", "quicker", "slow", "slower"],

@@ -55,6 +55,8 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["theft", "thefts", "stolen", "steal", "stealing"],
     &["turnstile", "turnstiles", "gate", "gates"],
     &["anpr", "alpr", "lpr"],
+    &["uav", "uavs", "drone", "drones"],
+    &["rtu", "rtus", "outstation", "outstations"],
     &["abuse", "abused", "misuse", "misused"],
     &[
         "subtitle",
