@@ -294,6 +294,7 @@ const EVERYDAY: &[&str] = &[
     "using",
     "value",
     "values",
+    "version",
     "want",
     "warm",
     "way",
