@@ -56,6 +56,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["turnstile", "turnstiles", "gate", "gates"],
     &["anpr", "alpr", "lpr"],
     &["uav", "uavs", "drone", "drones"],
+    &["luggage", "baggage", "bag", "bags", "suitcase", "suitcases"],
     &["rtu", "rtus", "outstation", "outstations"],
     &["abuse", "abused", "misuse", "misused"],
     &[
