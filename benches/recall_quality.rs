@@ -223,6 +223,10 @@ fn main() {
         "hundred-and-sixtieth.json",
         "hundred-and-sixty-first.json",
         "hundred-and-sixty-second.json",
+        "hundred-and-sixty-third.json",
+        "hundred-and-sixty-fourth.json",
+        "hundred-and-sixty-fifth.json",
+        "hundred-and-sixty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
