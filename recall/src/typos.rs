@@ -51,7 +51,7 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
     if typed.chars().count() < 5 {
         return None;
     }
-    a_letter_more_or_undoubled(&typed)
+    a_letter_more_or_undoubled(&typed, &words)
         .into_iter()
         .filter(|meant| meant.chars().count() >= 5)
         .flat_map(|meant| {
@@ -65,21 +65,44 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
         .map(|(held, _)| held.clone())
 }
 
-/// `word` with a letter put in anywhere (so any of its letters doubled), or one of its
-/// doubled letters written once ("vacin" → "vaccin", …; "capton" → "caption"), each once.
-fn a_letter_more_or_undoubled(word: &str) -> Vec<String> {
+/// `word` with a letter put back in (so any of its letters doubled), or one of its doubled
+/// letters written once ("vacin" → "vaccin", …; "capton" → "caption"), each once: of the
+/// letters put back in, only those a word of `words` (sorted) has there after the same
+/// letters, so a word nothing goes on with ("qx…") costs a few lookups, not one per letter
+/// of the alphabet at every place.
+fn a_letter_more_or_undoubled(word: &str, words: &[(String, u64)]) -> Vec<String> {
+    let starting = |prefix: &str| {
+        let from = words.partition_point(|(held, _)| held.as_str() < prefix);
+        let to = from + words[from..].partition_point(|(held, _)| held.starts_with(prefix));
+        &words[from..to]
+    };
     let letters: Vec<char> = word.chars().collect();
-    let mut spellings: Vec<String> = Vec::with_capacity(27 * (letters.len() + 1));
-    for at in 0..=letters.len() {
-        for letter in 'a'..='z' {
-            let mut dropped = letters.clone();
-            dropped.insert(at, letter);
-            spellings.push(dropped.into_iter().collect());
-        }
-        if at > 0 && at < letters.len() && letters[at] == letters[at - 1] {
+    let mut spellings: Vec<String> = Vec::new();
+    for at in 1..letters.len() {
+        if letters[at] == letters[at - 1] {
             let mut undoubled = letters.clone();
             undoubled.remove(at);
             spellings.push(undoubled.into_iter().collect());
+        }
+    }
+    // After the first letter: the words are those of one first letter (and a letter
+    // doubled there is the same spelling either way).
+    let places = (word.char_indices().skip(1).map(|(at, _)| at)).chain([word.len()]);
+    for at in places {
+        let (before, after) = word.split_at(at);
+        let mut going_on = starting(before);
+        if going_on.is_empty() {
+            break; // nothing goes on with these letters, nor with more of them
+        }
+        // The held words in runs of the letter each has next.
+        while let Some((held, _)) = going_on.first() {
+            let Some(next) = held[at..].chars().next() else {
+                going_on = &going_on[1..];
+                continue;
+            };
+            let run = going_on.partition_point(|(held, _)| held[at..].starts_with(next));
+            spellings.push(format!("{before}{next}{after}"));
+            going_on = &going_on[run..];
         }
     }
     spellings.sort_unstable();
@@ -282,11 +305,20 @@ mod tests {
         assert_eq!(typo_distance("sidekick", "sidekiq"), 2); // a sound-alike, and a letter more
         assert_eq!(typo_distance("vaccum", "vacuum"), 1); // the wrong letter doubled
         assert_eq!(typo_distance("tachograf", "tachograph"), 0); // "ph" heard as "f"
-        assert!(a_letter_more_or_undoubled("vacin").contains(&"vaccin".to_owned()));
-        assert!(a_letter_more_or_undoubled("occur").contains(&"ocur".to_owned()));
-        assert!(a_letter_more_or_undoubled("capton").contains(&"caption".to_owned()));
-        assert!(!a_letter_more_or_undoubled("prompt").contains(&"promot".to_owned()));
-        assert!(!a_letter_more_or_undoubled("reappear").contains(&"reaper".to_owned()));
+        let held = |words: &[&str]| -> Vec<(String, u64)> {
+            let mut held: Vec<(String, u64)> = words.iter().map(|w| (w.to_string(), 1)).collect();
+            held.sort();
+            held
+        };
+        let index = held(&["caption", "captioned", "promoted", "reaper", "vaccinations"]);
+        let spelt = |word: &str| a_letter_more_or_undoubled(word, &index);
+        assert!(spelt("vacin").contains(&"vaccin".to_owned()));
+        assert!(spelt("occur").contains(&"ocur".to_owned()));
+        assert!(spelt("capton").contains(&"caption".to_owned()));
+        assert!(!spelt("prompt").contains(&"promot".to_owned()));
+        assert!(!spelt("reappear").contains(&"reaper".to_owned()));
+        // Only the letters a held word has there: no word goes on with "qx".
+        assert_eq!(spelt("qxdeploy"), Vec::<String>::new());
         // Keys apart: two, so a short word is not read as another real word.
         assert_eq!(typo_distance("slack", "stack"), 2);
         assert_eq!(typo_distance("cost", "host"), 2);
