@@ -227,6 +227,8 @@ fn main() {
         "hundred-and-sixty-fourth.json",
         "hundred-and-sixty-fifth.json",
         "hundred-and-sixty-sixth.json",
+        "hundred-and-sixty-seventh.json",
+        "hundred-and-sixty-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
