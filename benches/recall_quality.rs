@@ -229,6 +229,8 @@ fn main() {
         "hundred-and-sixty-sixth.json",
         "hundred-and-sixty-seventh.json",
         "hundred-and-sixty-eighth.json",
+        "hundred-and-sixty-ninth.json",
+        "hundred-and-seventieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

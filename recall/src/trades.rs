@@ -60,6 +60,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["pv", "solar", "photovoltaic"],
     &["damp", "mould", "mold", "condensation"],
     &["elevator", "elevators", "lift", "lifts"],
+    &["petrol", "fuel"],
     &["luggage", "baggage", "bag", "bags", "suitcase", "suitcases"],
     &["rtu", "rtus", "outstation", "outstations"],
     &["abuse", "abused", "misuse", "misused"],
