@@ -265,10 +265,19 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
 }
 
 /// Whether a text says its plan was dropped: "cancelled" (a task's "Status changed: active
-/// → cancelled"), "canceled" or "abandoned", in any case.
+/// → cancelled"), "canceled" or "abandoned", lowercase, capitalised or in capitals.
 fn records_a_plan_dropped(text: &Text) -> bool {
-    const DROPPED: [&str; 6] = [
-        "cancel", "Cancel", "CANCEL", "abandon", "Abandon", "ABANDON",
+    // Not "cancel" alone: a record about cancellations is no plan dropped.
+    const DROPPED: [&str; 9] = [
+        "cancelled",
+        "Cancelled",
+        "CANCELLED",
+        "canceled",
+        "Canceled",
+        "CANCELED",
+        "abandoned",
+        "Abandoned",
+        "ABANDONED",
     ];
     let body = text.body.as_bytes();
     let read = [text.title.as_bytes(), &body[..body.len().min(READ_BYTES)]];
