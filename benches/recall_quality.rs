@@ -231,6 +231,8 @@ fn main() {
         "hundred-and-sixty-eighth.json",
         "hundred-and-sixty-ninth.json",
         "hundred-and-seventieth.json",
+        "hundred-and-seventy-first.json",
+        "hundred-and-seventy-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

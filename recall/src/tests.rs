@@ -1112,6 +1112,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 80.8 %; petrol as fuel shows "petrol expenses"
         // its answer, weak.
         ("hundred-and-seventieth.json", 0.80, 0.80, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 92.3 / 96.2 % after xmas as christmas, a
+        // voucher as a gift card and sprinklers as irrigation.
+        ("hundred-and-seventy-first.json", 0.92, 0.96, 0),
+        // Measured once unseen at 73.1 / 76.9 %, 84.6 / 88.5 % after breakages as damage,
+        // lorries as vans and cartons as boxes.
+        ("hundred-and-seventy-second.json", 0.84, 0.88, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
