@@ -170,12 +170,14 @@ impl RecallStore {
         }
         let mut texts = self.texts(&self.candidates(&known, &vocabulary, search)?)?;
         let written_in = question.asks.written_in();
-        for &source in written_in {
+        // A topic's answer is the task its records were made for; a figure's or an
+        // outcome's, the records its tasks made.
+        let linked: &[Source] = match question.asks {
+            Asks::Topic => &[Source::Task],
+            _ => written_in,
+        };
+        for &source in linked {
             let more = self.linked(&texts, source, search)?;
-            texts.extend(self.texts(&more)?);
-        }
-        if question.asks == Asks::Topic {
-            let more = self.linked(&texts, Source::Task, search)?;
             texts.extend(self.texts(&more)?);
         }
         let mut held = holding::held(&question, &texts);

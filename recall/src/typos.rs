@@ -11,8 +11,8 @@ use crate::tables::curated_starting_with;
 /// else the longest word of five letters or more it starts with, short of at most three
 /// ("cleanup" → "clean"; "compose" is not "comp"), else the nearest by edit distance (one
 /// edit for words of four to seven letters, two from eight), else the word whose stem is
-/// the word's with a letter dropped back in or a doubled one undoubled; the more common on a tie, `None` for
-/// shorter words or when none is near.
+/// the word's with a letter dropped back in or a doubled one undoubled; the more common on
+/// a tie, `None` for shorter words or when none is near.
 pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> {
     let length = word.chars().count();
     if length == 3 {
@@ -55,11 +55,7 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
         .into_iter()
         .filter(|meant| meant.chars().count() >= 5)
         .flat_map(|meant| {
-            let from = words.partition_point(|(held, _)| held.as_str() < meant.as_str());
-            let starting = meant.clone();
-            (words[from..].iter())
-                .take_while(move |(held, _)| held.starts_with(starting.as_str()))
-                .filter(move |(held, _)| stem(held) == meant)
+            (starting_with(&words, &meant).iter()).filter(move |(held, _)| stem(held) == meant)
         })
         .max_by_key(|(_, documents)| *documents)
         .map(|(held, _)| held.clone())
@@ -71,11 +67,6 @@ pub fn nearest_word(word: &str, vocabulary: &impl Vocabulary) -> Option<String> 
 /// letters, so a word nothing goes on with ("qx…") costs a few lookups, not one per letter
 /// of the alphabet at every place.
 fn a_letter_more_or_undoubled(word: &str, words: &[(String, u64)]) -> Vec<String> {
-    let starting = |prefix: &str| {
-        let from = words.partition_point(|(held, _)| held.as_str() < prefix);
-        let to = from + words[from..].partition_point(|(held, _)| held.starts_with(prefix));
-        &words[from..to]
-    };
     let letters: Vec<char> = word.chars().collect();
     let mut spellings: Vec<String> = Vec::new();
     for at in 1..letters.len() {
@@ -90,7 +81,7 @@ fn a_letter_more_or_undoubled(word: &str, words: &[(String, u64)]) -> Vec<String
     let places = (word.char_indices().skip(1).map(|(at, _)| at)).chain([word.len()]);
     for at in places {
         let (before, after) = word.split_at(at);
-        let mut going_on = starting(before);
+        let mut going_on = starting_with(words, before);
         if going_on.is_empty() {
             break; // nothing goes on with these letters, nor with more of them
         }
@@ -108,6 +99,13 @@ fn a_letter_more_or_undoubled(word: &str, words: &[(String, u64)]) -> Vec<String
     spellings.sort_unstable();
     spellings.dedup();
     spellings
+}
+
+/// The words of `words` (sorted) that start with `prefix`.
+fn starting_with<'w>(words: &'w [(String, u64)], prefix: &str) -> &'w [(String, u64)] {
+    let from = words.partition_point(|(held, _)| held.as_str() < prefix);
+    let to = from + words[from..].partition_point(|(held, _)| held.starts_with(prefix));
+    &words[from..to]
 }
 
 /// A word of three letters with its last two swapped, when the index holds that ("bpg" →
