@@ -233,6 +233,8 @@ fn main() {
         "hundred-and-seventieth.json",
         "hundred-and-seventy-first.json",
         "hundred-and-seventy-second.json",
+        "hundred-and-seventy-third.json",
+        "hundred-and-seventy-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -174,6 +174,14 @@ pub fn done_again(word: &str) -> Option<&str> {
         .then_some(base)
 }
 
+/// The thing an electronic form names, for a word the index does not hold: "emar" (an
+/// electronic MAR chart) is "mar", "eprescriptions" "prescriptions", "esign" "sign". Three
+/// letters at least after the "e", so "eat" or "ear" is never read as a form of anything.
+pub fn electronic_form(word: &str) -> Option<&str> {
+    word.strip_prefix('e')
+        .filter(|thing| thing.len() >= 3 && thing.chars().all(|c| c.is_ascii_lowercase()))
+}
+
 /// The verb of a noun in -ersion or -ission, or the noun of a verb in -ert or -mit
 /// ("conversion" and "convert", "permission" and "permit"): the other word of the pair,
 /// as a prefix finds its forms (`None` for a word of neither kind).

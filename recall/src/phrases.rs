@@ -33,6 +33,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("license plates", "anpr"),
     ("electric vehicle", "ev"),
     ("electric vehicles", "evs"),
+    ("electric car", "ev"),
+    ("electric cars", "evs"),
     ("post edit", "mtpe"),
     ("post edits", "mtpe"),
     ("post editing", "mtpe"),

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use crate::asks::{Asks, asks_why_not};
 use crate::compounds::{joined_where_held, letters_and_digits_apart, two_held_words};
 use crate::everyday::is_everyday;
-use crate::forms::{done_again, forms_of, noun_or_verb};
+use crate::forms::{done_again, electronic_form, forms_of, noun_or_verb};
 use crate::framing::{is_common, is_framing, is_framing_at};
 use crate::kinds::{KIND_WEIGHT, members_of};
 use crate::phrases::{phrases_of, phrases_starting_with, word_of_phrase};
@@ -264,6 +264,11 @@ fn question_words(question: &str) -> Vec<String> {
 /// with that word's synonyms (below the phrase itself). Not corrected.
 fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -> Concept {
     let mut terms = vec![term_for(&phrase, 1.0), term_for(written, SYNONYM_WEIGHT)];
+    // A last word too short to be matched by its start is matched in the plural too:
+    // "electric cars" of "electric car".
+    if !terms[0].prefix && !phrase.ends_with('s') {
+        terms.push(term_for(&format!("{phrase}s"), 1.0));
+    }
     add_related(&mut terms, written, SYNONYM_WEIGHT);
     // Its last word alone, well below: "the limit of 5 certificates" holds some of "rate
     // limit"… not its first word, which qualifies ("rate") more than it names.
@@ -430,6 +435,14 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         known = holds(vocabulary, &again);
         if known {
             terms.push(again);
+        }
+    }
+    // An electronic form names the thing: "emar" finds the "MAR chart".
+    if !known && let Some(thing) = electronic_form(&word) {
+        let thing = term_for(thing, SYNONYM_WEIGHT);
+        known = holds(vocabulary, &thing);
+        if known {
+            terms.push(thing);
         }
     }
     let mut corrected = None;

@@ -1118,6 +1118,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 73.1 / 76.9 %, 84.6 / 88.5 % after breakages as damage,
         // lorries as vans and cartons as boxes.
         ("hundred-and-seventy-second.json", 0.84, 0.88, 0),
+        // Measured once unseen at 84.6 / 88.5 %, 92.3 / 96.2 % after emar as a mar chart and
+        // cqc as the regulator; "dbs checks for new carers" finds the falls task, not weak.
+        ("hundred-and-seventy-third.json", 0.92, 0.96, 1),
+        // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after electric cars as an ev
+        // (a phrase's short last word matched in the plural).
+        ("hundred-and-seventy-fourth.json", 0.92, 0.92, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
@@ -1373,12 +1379,12 @@ fn why_not_finds_the_plan_that_was_dropped() {
         document(
             "t-driver",
             "The imaging sensor stopped working after the update",
-            "1. Reinstalled the sensor driver of the x-ray unit\n2. Its AI reading checked",
+            "1. Reinstalled the sensor driver of the x-ray unit\n2. Its AI reading of x-rays checked",
             NOW - DAY_MS,
         ),
         document(
             "t-ai",
-            "Read x-rays with AI",
+            "Automated reading of images",
             "1. Trialled AI reading of x-rays\nStatus changed: active → cancelled",
             NOW - 30 * DAY_MS,
         ),

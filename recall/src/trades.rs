@@ -26,7 +26,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
         "bills",
     ],
     &["revenue", "sales", "takings", "turnover"],
-    &["pos", "epos", "till", "tills"],
+    &["pos", "epos", "till", "tills", "contactless"],
     &["student", "students", "pupil", "pupils"],
     &[
         "stt",
@@ -69,6 +69,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["luggage", "baggage", "bag", "bags", "suitcase", "suitcases"],
     &["rtu", "rtus", "outstation", "outstations"],
     &["abuse", "abused", "misuse", "misused"],
+    &["cqc", "regulator", "regulators", "inspector", "inspectors"],
     &[
         "subtitle",
         "subtitles",

@@ -514,6 +514,33 @@ fn a_word_the_index_lacks_is_read_as_two_words_it_holds() {
 }
 
 #[test]
+fn an_electronic_form_the_index_lacks_is_read_as_the_thing_it_names() {
+    let index = Words(vec![
+        ("mar chart", 1),
+        ("prescriptions", 2),
+        ("evaluation", 3),
+    ]);
+    let question = Question::read("emar", &index);
+    assert!(question.concepts[0].known, "{:?}", question.concepts[0]);
+    let mar = (question.concepts[0].terms.iter()).find(|term| term.text == "mar");
+    assert_eq!(mar.map(|term| term.weight), Some(SYNONYM_WEIGHT));
+    assert!(Question::read("eprescriptions", &index).concepts[0].known);
+    // A word the index holds is itself; a short one is no form of anything.
+    let held = Question::read("evaluation", &index);
+    assert!(!(held.concepts[0].terms.iter()).any(|term| term.text == "valuation"));
+    assert_eq!(electronic_form("ear"), None);
+    assert_eq!(electronic_form("esign"), Some("sign"));
+}
+
+#[test]
+fn a_phrase_ending_in_a_short_word_is_matched_in_the_plural_too() {
+    let index = Words(vec![("electric cars", 1)]);
+    let question = Question::read("electric cars for lessons", &index);
+    assert_eq!(question.words(), ["electric car", "lessons"]);
+    assert!(question.concepts[0].known, "{:?}", question.concepts[0]);
+}
+
+#[test]
 fn a_version_nothing_holds_says_the_question_was_not_recorded() {
     assert_eq!(versions_named("upgrade php to 8.3"), ["8.3"]);
     assert_eq!(versions_named("upgrade to postgres 17?"), ["17"]);
