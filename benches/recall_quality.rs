@@ -235,6 +235,8 @@ fn main() {
         "hundred-and-seventy-second.json",
         "hundred-and-seventy-third.json",
         "hundred-and-seventy-fourth.json",
+        "hundred-and-seventy-fifth.json",
+        "hundred-and-seventy-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -18,6 +18,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("smart lock", "keyless"),
     ("smart locks", "keyless"),
     ("cold chain", "fridge"),
+    ("cold room", "fridge"),
+    ("gas oil", "diesel"),
     ("run out", "shortage"),
     ("ran out", "shortage"),
     ("runs out", "shortage"),

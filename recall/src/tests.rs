@@ -1124,6 +1124,14 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after electric cars as an ev
         // (a phrase's short last word matched in the plural).
         ("hundred-and-seventy-fourth.json", 0.92, 0.92, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 96.2 / 96.2 % after a crane as a hoist,
+        // moorings as berths, reservations as bookings, jetties as pontoons and gas oil as
+        // diesel; "sewage pump out station" finds the fuel pump, not weak.
+        ("hundred-and-seventy-fifth.json", 0.96, 0.96, 1),
+        // Measured once unseen at 76.9 / 76.9 %, 80.8 / 80.8 % after a cold room as a fridge;
+        // "sympathy flowers" and "bridal flowers" find the funeral and wedding records by
+        // a synonym only (weak) below one holding "flowers".
+        ("hundred-and-seventy-sixth.json", 0.80, 0.80, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -70,6 +70,15 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["rtu", "rtus", "outstation", "outstations"],
     &["abuse", "abused", "misuse", "misused"],
     &["cqc", "regulator", "regulators", "inspector", "inspectors"],
+    &["booking", "bookings", "reservation", "reservations"],
+    &["crane", "cranes", "hoist", "hoists"],
+    &["berth", "berths", "mooring", "moorings"],
+    &["jetty", "jetties", "pontoon", "pontoons"],
+    &["recurring", "subscription", "subscriptions"],
+    &["bridal", "bride", "brides", "wedding", "weddings"],
+    &[
+        "sympathy", "funeral", "funerals", "wreath", "wreaths", "tribute", "tributes",
+    ],
     &[
         "subtitle",
         "subtitles",
