@@ -237,6 +237,8 @@ fn main() {
         "hundred-and-seventy-fourth.json",
         "hundred-and-seventy-fifth.json",
         "hundred-and-seventy-sixth.json",
+        "hundred-and-seventy-seventh.json",
+        "hundred-and-seventy-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

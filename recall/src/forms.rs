@@ -174,6 +174,31 @@ pub fn done_again(word: &str) -> Option<&str> {
         .then_some(base)
 }
 
+/// The other forms of a verb in -y after a consonant, which change the "y" ("drying",
+/// "dried", "dries" of "dry"; "copied" of "copying"), from any of them: English writes no
+/// ending on such a verb that a prefix of another form finds.
+pub fn y_verb_forms(word: &str) -> Vec<String> {
+    let root = word
+        .strip_suffix("ying")
+        .filter(|root| root.chars().last().is_some_and(|c| !"aeiouy".contains(c)))
+        .or_else(|| word.strip_suffix("ied"))
+        .or_else(|| word.strip_suffix("ies"));
+    let Some(root) = root
+        .filter(|root| root.chars().count() >= 2 && root.chars().all(|c| c.is_ascii_lowercase()))
+    else {
+        return Vec::new();
+    };
+    [
+        format!("{root}y"),
+        format!("{root}ying"),
+        format!("{root}ied"),
+        format!("{root}ies"),
+    ]
+    .into_iter()
+    .filter(|form| form != word)
+    .collect()
+}
+
 /// The thing an electronic form names, for a word the index does not hold: "emar" (an
 /// electronic MAR chart) is "mar", "eprescriptions" "prescriptions", "esign" "sign". Three
 /// letters at least after the "e", so "eat" or "ear" is never read as a form of anything.
@@ -240,6 +265,19 @@ mod tests {
         assert_eq!(noun_or_verb("submitted").as_deref(), Some("submission"));
         assert_eq!(noun_or_verb("emit").as_deref(), Some("emission"));
         assert_eq!(noun_or_verb("deploy"), None);
+    }
+
+    #[test]
+    fn a_verb_in_y_finds_its_forms_that_change_the_y() {
+        assert_eq!(y_verb_forms("drying"), ["dry", "dried", "dries"]);
+        assert_eq!(y_verb_forms("copied"), ["copy", "copying", "copies"]);
+        assert_eq!(y_verb_forms("retries"), ["retry", "retrying", "retried"]);
+        assert!(
+            y_verb_forms("deploying").is_empty(),
+            "a vowel before the y keeps it"
+        );
+        assert!(y_verb_forms("tied").is_empty(), "too short to say");
+        assert!(y_verb_forms("dry").is_empty());
     }
 
     #[test]

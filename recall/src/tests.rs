@@ -1132,6 +1132,11 @@ fn the_committed_histories_are_answered_well() {
         // "sympathy flowers" and "bridal flowers" find the funeral and wedding records by
         // a synonym only (weak) below one holding "flowers".
         ("hundred-and-seventy-sixth.json", 0.80, 0.80, 1),
+        // Measured once unseen at 80.8 / 84.6 %, 92.3 / 96.2 % after drying as dried (a
+        // verb in -y) and golf carts as buggies.
+        ("hundred-and-seventy-seventh.json", 0.92, 0.96, 0),
+        // Measured once unseen at 88.5 / 88.5 %.
+        ("hundred-and-seventy-eighth.json", 0.88, 0.88, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -75,6 +75,9 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["berth", "berths", "mooring", "moorings"],
     &["jetty", "jetties", "pontoon", "pontoons"],
     &["recurring", "subscription", "subscriptions"],
+    &["buggy", "buggies", "cart", "carts"],
+    &["whs", "handicap", "handicaps"],
+    &["pantone", "colour", "colours", "color", "colors"],
     &["bridal", "bride", "brides", "wedding", "weddings"],
     &[
         "sympathy", "funeral", "funerals", "wreath", "wreaths", "tribute", "tributes",
