@@ -239,6 +239,8 @@ fn main() {
         "hundred-and-seventy-sixth.json",
         "hundred-and-seventy-seventh.json",
         "hundred-and-seventy-eighth.json",
+        "hundred-and-seventy-ninth.json",
+        "hundred-and-eightieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

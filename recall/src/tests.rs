@@ -1137,6 +1137,13 @@ fn the_committed_histories_are_answered_well() {
         ("hundred-and-seventy-seventh.json", 0.92, 0.96, 0),
         // Measured once unseen at 88.5 / 88.5 %.
         ("hundred-and-seventy-eighth.json", 0.88, 0.88, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 100 / 100 % after a webcast as a
+        // livestream, a cold store as a fridge, the cma as a regulator and in memoriam
+        // giving as memorial donations.
+        ("hundred-and-seventy-ninth.json", 1.0, 1.0, 0),
+        // Measured once unseen at 76.9 / 76.9 %, 80.8 / 80.8 % after seg as export payments;
+        // five answers first but weak, each holding half of a two-word question.
+        ("hundred-and-eightieth.json", 0.80, 0.80, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
