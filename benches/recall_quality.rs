@@ -241,6 +241,8 @@ fn main() {
         "hundred-and-seventy-eighth.json",
         "hundred-and-seventy-ninth.json",
         "hundred-and-eightieth.json",
+        "hundred-and-eighty-first.json",
+        "hundred-and-eighty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

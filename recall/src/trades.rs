@@ -81,7 +81,13 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["crane", "cranes", "hoist", "hoists"],
     &["berth", "berths", "mooring", "moorings"],
     &["jetty", "jetties", "pontoon", "pontoons"],
-    &["recurring", "subscription", "subscriptions"],
+    &[
+        "recurring",
+        "subscription",
+        "subscriptions",
+        "membership",
+        "memberships",
+    ],
     &["buggy", "buggies", "cart", "carts"],
     &[
         "webcast",
@@ -91,6 +97,8 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
         "streamed",
     ],
     &["giving", "donation", "donations", "donate", "donated"],
+    &["bulb", "bulbs", "lamp", "lamps"],
+    &["kdm", "kdms", "key", "keys"],
     &["whs", "handicap", "handicaps"],
     &["pantone", "colour", "colours", "color", "colors"],
     &["bridal", "bride", "brides", "wedding", "weddings"],
