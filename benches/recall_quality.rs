@@ -243,6 +243,8 @@ fn main() {
         "hundred-and-eightieth.json",
         "hundred-and-eighty-first.json",
         "hundred-and-eighty-second.json",
+        "hundred-and-eighty-third.json",
+        "hundred-and-eighty-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
