@@ -23,6 +23,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("in memoriam", "memorial"),
     ("export payment", "seg"),
     ("second hand", "reuse"),
+    ("air conditioning", "hvac"),
     ("recycling centre", "tip"),
     ("recycling centres", "tips"),
     ("gas oil", "diesel"),

@@ -440,7 +440,14 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "transcoding",
         "transcoded",
     ],
-    &["phone", "phones", "mobile", "smartphone", "smartphones"],
+    &[
+        "phone",
+        "phones",
+        "mobile",
+        "smartphone",
+        "smartphones",
+        "telephone",
+    ],
     &["systemd", "systemctl", "journalctl"],
     // Hardware and machine learning.
     &["gpu", "gpus", "cuda", "nvidia", "vram", "rtx", "geforce"],
