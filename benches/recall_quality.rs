@@ -245,6 +245,8 @@ fn main() {
         "hundred-and-eighty-second.json",
         "hundred-and-eighty-third.json",
         "hundred-and-eighty-fourth.json",
+        "hundred-and-eighty-fifth.json",
+        "hundred-and-eighty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

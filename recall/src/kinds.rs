@@ -16,6 +16,19 @@ pub const KIND_WEIGHT: f64 = 0.7;
 /// "postgres", but "postgres" does not find "mysql").
 pub(crate) const KINDS: &[(&str, &[&str])] = &[
     (
+        "food",
+        &[
+            "meal",
+            "meals",
+            "snack",
+            "snacks",
+            "lunch",
+            "lunches",
+            "breakfast",
+            "dinner",
+        ],
+    ),
+    (
         "database",
         &[
             "postgres",

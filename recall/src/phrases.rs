@@ -24,6 +24,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("export payment", "seg"),
     ("second hand", "reuse"),
     ("air conditioning", "hvac"),
+    ("gas safety", "cp12"),
     ("recycling centre", "tip"),
     ("recycling centres", "tips"),
     ("gas oil", "diesel"),

@@ -556,6 +556,8 @@ fn plural_of_short(word: &str) -> Option<Term> {
         return None;
     }
     let other = match word.strip_suffix('s') {
+        // "fix" finds "fixes", "tax" "taxes".
+        None if word.ends_with(['x', 'z']) => format!("{word}es"),
         None => format!("{word}s"),
         Some(singular) if is_curated(singular) => singular.to_owned(),
         Some(_) => return None,

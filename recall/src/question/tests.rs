@@ -61,6 +61,9 @@ fn a_three_letter_word_finds_its_plural_and_nothing_longer() {
     let pods = &Question::read("pods restart", &index).concepts[0];
     assert!(pods.known && pods.corrected.is_none(), "{pods:?}");
     assert!(pods.terms.iter().any(|t| t.text == "pod" && !t.prefix));
+    // A word in x takes -es: "fix" finds the record's "fixes".
+    let fix = &Question::read("fix rate", &Words(vec![("fixes", 1)])).concepts[0];
+    assert!(fix.known, "{fix:?}");
 }
 
 #[test]
