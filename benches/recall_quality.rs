@@ -247,6 +247,8 @@ fn main() {
         "hundred-and-eighty-fourth.json",
         "hundred-and-eighty-fifth.json",
         "hundred-and-eighty-sixth.json",
+        "hundred-and-eighty-seventh.json",
+        "hundred-and-eighty-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use crate::asks::{Asks, asks_why_not};
+use crate::asks::{Asks, asks_why_not, is_figure_noun};
 use crate::compounds::{joined_where_held, letters_and_digits_apart, two_held_words};
 use crate::everyday::is_everyday;
 use crate::forms::{done_again, electronic_form, forms_of, noun_or_verb, y_verb_forms};
@@ -447,11 +447,12 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         }
     }
     let mut corrected = None;
-    // A word the tables know is spelt right: it is not read as another word the index
-    // holds ("mode" is not "made"), only as another form of itself ("deleted" → "delete").
+    // A word the tables know, or a reading ("rate"), is spelt right: it is not read as
+    // another word the index holds ("mode" is not "made", "rate" not "rare"), only as
+    // another form of itself ("deleted" → "delete").
     let may_read_as = |other: &str| {
         let another_form = other.starts_with(&stemmed) || stemmed.starts_with(&stem(other));
-        another_form || !(is_everyday(&word) || is_curated(&word))
+        another_form || !(is_everyday(&word) || is_curated(&word) || is_figure_noun(&word))
     };
     if !known
         && let Some(nearest) = nearest_word(&word, vocabulary).filter(|other| may_read_as(other))

@@ -1167,6 +1167,11 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 84.6 / 84.6 %, 88.5 / 88.5 % after food as meals and
         // snacks.
         ("hundred-and-eighty-sixth.json", 0.88, 0.88, 0),
+        // Measured once unseen at 80.8 / 80.8 %, 88.5 / 88.5 % after a no show as missed and
+        // tinting as dyeing, and "rate" no longer read as "rare".
+        ("hundred-and-eighty-seventh.json", 0.88, 0.88, 0),
+        // Measured once unseen at 80.8 / 84.6 %.
+        ("hundred-and-eighty-eighth.json", 0.80, 0.84, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -101,6 +101,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["equipment", "kit", "kits", "gear"],
     &["blizzard", "blizzards", "storm", "storms"],
     &["piste", "pistes", "slope", "slopes"],
+    &["tint", "tinting", "dye", "dyes", "dyeing"],
     // Office life, shops and services, as people say it one way or another.
     &[
         "purchase",

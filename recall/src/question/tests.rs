@@ -642,6 +642,10 @@ fn a_word_the_tables_know_is_not_read_as_another() {
     let question = Question::read("power loss", &held_as_synonyms);
     let loss = question.concepts.iter().find(|c| c.word == "loss").unwrap();
     assert_eq!(loss.corrected, None, "{loss:?}");
+    // Nor a reading a question names: "rate" is not the index's "rare".
+    let question = Question::read("no show rate", &Words(vec![("rare", 1), ("show", 1)]));
+    let rate = question.concepts.iter().find(|c| c.word == "rate").unwrap();
+    assert_eq!(rate.corrected, None, "{rate:?}");
     // A word the tables do not know still is ("mdae" → "made" is a slip away).
     let question = Question::read("redis cluster mdae", &index);
     assert!(
