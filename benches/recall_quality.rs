@@ -249,6 +249,8 @@ fn main() {
         "hundred-and-eighty-sixth.json",
         "hundred-and-eighty-seventh.json",
         "hundred-and-eighty-eighth.json",
+        "hundred-and-eighty-ninth.json",
+        "hundred-and-ninetieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -199,6 +199,23 @@ pub fn y_verb_forms(word: &str) -> Vec<String> {
     .collect()
 }
 
+/// The other forms of a verb of three letters written with an ending ("asking" finds
+/// "asked" and "asks", "fixed" "fixing"), which [`crate::question::stem`] leaves whole
+/// since a root that short is not sure to be one. Not the root itself: "coming" is no
+/// form of "com".
+pub fn short_verb_forms(word: &str) -> Vec<String> {
+    let (root, ending) = match (word.strip_suffix("ing"), word.strip_suffix("ed")) {
+        (Some(root), _) => (root, "ing"),
+        (_, Some(root)) => (root, "ed"),
+        _ => return Vec::new(),
+    };
+    if root.len() != 3 || !root.chars().all(|c| c.is_ascii_lowercase()) {
+        return Vec::new();
+    }
+    let other = if ending == "ing" { "ed" } else { "ing" };
+    vec![format!("{root}{other}"), format!("{root}s")]
+}
+
 /// The thing an electronic form names, for a word the index does not hold: "emar" (an
 /// electronic MAR chart) is "mar", "eprescriptions" "prescriptions", "esign" "sign". Three
 /// letters at least after the "e", so "eat" or "ear" is never read as a form of anything.
@@ -278,6 +295,18 @@ mod tests {
         );
         assert!(y_verb_forms("tied").is_empty(), "too short to say");
         assert!(y_verb_forms("dry").is_empty());
+    }
+
+    #[test]
+    fn a_verb_of_three_letters_with_an_ending_finds_its_other_forms() {
+        assert_eq!(short_verb_forms("asking"), ["asked", "asks"]);
+        assert_eq!(short_verb_forms("fixed"), ["fixing", "fixs"]);
+        assert!(short_verb_forms("ask").is_empty());
+        assert!(
+            short_verb_forms("using").is_empty(),
+            "a root of two letters"
+        );
+        assert!(short_verb_forms("deploying").is_empty());
     }
 
     #[test]

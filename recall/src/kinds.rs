@@ -16,6 +16,13 @@ pub const KIND_WEIGHT: f64 = 0.7;
 /// "postgres", but "postgres" does not find "mysql").
 pub(crate) const KINDS: &[(&str, &[&str])] = &[
     (
+        "vehicle",
+        &[
+            "bus", "buses", "van", "vans", "car", "cars", "lorry", "lorries", "truck", "trucks",
+            "coach", "coaches", "taxi", "taxis",
+        ],
+    ),
+    (
         "food",
         &[
             "meal",

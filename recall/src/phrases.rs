@@ -26,6 +26,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("air conditioning", "hvac"),
     ("gas safety", "cp12"),
     ("no show", "missed"),
+    ("coffee shop", "cafe"),
+    ("coffee shops", "cafes"),
     ("access card", "fob"),
     ("access cards", "fobs"),
     ("recycling centre", "tip"),

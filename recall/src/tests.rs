@@ -1172,6 +1172,12 @@ fn the_committed_histories_are_answered_well() {
         ("hundred-and-eighty-seventh.json", 0.88, 0.88, 0),
         // Measured once unseen at 80.8 / 84.6 %.
         ("hundred-and-eighty-eighth.json", 0.80, 0.84, 0),
+        // Measured once unseen at 88.5 / 88.5 %, 96.2 / 96.2 % after asking as asked (a verb
+        // of three letters with an ending) and a coffee shop as a cafe.
+        ("hundred-and-eighty-ninth.json", 0.96, 0.96, 1),
+        // Measured once unseen at 80.8 / 80.8 %, 84.6 / 84.6 % after footage as video and
+        // buses as vehicles.
+        ("hundred-and-ninetieth.json", 0.84, 0.84, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

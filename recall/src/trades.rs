@@ -38,7 +38,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &[
         "loudness", "loud", "louder", "quiet", "quieter", "lufs", "loudnorm",
     ],
-    &["video", "videos", "film", "filmed", "filming"],
+    &["video", "videos", "film", "filmed", "filming", "footage"],
     &["smartspeaker", "smartspeakers", "alexa", "homepod"],
     &["ehr", "emr"],
     &["cv", "cvs", "resume", "resumes"],
