@@ -251,6 +251,8 @@ fn main() {
         "hundred-and-eighty-eighth.json",
         "hundred-and-eighty-ninth.json",
         "hundred-and-ninetieth.json",
+        "hundred-and-ninety-first.json",
+        "hundred-and-ninety-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -102,6 +102,9 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["blizzard", "blizzards", "storm", "storms"],
     &["piste", "pistes", "slope", "slopes"],
     &["tint", "tinting", "dye", "dyes", "dyeing"],
+    &["clue", "clues", "hint", "hints"],
+    &["disclaimer", "disclaimers", "waiver", "waivers"],
+    &["pickup", "pickups", "collection", "collections"],
     // Office life, shops and services, as people say it one way or another.
     &[
         "purchase",
