@@ -1179,8 +1179,7 @@ fn the_committed_histories_are_answered_well() {
         // buses as vehicles.
         ("hundred-and-ninetieth.json", 0.84, 0.84, 1),
         // Measured once unseen at 80.8 / 84.6 %, 92.3 / 92.3 % after a clue as a hint, a
-        // disclaimer as a waiver, team building as corporate and a maglock as a magnetic
-        // lock.
+        // disclaimer as a waiver and team building as corporate.
         ("hundred-and-ninety-first.json", 0.92, 0.92, 0),
         // Measured once unseen at 80.8 / 80.8 %, 84.6 / 84.6 % after a pickup as a
         // collection.
