@@ -216,6 +216,40 @@ pub fn short_verb_forms(word: &str) -> Vec<String> {
     vec![format!("{root}{other}"), format!("{root}s")]
 }
 
+/// A month's number as a date writes it ("november" → "11", "april" → "04"): a question
+/// asks "on 20 november" of a record that says `2026-11-20`. Not "may", which is far more
+/// often the verb.
+pub fn month_number(word: &str) -> Option<&'static str> {
+    const MONTHS: [(&str, &str); 22] = [
+        ("january", "01"),
+        ("jan", "01"),
+        ("february", "02"),
+        ("feb", "02"),
+        ("march", "03"),
+        ("april", "04"),
+        ("apr", "04"),
+        ("june", "06"),
+        ("july", "07"),
+        ("august", "08"),
+        ("aug", "08"),
+        ("september", "09"),
+        ("sept", "09"),
+        ("sep", "09"),
+        ("october", "10"),
+        ("oct", "10"),
+        ("november", "11"),
+        ("nov", "11"),
+        ("december", "12"),
+        ("dec", "12"),
+        ("jun", "06"),
+        ("jul", "07"),
+    ];
+    MONTHS
+        .iter()
+        .find(|(name, _)| *name == word)
+        .map(|(_, number)| *number)
+}
+
 /// The thing an electronic form names, for a word the index does not hold: "emar" (an
 /// electronic MAR chart) is "mar", "eprescriptions" "prescriptions", "esign" "sign". Three
 /// letters at least after the "e", so "eat" or "ear" is never read as a form of anything.
@@ -307,6 +341,14 @@ mod tests {
             "a root of two letters"
         );
         assert!(short_verb_forms("deploying").is_empty());
+    }
+
+    #[test]
+    fn a_month_is_its_number_as_a_date_writes_it() {
+        assert_eq!(month_number("november"), Some("11"));
+        assert_eq!(month_number("apr"), Some("04"));
+        assert_eq!(month_number("may"), None);
+        assert_eq!(month_number("monday"), None);
     }
 
     #[test]

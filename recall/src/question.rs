@@ -13,7 +13,8 @@ use crate::asks::{Asks, asks_why_not, is_figure_noun};
 use crate::compounds::{joined_where_held, letters_and_digits_apart, two_held_words};
 use crate::everyday::is_everyday;
 use crate::forms::{
-    done_again, electronic_form, forms_of, noun_or_verb, short_verb_forms, y_verb_forms,
+    done_again, electronic_form, forms_of, month_number, noun_or_verb, short_verb_forms,
+    y_verb_forms,
 };
 use crate::framing::{is_common, is_framing, is_framing_at};
 use crate::kinds::{KIND_WEIGHT, members_of};
@@ -374,6 +375,7 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     terms.extend(noun_or_verb(&word).map(|other| term_for(&other, 1.0)));
     terms.extend((y_verb_forms(&word).iter()).map(|form| term_for(form, 1.0)));
     terms.extend((short_verb_forms(&word).iter()).map(|form| term_for(form, 1.0)));
+    terms.extend(month_number(&word).map(|number| term_for(number, SYNONYM_WEIGHT)));
     let other_number = plural_of_short(&word);
     add_related(&mut terms, &word, 1.0);
     // A form the tables do not list finds what the listed form does ("refusing" as
