@@ -253,6 +253,8 @@ fn main() {
         "hundred-and-ninetieth.json",
         "hundred-and-ninety-first.json",
         "hundred-and-ninety-second.json",
+        "hundred-and-ninety-third.json",
+        "hundred-and-ninety-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -120,7 +120,13 @@ pub struct Ranked {
 /// The order follows it before rounding, so that two results reported alike are still in
 /// the order of what they hold.
 fn score(held: &Held, recency_bias: f64, now_ms: u64) -> f64 {
-    let bias = recency_bias.clamp(0.0, 1.0);
+    // A plan dropped is as much the answer to why it was not done however long ago it was
+    // dropped: its age does not count against it.
+    let bias = if held.answers_why_not {
+        0.0
+    } else {
+        recency_bias.clamp(0.0, 1.0)
+    };
     let age_ms = now_ms.saturating_sub(held.end_ms) as f64;
     let recency = (-age_ms / RECENCY_SCALE_MS).exp();
     let matched =

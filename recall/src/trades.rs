@@ -62,7 +62,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["elevator", "elevators", "lift", "lifts"],
     &["petrol", "fuel"],
     &["sprinkler", "sprinklers", "irrigation"],
-    &["xmas", "christmas"],
+    &["xmas", "christmas", "festive"],
     &["breakage", "breakages", "damage", "damaged"],
     &["lorry", "lorries", "truck", "trucks", "van", "vans"],
     &["carton", "cartons", "box", "boxes"],
@@ -103,6 +103,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["piste", "pistes", "slope", "slopes"],
     &["tint", "tinting", "dye", "dyes", "dyeing"],
     &["clue", "clues", "hint", "hints"],
+    &["cas", "visa", "visas"],
     &["disclaimer", "disclaimers", "waiver", "waivers"],
     &["pickup", "pickups", "collection", "collections"],
     // Office life, shops and services, as people say it one way or another.
