@@ -255,6 +255,8 @@ fn main() {
         "hundred-and-ninety-second.json",
         "hundred-and-ninety-third.json",
         "hundred-and-ninety-fourth.json",
+        "hundred-and-ninety-fifth.json",
+        "hundred-and-ninety-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -104,6 +104,8 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["tint", "tinting", "dye", "dyes", "dyeing"],
     &["clue", "clues", "hint", "hints"],
     &["cas", "visa", "visas"],
+    &["mains", "power", "electricity"],
+    &["senior", "seniors", "elderly", "pensioner", "pensioners"],
     &["disclaimer", "disclaimers", "waiver", "waivers"],
     &["pickup", "pickups", "collection", "collections"],
     // Office life, shops and services, as people say it one way or another.
