@@ -257,6 +257,8 @@ fn main() {
         "hundred-and-ninety-fourth.json",
         "hundred-and-ninety-fifth.json",
         "hundred-and-ninety-sixth.json",
+        "hundred-and-ninety-seventh.json",
+        "hundred-and-ninety-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -46,6 +46,7 @@ pub(crate) const FORMS: &[&[&str]] = &[
     &["pay", "paid"],
     &["rebuild", "rebuilt"],
     &["rewrite", "rewrote", "rewritten"],
+    &["ring", "rang", "rung"],
     &["rise", "rose", "risen"],
     &["run", "ran"],
     &["say", "said"],

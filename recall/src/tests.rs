@@ -1193,6 +1193,12 @@ fn the_committed_histories_are_answered_well() {
         ("hundred-and-ninety-fifth.json", 0.88, 0.88, 1),
         // Measured once unseen at 80.8 / 80.8 %, 84.6 / 84.6 % after mains as power.
         ("hundred-and-ninety-sixth.json", 0.84, 0.84, 0),
+        // Measured once unseen at 76.9 / 80.8 %, 80.8 / 80.8 % after ringing as rang; "jab
+        // records" finds the vaccination check by a synonym only (weak), below a record
+        // of walks "not recorded".
+        ("hundred-and-ninety-seventh.json", 0.80, 0.80, 0),
+        // Measured once unseen at 76.9 / 76.9 %.
+        ("hundred-and-ninety-eighth.json", 0.76, 0.76, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
