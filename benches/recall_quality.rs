@@ -259,6 +259,8 @@ fn main() {
         "hundred-and-ninety-sixth.json",
         "hundred-and-ninety-seventh.json",
         "hundred-and-ninety-eighth.json",
+        "hundred-and-ninety-ninth.json",
+        "two-hundredth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

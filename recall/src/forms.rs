@@ -103,6 +103,7 @@ const DONE_AGAIN: &[&str] = &[
     "authenticate",
     "authorize",
     "balance",
+    "book",
     "boot",
     "build",
     "calculate",

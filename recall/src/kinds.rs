@@ -16,6 +16,13 @@ pub const KIND_WEIGHT: f64 = 0.7;
 /// "postgres", but "postgres" does not find "mysql").
 pub(crate) const KINDS: &[(&str, &[&str])] = &[
     (
+        "weather",
+        &[
+            "rain", "rained", "rainy", "snow", "snowed", "frost", "storm", "storms", "wind",
+            "gales", "heatwave", "fog",
+        ],
+    ),
+    (
         "vehicle",
         &[
             "bus", "buses", "van", "vans", "car", "cars", "lorry", "lorries", "truck", "trucks",
