@@ -261,6 +261,8 @@ fn main() {
         "hundred-and-ninety-eighth.json",
         "hundred-and-ninety-ninth.json",
         "two-hundredth.json",
+        "two-hundred-and-first.json",
+        "two-hundred-and-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -1203,6 +1203,10 @@ fn the_committed_histories_are_answered_well() {
         ("hundred-and-ninety-ninth.json", 0.80, 0.80, 0),
         // Measured once unseen at 80.8 / 84.6 %.
         ("two-hundredth.json", 0.80, 0.84, 0),
+        // Measured once unseen at 76.9 / 80.8 %, 80.8 / 84.6 % after coshh as chemicals.
+        ("two-hundred-and-first.json", 0.80, 0.84, 0),
+        // Measured once unseen at 84.6 / 84.6 %.
+        ("two-hundred-and-second.json", 0.84, 0.84, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
