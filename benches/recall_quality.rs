@@ -263,6 +263,8 @@ fn main() {
         "two-hundredth.json",
         "two-hundred-and-first.json",
         "two-hundred-and-second.json",
+        "two-hundred-and-third.json",
+        "two-hundred-and-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -20,6 +20,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("cold chain", "fridge"),
     ("cold room", "fridge"),
     ("cold store", "fridge"),
+    ("data protection", "gdpr"),
     ("in memoriam", "memorial"),
     ("export payment", "seg"),
     ("second hand", "reuse"),

@@ -1207,6 +1207,11 @@ fn the_committed_histories_are_answered_well() {
         ("two-hundred-and-first.json", 0.80, 0.84, 0),
         // Measured once unseen at 84.6 / 84.6 %.
         ("two-hundred-and-second.json", 0.84, 0.84, 0),
+        // Measured once unseen at 84.6 / 84.6 %, 88.5 / 88.5 % after data protection as gdpr.
+        ("two-hundred-and-third.json", 0.88, 0.88, 0),
+        // Measured once unseen at 80.8 / 80.8 %, 88.5 / 88.5 % after priority as urgent and a
+        // rodenticide as a pesticide.
+        ("two-hundred-and-fourth.json", 0.88, 0.88, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
