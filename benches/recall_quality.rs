@@ -265,6 +265,8 @@ fn main() {
         "two-hundred-and-second.json",
         "two-hundred-and-third.json",
         "two-hundred-and-fourth.json",
+        "two-hundred-and-fifth.json",
+        "two-hundred-and-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -16,6 +16,12 @@ pub const KIND_WEIGHT: f64 = 0.7;
 /// "postgres", but "postgres" does not find "mysql").
 pub(crate) const KINDS: &[(&str, &[&str])] = &[
     (
+        "pet",
+        &[
+            "dog", "dogs", "cat", "cats", "puppy", "puppies", "kitten", "kittens",
+        ],
+    ),
+    (
         "weather",
         &[
             "rain", "rained", "rainy", "snow", "snowed", "frost", "storm", "storms", "wind",

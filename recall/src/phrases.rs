@@ -50,6 +50,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("licence plate", "anpr"),
     ("license plate", "anpr"),
     ("license plates", "anpr"),
+    ("registration plate", "anpr"),
+    ("registration plates", "anpr"),
     ("electric vehicle", "ev"),
     ("electric vehicles", "evs"),
     ("electric car", "ev"),

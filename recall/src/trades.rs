@@ -130,6 +130,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
         "refrigerators",
     ],
     &["priority", "urgent"],
+    &["eyewear", "spectacles", "glasses"],
     &[
         "pesticide",
         "pesticides",
