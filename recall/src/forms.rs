@@ -231,7 +231,9 @@ pub fn month_number(word: &str) -> Option<&'static str> {
         ("april", "04"),
         ("apr", "04"),
         ("june", "06"),
+        ("jun", "06"),
         ("july", "07"),
+        ("jul", "07"),
         ("august", "08"),
         ("aug", "08"),
         ("september", "09"),
@@ -243,8 +245,6 @@ pub fn month_number(word: &str) -> Option<&'static str> {
         ("nov", "11"),
         ("december", "12"),
         ("dec", "12"),
-        ("jun", "06"),
-        ("jul", "07"),
     ];
     MONTHS
         .iter()

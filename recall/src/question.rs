@@ -435,20 +435,20 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         known = holds(vocabulary, &apart);
         terms.push(apart);
     }
-    // A verb done again finds the verb: "restocking" the record's "stock".
-    if !known && let Some(base) = done_again(&word) {
-        let again = term_for(base, SYNONYM_WEIGHT);
-        known = holds(vocabulary, &again);
+    // A word the index lacks read as the one it is made from, the first of them the index
+    // holds, below the word itself: a verb done again finds the verb ("restocking" the
+    // record's "stock"), an electronic form the thing it names ("emar" the "MAR chart").
+    for base in [done_again(&word), electronic_form(&word)]
+        .into_iter()
+        .flatten()
+    {
         if known {
-            terms.push(again);
+            break;
         }
-    }
-    // An electronic form names the thing: "emar" finds the "MAR chart".
-    if !known && let Some(thing) = electronic_form(&word) {
-        let thing = term_for(thing, SYNONYM_WEIGHT);
-        known = holds(vocabulary, &thing);
+        let base = term_for(base, SYNONYM_WEIGHT);
+        known = holds(vocabulary, &base);
         if known {
-            terms.push(thing);
+            terms.push(base);
         }
     }
     let mut corrected = None;
