@@ -294,7 +294,23 @@ pub fn noun_or_verb(word: &str) -> Option<String> {
 /// The other forms of `word` that no ending makes ("caught" for "catch", "catch" for
 /// "caught").
 pub fn forms_of(word: &str) -> Vec<&'static str> {
-    others_in(FORMS, word)
+    let mut forms = others_in(FORMS, word);
+    // An ending that dropped the verb's e: "driving" is "drive", so "drove" and "driven";
+    // "taking" finds "took".
+    let dropped_e = (word.strip_suffix("ing").or_else(|| word.strip_suffix("ed")))
+        .filter(|root| root.len() >= 2)
+        .map(|root| format!("{root}e"));
+    if let Some(verb) = dropped_e {
+        forms.extend(
+            FORMS
+                .iter()
+                .filter(|group| group.contains(&verb.as_str()))
+                .flat_map(|group| group.iter().copied()),
+        );
+        forms.sort_unstable();
+        forms.dedup();
+    }
+    forms
 }
 
 #[cfg(test)]
@@ -308,6 +324,13 @@ mod tests {
         assert_eq!(forms_of("took"), ["take", "taken"]);
         assert_eq!(forms_of("pennies"), ["pence", "penny"]);
         assert!(forms_of("deploy").is_empty());
+    }
+
+    #[test]
+    fn an_ending_that_dropped_an_e_finds_the_verb_and_its_forms() {
+        assert_eq!(forms_of("driving"), ["drive", "driven", "drove"]);
+        assert_eq!(forms_of("taking"), ["take", "taken", "took"]);
+        assert!(forms_of("deploying").is_empty());
     }
 
     #[test]

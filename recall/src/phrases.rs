@@ -68,6 +68,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("late payments", "arrears"),
     ("card terminal", "pos"),
     ("card terminals", "pos"),
+    ("card machine", "pos"),
+    ("card machines", "pos"),
     ("card reader", "pos"),
     ("card readers", "pos"),
     ("payment terminal", "pos"),
