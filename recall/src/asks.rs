@@ -20,10 +20,11 @@ pub enum Asks {
     Topic,
 }
 
-/// "how <this>" asks for a figure.
+/// "how <this>" asks for a figure. Not "how often": a frequency is a schedule a task
+/// records ("springs changed every two years"), seldom a command's count.
 const FIGURE_AFTER_HOW: &[&str] = &[
     "many", "much", "big", "bigger", "large", "larger", "small", "smaller", "full", "fast", "slow",
-    "high", "low", "old", "often", "far", "long", "accurate",
+    "high", "low", "old", "far", "long", "accurate",
 ];
 /// "which/what <this>" asks for a figure a command printed: "which version", "what ip".
 const FIGURE_NOUNS: &[&str] = &[

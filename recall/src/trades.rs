@@ -26,6 +26,8 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
         "bills",
     ],
     &["revenue", "sales", "takings", "turnover"],
+    &["midweek", "weekday", "weekdays"],
+    &["viewers", "viewer", "audience"],
     &["pos", "epos", "till", "tills", "contactless"],
     &["student", "students", "pupil", "pupils"],
     &[
