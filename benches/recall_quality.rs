@@ -267,6 +267,12 @@ fn main() {
         "two-hundred-and-fourth.json",
         "two-hundred-and-fifth.json",
         "two-hundred-and-sixth.json",
+        "two-hundred-and-seventh.json",
+        "two-hundred-and-eighth.json",
+        "two-hundred-and-ninth.json",
+        "two-hundred-and-tenth.json",
+        "two-hundred-and-eleventh.json",
+        "two-hundred-and-twelfth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -566,6 +566,8 @@ fn plural_of_short(word: &str) -> Option<Term> {
         None if word.ends_with(['x', 'z']) => format!("{word}es"),
         None => format!("{word}s"),
         Some(singular) if is_curated(singular) => singular.to_owned(),
+        // "bus" finds "buses", "gas" "gases".
+        Some(_) if b"aeiou".contains(&word.as_bytes()[1]) => format!("{word}es"),
         Some(_) => return None,
     };
     Some(Term {

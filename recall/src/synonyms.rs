@@ -372,7 +372,6 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "disputes",
         "disputed",
     ],
-    &["staff", "employee", "employees", "hires", "starters"],
     &["clear", "cleared", "empty", "emptied", "flush", "flushed"],
     &[
         "yubikey", "yubikeys", "fido2", "u2f", "passkey", "passkeys", "webauthn",

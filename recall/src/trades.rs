@@ -27,8 +27,16 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     ],
     &["revenue", "sales", "takings", "turnover"],
     &["midweek", "weekday", "weekdays"],
+    &[
+        "staff",
+        "staffing",
+        "employee",
+        "employees",
+        "hires",
+        "starters",
+    ],
     &["viewers", "viewer", "audience"],
-    &["pos", "epos", "till", "tills", "contactless"],
+    &["pos", "epos", "till", "tills", "contactless", "cashless"],
     &["student", "students", "pupil", "pupils"],
     &[
         "stt",

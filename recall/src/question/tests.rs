@@ -64,6 +64,9 @@ fn a_three_letter_word_finds_its_plural_and_nothing_longer() {
     // A word in x takes -es: "fix" finds the record's "fixes".
     let fix = &Question::read("fix rate", &Words(vec![("fixes", 1)])).concepts[0];
     assert!(fix.known, "{fix:?}");
+    // And one in a vowel and s: "bus" finds the record's "buses".
+    let bus = &Question::read("night bus", &Words(vec![("buses", 1)])).concepts[1];
+    assert!(bus.known, "{bus:?}");
 }
 
 #[test]
