@@ -273,6 +273,8 @@ fn main() {
         "two-hundred-and-tenth.json",
         "two-hundred-and-eleventh.json",
         "two-hundred-and-twelfth.json",
+        "two-hundred-and-thirteenth.json",
+        "two-hundred-and-fourteenth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

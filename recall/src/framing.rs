@@ -37,6 +37,7 @@ const COMMON: &[&str] = &[
     "where",
     "which",
     "who",
+    "whose",
     "why",
     "was",
     "is",

@@ -1233,6 +1233,13 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 80.8 / 84.6 % and 4 of 5 without an answer weak, 88.5 /
         // 92.3 % and 5 of 5 after cashless as a till, a train station and staffing.
         ("two-hundred-and-twelfth.json", 0.88, 0.92, 0),
+        // Measured once unseen at 73.1 / 92.3 %, 76.9 / 92.3 % after showing up as turning
+        // up; "when do we count the ink" finds the SQL count(*) of two commands first.
+        ("two-hundred-and-thirteenth.json", 0.76, 0.92, 1),
+        // Measured once unseen at 84.6 / 92.3 %, 92.3 / 92.3 % after make-up lessons and
+        // child protection as safeguarding. "adult swimming lessons" and "one to one
+        // lessons" find the lane booking of the school's lessons.
+        ("two-hundred-and-fourteenth.json", 0.92, 0.92, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
