@@ -275,6 +275,8 @@ fn main() {
         "two-hundred-and-twelfth.json",
         "two-hundred-and-thirteenth.json",
         "two-hundred-and-fourteenth.json",
+        "two-hundred-and-fifteenth.json",
+        "two-hundred-and-sixteenth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -38,6 +38,8 @@ const COMMON: &[&str] = &[
     "which",
     "who",
     "whose",
+    "until",
+    "pre",
     "why",
     "was",
     "is",

@@ -79,6 +79,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("turning up", "attend"),
     ("turned up", "attend"),
     ("make up", "makeup"),
+    ("sneak peek", "preview"),
+    ("sneak peeks", "previews"),
     ("child protection", "safeguarding"),
     ("train station", "railway"),
     ("train stations", "railway"),

@@ -1240,6 +1240,13 @@ fn the_committed_histories_are_answered_well() {
         // child protection as safeguarding. "adult swimming lessons" and "one to one
         // lessons" find the lane booking of the school's lessons.
         ("two-hundred-and-fourteenth.json", 0.92, 0.92, 2),
+        // Measured once unseen at 96.2 / 96.2 %, 3 of 5 without an answer weak: a garage
+        // door and a window lock find the records of doors and locks.
+        ("two-hundred-and-fifteenth.json", 0.96, 0.96, 2),
+        // Measured once unseen at 69.2 / 80.8 %, 84.6 / 92.3 % after a sneak peek as a
+        // preview, gigabytes as gb, "pre" apart and mileage; "photo booth" is read as
+        // "photo both".
+        ("two-hundred-and-sixteenth.json", 0.84, 0.92, 2),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

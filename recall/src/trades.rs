@@ -27,6 +27,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     ],
     &["revenue", "sales", "takings", "turnover"],
     &["midweek", "weekday", "weekdays"],
+    &["mileage", "mile", "miles"],
     &[
         "staff",
         "staffing",
