@@ -277,6 +277,8 @@ fn main() {
         "two-hundred-and-fourteenth.json",
         "two-hundred-and-fifteenth.json",
         "two-hundred-and-sixteenth.json",
+        "two-hundred-and-seventeenth.json",
+        "two-hundred-and-eighteenth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

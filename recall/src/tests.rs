@@ -1247,6 +1247,12 @@ fn the_committed_histories_are_answered_well() {
         // preview, gigabytes as gb, "pre" apart and mileage; "photo booth" is read as
         // "photo both".
         ("two-hundred-and-sixteenth.json", 0.84, 0.92, 2),
+        // Measured once unseen at 84.6 / 84.6 %, 92.3 / 92.3 % after annual as yearly and a
+        // detector as an alarm; "chimney fire insurance" finds the gas fires.
+        ("two-hundred-and-seventeenth.json", 0.92, 0.92, 1),
+        // Measured once unseen at 73.1 / 76.9 %, 76.9 / 88.5 % after a hosepipe as a hose
+        // and untidy as untended; "how long is the wait" finds every wait.
+        ("two-hundred-and-eighteenth.json", 0.76, 0.88, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

@@ -28,6 +28,10 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["revenue", "sales", "takings", "turnover"],
     &["midweek", "weekday", "weekdays"],
     &["mileage", "mile", "miles"],
+    &["annual", "annually", "yearly"],
+    &["detector", "detectors", "alarm", "alarms"],
+    &["hosepipe", "hosepipes", "hose", "hoses"],
+    &["overgrown", "untended", "neglected", "untidy", "unkempt"],
     &[
         "staff",
         "staffing",
