@@ -279,6 +279,8 @@ fn main() {
         "two-hundred-and-sixteenth.json",
         "two-hundred-and-seventeenth.json",
         "two-hundred-and-eighteenth.json",
+        "two-hundred-and-nineteenth.json",
+        "two-hundred-and-twentieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -1253,6 +1253,10 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 73.1 / 76.9 %, 76.9 / 88.5 % after a hosepipe as a hose
         // and untidy as untended; "how long is the wait" finds every wait.
         ("two-hundred-and-eighteenth.json", 0.76, 0.88, 1),
+        // Measured once unseen at 92.3 / 92.3 %.
+        ("two-hundred-and-nineteenth.json", 0.92, 0.92, 0),
+        // Measured once unseen at 96.2 / 96.2 %.
+        ("two-hundred-and-twentieth.json", 0.96, 0.96, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
