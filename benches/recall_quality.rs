@@ -281,6 +281,8 @@ fn main() {
         "two-hundred-and-eighteenth.json",
         "two-hundred-and-nineteenth.json",
         "two-hundred-and-twentieth.json",
+        "two-hundred-and-twenty-first.json",
+        "two-hundred-and-twenty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
