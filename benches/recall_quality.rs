@@ -283,6 +283,8 @@ fn main() {
         "two-hundred-and-twentieth.json",
         "two-hundred-and-twenty-first.json",
         "two-hundred-and-twenty-second.json",
+        "two-hundred-and-twenty-third.json",
+        "two-hundred-and-twenty-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

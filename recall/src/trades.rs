@@ -236,7 +236,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     ],
     &["contract", "contracts", "agreement", "agreements"],
     &["vat", "tax", "taxes"],
-    &["hire", "rental", "rentals"],
+    &["hire", "rent", "rented", "renting", "rental", "rentals"],
     &["sickness", "sick", "illness"],
     &["manager", "managers", "supervisor", "supervisors"],
     &["kdm", "kdms", "key", "keys"],
