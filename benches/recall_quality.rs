@@ -285,6 +285,8 @@ fn main() {
         "two-hundred-and-twenty-second.json",
         "two-hundred-and-twenty-third.json",
         "two-hundred-and-twenty-fourth.json",
+        "two-hundred-and-twenty-fifth.json",
+        "two-hundred-and-twenty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -81,6 +81,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("make up", "makeup"),
     ("sneak peek", "preview"),
     ("energy performance certificate", "epc"),
+    ("tourist tax", "levy"),
+    ("tourist taxes", "levies"),
     ("energy certificate", "epc"),
     ("energy certificates", "epcs"),
     ("wood burner", "stove"),
