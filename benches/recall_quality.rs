@@ -287,6 +287,8 @@ fn main() {
         "two-hundred-and-twenty-fourth.json",
         "two-hundred-and-twenty-fifth.json",
         "two-hundred-and-twenty-sixth.json",
+        "two-hundred-and-twenty-seventh.json",
+        "two-hundred-and-twenty-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

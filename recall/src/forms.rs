@@ -205,6 +205,15 @@ pub fn done_again(word: &str) -> Option<&str> {
         .then_some(base)
 }
 
+/// The verb a doer is named for ("checker" → "check", "schedulers" → "schedul"), its
+/// root of four letters or more: `None` for a word in no -er.
+pub fn doer_of(word: &str) -> Option<&str> {
+    let root = word
+        .strip_suffix("ers")
+        .or_else(|| word.strip_suffix("er"))?;
+    (root.chars().count() >= 4).then_some(root)
+}
+
 /// The other forms of a verb in -y after a consonant, which change the "y" ("drying",
 /// "dried", "dries" of "dry"; "copied" of "copying"), from any of them: English writes no
 /// ending on such a verb that a prefix of another form finds.
@@ -370,6 +379,14 @@ mod tests {
         assert_eq!(noun_or_verb("submitted").as_deref(), Some("submission"));
         assert_eq!(noun_or_verb("emit").as_deref(), Some("emission"));
         assert_eq!(noun_or_verb("deploy"), None);
+    }
+
+    #[test]
+    fn a_doer_is_read_as_its_verb() {
+        assert_eq!(doer_of("pickers"), Some("pick"));
+        assert_eq!(doer_of("checker"), Some("check"));
+        assert_eq!(doer_of("user"), None);
+        assert_eq!(doer_of("deploy"), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::asks::{Asks, asks_why_not, is_figure_noun};
 use crate::compounds::{joined_where_held, letters_and_digits_apart, two_held_words};
 use crate::everyday::is_everyday;
 use crate::forms::{
-    done_again, electronic_form, forms_of, month_number, noun_or_verb, short_verb_forms,
+    doer_of, done_again, electronic_form, forms_of, month_number, noun_or_verb, short_verb_forms,
     y_verb_forms,
 };
 use crate::framing::{is_common, is_framing, is_framing_at};
@@ -438,7 +438,7 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     // A word the index lacks read as the one it is made from, the first of them the index
     // holds, below the word itself: a verb done again finds the verb ("restocking" the
     // record's "stock"), an electronic form the thing it names ("emar" the "MAR chart").
-    for base in [done_again(&word), electronic_form(&word)]
+    for base in [done_again(&word), electronic_form(&word), doer_of(&word)]
         .into_iter()
         .flatten()
     {

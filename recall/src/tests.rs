@@ -1271,6 +1271,11 @@ fn the_committed_histories_are_answered_well() {
         ("two-hundred-and-twenty-fifth.json", 0.96, 0.96, 1),
         // Measured once unseen at 96.2 / 96.2 %, 100 / 100 % after a tourist tax as a levy.
         ("two-hundred-and-twenty-sixth.json", 1.0, 1.0, 1),
+        // Measured once unseen at 88.5 / 96.2 %; "docs build too slow" finds a newer task
+        // holding "docs" and "built" first.
+        ("two-hundred-and-twenty-seventh.json", 0.88, 0.96, 1),
+        // Measured once unseen at 92.3 / 96.2 %.
+        ("two-hundred-and-twenty-eighth.json", 0.92, 0.96, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
