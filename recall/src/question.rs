@@ -437,7 +437,8 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     }
     // A word the index lacks read as the one it is made from, the first of them the index
     // holds, below the word itself: a verb done again finds the verb ("restocking" the
-    // record's "stock"), an electronic form the thing it names ("emar" the "MAR chart").
+    // record's "stock"), an electronic form the thing it names ("emar" the "MAR chart"), a
+    // doer what it does ("pickers" the team that "picks" litter).
     for base in [done_again(&word), electronic_form(&word), doer_of(&word)]
         .into_iter()
         .flatten()
