@@ -289,6 +289,8 @@ fn main() {
         "two-hundred-and-twenty-sixth.json",
         "two-hundred-and-twenty-seventh.json",
         "two-hundred-and-twenty-eighth.json",
+        "two-hundred-and-twenty-ninth.json",
+        "two-hundred-and-thirtieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

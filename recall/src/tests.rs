@@ -1276,6 +1276,11 @@ fn the_committed_histories_are_answered_well() {
         ("two-hundred-and-twenty-seventh.json", 0.88, 0.96, 1),
         // Measured once unseen at 92.3 / 96.2 %.
         ("two-hundred-and-twenty-eighth.json", 0.92, 0.96, 1),
+        // Measured once unseen at 88.5 / 92.3 %; a blocklist as a blacklist found the
+        // answer and lost "dnsbl" to apt's package blacklist elsewhere.
+        ("two-hundred-and-twenty-ninth.json", 0.88, 0.92, 0),
+        // Measured once unseen at 96.2 / 96.2 %.
+        ("two-hundred-and-thirtieth.json", 0.96, 0.96, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
