@@ -291,6 +291,8 @@ fn main() {
         "two-hundred-and-twenty-eighth.json",
         "two-hundred-and-twenty-ninth.json",
         "two-hundred-and-thirtieth.json",
+        "two-hundred-and-thirty-first.json",
+        "two-hundred-and-thirty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -246,6 +246,7 @@ const EVERYDAY: &[&str] = &[
     "service",
     "setting",
     "settings",
+    "setup",
     "show",
     "showing",
     "shown",

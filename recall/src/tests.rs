@@ -1281,6 +1281,11 @@ fn the_committed_histories_are_answered_well() {
         ("two-hundred-and-twenty-ninth.json", 0.88, 0.92, 0),
         // Measured once unseen at 96.2 / 96.2 %.
         ("two-hundred-and-thirtieth.json", 0.96, 0.96, 1),
+        // Measured once unseen at 80.8 / 88.5 %, 84.6 / 88.5 % after "setup" as an
+        // everyday word; two answers lose to a newer task holding as much.
+        ("two-hundred-and-thirty-first.json", 0.84, 0.88, 0),
+        // Measured once unseen at 100 / 100 %.
+        ("two-hundred-and-thirty-second.json", 1.0, 1.0, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
