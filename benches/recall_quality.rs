@@ -293,6 +293,8 @@ fn main() {
         "two-hundred-and-thirtieth.json",
         "two-hundred-and-thirty-first.json",
         "two-hundred-and-thirty-second.json",
+        "two-hundred-and-thirty-third.json",
+        "two-hundred-and-thirty-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -80,6 +80,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("turned up", "attend"),
     ("make up", "makeup"),
     ("sneak peek", "preview"),
+    ("grown up", "adult"),
+    ("grown ups", "adults"),
     ("energy performance certificate", "epc"),
     ("tourist tax", "levy"),
     ("tourist taxes", "levies"),

@@ -28,6 +28,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["revenue", "sales", "takings", "turnover"],
     &["midweek", "weekday", "weekdays"],
     &["mileage", "mile", "miles"],
+    &["shipped", "dispatched"],
     &["annual", "annually", "yearly"],
     &["detector", "detectors", "alarm", "alarms"],
     &["hosepipe", "hosepipes", "hose", "hoses"],
