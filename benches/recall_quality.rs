@@ -295,6 +295,8 @@ fn main() {
         "two-hundred-and-thirty-second.json",
         "two-hundred-and-thirty-third.json",
         "two-hundred-and-thirty-fourth.json",
+        "two-hundred-and-thirty-fifth.json",
+        "two-hundred-and-thirty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -123,6 +123,8 @@ const COMMON: &[&str] = &[
     "because",
     "instead",
     "almost",
+    "mostly",
+    "mainly",
     "nearly",
     "itself",
     "themselves",

@@ -29,6 +29,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["midweek", "weekday", "weekdays"],
     &["mileage", "mile", "miles"],
     &["shipped", "dispatched"],
+    &["selected", "picked", "chosen"],
     &["annual", "annually", "yearly"],
     &["detector", "detectors", "alarm", "alarms"],
     &["hosepipe", "hosepipes", "hose", "hoses"],
