@@ -297,6 +297,8 @@ fn main() {
         "two-hundred-and-thirty-fourth.json",
         "two-hundred-and-thirty-fifth.json",
         "two-hundred-and-thirty-sixth.json",
+        "two-hundred-and-thirty-seventh.json",
+        "two-hundred-and-thirty-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -1,9 +1,11 @@
 //! Words written together or apart: a word of letters and digits also read apart ("dns01"
-//! as "dns 01"), a word the index lacks as two it holds ("pgdump" as "pg dump"), and two
+//! as "dns 01"), a word the index lacks as two it holds ("pgdump" as "pg dump"), two
 //! neighbouring words of a question as the one word the index writes ("uber eats" as
-//! "ubereats"). Each asks only the index's words by first letter, kept between searches.
+//! "ubereats"), and a number with dots as one word ("3.4"), matched as the numbers the
+//! index holds apart. Each asks only the index's words by first letter, kept between
+//! searches.
 
-use crate::question::{Concept, Vocabulary, lowercase_words, term_for};
+use crate::question::{Concept, Term, Vocabulary, holds, lowercase_words, term_for};
 
 /// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");
 /// `None` for a word of one run.
@@ -78,4 +80,47 @@ pub(crate) fn joined_where_held(
         read.push(first);
     }
     read
+}
+
+/// [`lowercase_words`], but a number with dots ("3.4", "10.0.0.9") one word.
+pub(crate) fn words_and_dotted_numbers(text: &str) -> impl Iterator<Item = String> {
+    let chars: Vec<char> = text.chars().collect();
+    let digit_at = |at: usize| chars.get(at).is_some_and(char::is_ascii_digit);
+    let mut words = Vec::new();
+    let mut word = String::new();
+    for (at, &c) in chars.iter().enumerate() {
+        let inside_number = c == '.'
+            && at > 0
+            && digit_at(at - 1)
+            && digit_at(at + 1)
+            && word.chars().all(|c| c.is_ascii_digit() || c == '.');
+        if c.is_alphanumeric() || inside_number {
+            word.extend(c.to_lowercase());
+        } else if !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words.into_iter()
+}
+
+/// A number with dots, as written ("3.4"), matched as its numbers in a row ("3 4", which
+/// "3.4.1" holds too).
+pub(crate) fn dotted_number(word: String, vocabulary: &impl Vocabulary) -> Concept {
+    let numbers = (word.split('.').filter(|n| !n.is_empty()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let term = Term {
+        text: numbers,
+        prefix: false,
+        weight: 1.0,
+    };
+    Concept {
+        known: holds(vocabulary, &term),
+        word,
+        terms: vec![term],
+        corrected: None,
+    }
 }

@@ -10,7 +10,10 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use crate::asks::{Asks, asks_why_not, is_figure_noun};
-use crate::compounds::{joined_where_held, letters_and_digits_apart, two_held_words};
+use crate::compounds::{
+    dotted_number, joined_where_held, letters_and_digits_apart, two_held_words,
+    words_and_dotted_numbers,
+};
 use crate::everyday::is_everyday;
 use crate::forms::{
     doer_of, done_again, electronic_form, forms_of, month_number, noun_or_verb, short_verb_forms,
@@ -115,6 +118,10 @@ impl Question {
         let concepts = question_words(text)
             .into_iter()
             .flat_map(|word| match word_of_phrase(&word) {
+                // A number with dots ("3.4", "10.0.0.9") is one thing: its numbers one
+                // after the other, as the index holds them ("ruby 3.4" is not any record
+                // holding a 3 and a 4).
+                _ if word.contains('.') => vec![dotted_number(word, vocabulary)],
                 Some(written) => {
                     let phrase = phrase_concept(word, written, vocabulary);
                     if phrase.known {
@@ -232,7 +239,7 @@ pub(crate) fn lowercase_words(text: &str) -> impl Iterator<Item = String> {
 /// The content words, with each known phrase among them ("write-ahead log", "out of
 /// memory": [`crate::phrases::PHRASES`]) as one word, its words one space apart.
 fn question_words(question: &str) -> Vec<String> {
-    let all: Vec<String> = lowercase_words(question).collect();
+    let all: Vec<String> = words_and_dotted_numbers(question).collect();
     let mut words: Vec<String> = Vec::new();
     let mut at = 0;
     while at < all.len() {
@@ -358,7 +365,7 @@ fn versions_named(text: &str) -> Vec<&str> {
 /// Whether the index holds `term`: a phrase as one, its words in order (its last one as a
 /// prefix when the phrase is one), not its words apart ("onedrive" is not known because
 /// some record says "one" and another "drive").
-fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
+pub(crate) fn holds(vocabulary: &impl Vocabulary, term: &Term) -> bool {
     vocabulary.holds(&term.text, term.prefix)
 }
 

@@ -656,3 +656,20 @@ fn a_word_the_tables_know_is_not_read_as_another() {
         "{question:?}"
     );
 }
+
+#[test]
+fn a_number_with_dots_is_one_word_matched_as_its_numbers_in_a_row() {
+    let index = Words(vec![("ruby 3 3 6", 1), ("4", 2)]);
+    let question = Question::read("ruby 3.4 yjit", &index);
+    assert_eq!(question.words(), ["ruby", "3.4", "yjit"]);
+    let version = &question.concepts[1];
+    assert_eq!(version.terms[0].text, "3 4");
+    assert!(!version.known, "no record holds 3 then 4: {version:?}");
+    // Held as the index writes it, "3.3" is known; an address is one word too.
+    let index = Words(vec![("ruby", 1), ("3 3", 1), ("10 0 0 9", 1)]);
+    assert!(Question::read("ruby 3.3", &index).concepts[1].known);
+    assert_eq!(
+        Question::read("ping 10.0.0.9.", &index).words(),
+        ["ping", "10.0.0.9"]
+    );
+}
