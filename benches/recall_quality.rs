@@ -299,6 +299,8 @@ fn main() {
         "two-hundred-and-thirty-sixth.json",
         "two-hundred-and-thirty-seventh.json",
         "two-hundred-and-thirty-eighth.json",
+        "two-hundred-and-thirty-ninth.json",
+        "two-hundred-and-fortieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

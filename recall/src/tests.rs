@@ -1300,6 +1300,12 @@ fn the_committed_histories_are_answered_well() {
         ("two-hundred-and-thirty-seventh.json", 0.92, 0.96, 0),
         // Measured once unseen at 96.2 / 96.2 %.
         ("two-hundred-and-thirty-eighth.json", 0.96, 0.96, 0),
+        // Measured once unseen at 84.6 / 92.3 %; "windows 11 upgrade" finds the update
+        // rings and a "19/11/2026".
+        ("two-hundred-and-thirty-ninth.json", 0.84, 0.92, 1),
+        // Measured once unseen at 88.5 / 88.5 %, 96.2 / 96.2 % after an allergy as an
+        // allergen and throwing away as waste.
+        ("two-hundred-and-fortieth.json", 0.96, 0.96, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

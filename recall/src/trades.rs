@@ -30,6 +30,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["mileage", "mile", "miles"],
     &["shipped", "dispatched"],
     &["selected", "picked", "chosen"],
+    &["allergy", "allergies", "allergen", "allergens", "allergic"],
     &["annual", "annually", "yearly"],
     &["detector", "detectors", "alarm", "alarms"],
     &["hosepipe", "hosepipes", "hose", "hoses"],
