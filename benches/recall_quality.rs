@@ -301,6 +301,8 @@ fn main() {
         "two-hundred-and-thirty-eighth.json",
         "two-hundred-and-thirty-ninth.json",
         "two-hundred-and-fortieth.json",
+        "two-hundred-and-forty-first.json",
+        "two-hundred-and-forty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

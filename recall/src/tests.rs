@@ -1306,6 +1306,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 88.5 / 88.5 %, 96.2 / 96.2 % after an allergy as an
         // allergen and throwing away as waste.
         ("two-hundred-and-fortieth.json", 0.96, 0.96, 0),
+        // Measured once unseen at 84.6 / 88.5 %; "mimir compaction" finds the record
+        // naming Mimir among what stays.
+        ("two-hundred-and-forty-first.json", 0.84, 0.88, 1),
+        // Measured once unseen at 92.3 / 92.3 %, 96.2 / 96.2 % after a stand-up paddleboard
+        // as a sup.
+        ("two-hundred-and-forty-second.json", 0.96, 0.96, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
