@@ -303,6 +303,8 @@ fn main() {
         "two-hundred-and-fortieth.json",
         "two-hundred-and-forty-first.json",
         "two-hundred-and-forty-second.json",
+        "two-hundred-and-forty-third.json",
+        "two-hundred-and-forty-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

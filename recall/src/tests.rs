@@ -1312,6 +1312,12 @@ fn the_committed_histories_are_answered_well() {
         // Measured once unseen at 92.3 / 92.3 %, 96.2 / 96.2 % after a stand-up paddleboard
         // as a sup.
         ("two-hundred-and-forty-second.json", 0.96, 0.96, 0),
+        // Measured once unseen at 88.5 / 88.5 %, 92.3 / 92.3 % after a captcha as
+        // Turnstile; "seo plugin settings" finds the plugin updates.
+        ("two-hundred-and-forty-third.json", 0.92, 0.92, 1),
+        // Measured once unseen at 84.6 / 88.5 %; "staff dbs checks" finds the children's
+        // medical checks.
+        ("two-hundred-and-forty-fourth.json", 0.84, 0.88, 1),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();

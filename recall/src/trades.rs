@@ -31,6 +31,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["shipped", "dispatched"],
     &["selected", "picked", "chosen"],
     &["allergy", "allergies", "allergen", "allergens", "allergic"],
+    &["captcha", "recaptcha", "hcaptcha", "turnstile"],
     &["annual", "annually", "yearly"],
     &["detector", "detectors", "alarm", "alarms"],
     &["hosepipe", "hosepipes", "hose", "hoses"],
