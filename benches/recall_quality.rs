@@ -305,6 +305,8 @@ fn main() {
         "two-hundred-and-forty-second.json",
         "two-hundred-and-forty-third.json",
         "two-hundred-and-forty-fourth.json",
+        "two-hundred-and-forty-fifth.json",
+        "two-hundred-and-forty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
