@@ -205,8 +205,8 @@ pub fn done_again(word: &str) -> Option<&str> {
         .then_some(base)
 }
 
-/// The verb a doer is named for ("checker" → "check", "schedulers" → "schedul"), its
-/// root of four letters or more: `None` for a word in no -er.
+/// The verb a doer is named for ("checker" → "check", "pickers" → "pick"), its root of
+/// four letters or more: `None` for a word in no -er, or too short a root ("user").
 pub fn doer_of(word: &str) -> Option<&str> {
     let root = word
         .strip_suffix("ers")

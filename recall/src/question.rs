@@ -539,9 +539,10 @@ fn add_related(terms: &mut Vec<Term>, word: &str, scale: f64) {
 }
 
 /// A two- or three-letter word, matched exactly, also matches its plural in -s: "ip" finds
-/// "ips", "ban" finds "bans" (while "pg" still does not find "pgadmin"); the plural of a
-/// three-letter word its singular: "pods" finds "pod", "logs" "log"; and the plural of a
-/// two-letter word of the tables its singular: "prs" finds "pr", "vms" "vm".
+/// "ips", "ban" finds "bans" (while "pg" still does not find "pgadmin"), or in -es after x,
+/// z or a vowel and s ("fix" "fixes", "bus" "buses"); the plural of a three-letter word
+/// its singular: "pods" finds "pod", "logs" "log"; and the plural of a two-letter word of
+/// the tables its singular: "prs" finds "pr", "vms" "vm".
 fn plural_of_short(word: &str) -> Option<Term> {
     if !word.chars().all(char::is_alphabetic) {
         return None;
