@@ -307,6 +307,8 @@ fn main() {
         "two-hundred-and-forty-fourth.json",
         "two-hundred-and-forty-fifth.json",
         "two-hundred-and-forty-sixth.json",
+        "two-hundred-and-forty-seventh.json",
+        "two-hundred-and-forty-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

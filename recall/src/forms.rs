@@ -8,6 +8,7 @@ use crate::synonyms::others_in;
 /// "run", "pence" of "penny"): each group is one word, so a form counts as much as the word
 /// itself.
 pub(crate) const FORMS: &[&[&str]] = &[
+    &["become", "became"],
     &["begin", "began", "begun"],
     &["bend", "bent"],
     &["bleed", "bled"],
