@@ -309,6 +309,8 @@ fn main() {
         "two-hundred-and-forty-sixth.json",
         "two-hundred-and-forty-seventh.json",
         "two-hundred-and-forty-eighth.json",
+        "two-hundred-and-forty-ninth.json",
+        "two-hundred-and-fiftieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
