@@ -106,14 +106,19 @@ pub(crate) fn words_and_dotted_numbers(text: &str) -> impl Iterator<Item = Strin
     words.into_iter()
 }
 
+/// A number with dots as the index holds it: its numbers one after the other, a space
+/// apart ("5.1" → "5 1", "v1.29.4" → "v1 29 4").
+pub(crate) fn numbers_in_a_row(dotted: &str) -> String {
+    (dotted.split('.').filter(|n| !n.is_empty()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A number with dots, as written ("3.4"), matched as its numbers in a row ("3 4", which
 /// "3.4.1" holds too).
 pub(crate) fn dotted_number(word: String, vocabulary: &impl Vocabulary) -> Concept {
-    let numbers = (word.split('.').filter(|n| !n.is_empty()))
-        .collect::<Vec<_>>()
-        .join(" ");
     let term = Term {
-        text: numbers,
+        text: numbers_in_a_row(&word),
         prefix: false,
         weight: 1.0,
     };

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use crate::asks::{Asks, asks_why_not, is_figure_noun};
 use crate::compounds::{
-    dotted_number, joined_where_held, letters_and_digits_apart, two_held_words,
+    dotted_number, joined_where_held, letters_and_digits_apart, numbers_in_a_row, two_held_words,
     words_and_dotted_numbers,
 };
 use crate::everyday::is_everyday;
@@ -147,8 +147,7 @@ impl Question {
         // "5.1" as the index holds it: its numbers one after the other, the first maybe
         // with its "v" ("v1.29.4" is "v1 29 4").
         let recorded = |version: &str| {
-            let numbers = (version.split('.').filter(|n| !n.is_empty())).collect::<Vec<_>>();
-            let numbers = numbers.join(" ");
+            let numbers = numbers_in_a_row(version);
             vocabulary.holds(&numbers, false) || vocabulary.holds(&format!("v{numbers}"), false)
         };
         // Whether the question's word `word` is known: `None` when it is not one of its
