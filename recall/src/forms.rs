@@ -216,14 +216,24 @@ pub fn doer_of(word: &str) -> Option<&str> {
 }
 
 /// The other forms of a verb in -y after a consonant, which change the "y" ("drying",
-/// "dried", "dries" of "dry"; "copied" of "copying"), from any of them: English writes no
-/// ending on such a verb that a prefix of another form finds.
+/// "dried", "dries" of "dry"; "copied" of "copying"; "applied" of "apply"), from any of
+/// them: English writes no ending on such a verb that a prefix of another form finds.
 pub fn y_verb_forms(word: &str) -> Vec<String> {
+    let after_a_consonant =
+        |root: &&str| root.chars().last().is_some_and(|c| !"aeiouy".contains(c));
     let root = word
         .strip_suffix("ying")
-        .filter(|root| root.chars().last().is_some_and(|c| !"aeiouy".contains(c)))
+        .filter(after_a_consonant)
         .or_else(|| word.strip_suffix("ied"))
-        .or_else(|| word.strip_suffix("ies"));
+        .or_else(|| word.strip_suffix("ies"))
+        .or_else(|| {
+            // The verb itself, where a y after a consonant is most likely a verb's: a short
+            // word ("copy", "deny"), "-ply" or "-ify" ("apply", "verify"); not a noun's
+            // ("query", "photography"), whose plural a prefix of the stem finds.
+            (word.strip_suffix('y').filter(after_a_consonant)).filter(|root| {
+                root.chars().count() <= 3 || root.ends_with("pl") || root.ends_with("if")
+            })
+        });
     let Some(root) = root
         .filter(|root| root.chars().count() >= 2 && root.chars().all(|c| c.is_ascii_lowercase()))
     else {
@@ -400,7 +410,17 @@ mod tests {
             "a vowel before the y keeps it"
         );
         assert!(y_verb_forms("tied").is_empty(), "too short to say");
-        assert!(y_verb_forms("dry").is_empty());
+        assert_eq!(y_verb_forms("apply"), ["applying", "applied", "applies"]);
+        assert_eq!(y_verb_forms("dry"), ["drying", "dried", "dries"]);
+        assert!(y_verb_forms("play").is_empty(), "a y after a vowel stays");
+        assert_eq!(
+            y_verb_forms("verify"),
+            ["verifying", "verified", "verifies"]
+        );
+        assert!(
+            y_verb_forms("query").is_empty(),
+            "a noun as likely as a verb"
+        );
     }
 
     #[test]

@@ -128,8 +128,13 @@ pub(crate) const KINDS: &[(&str, &[&str])] = &[
     ("duration", &["minutes", "hours", "seconds"]),
     (
         "kubernetes",
-        &["pod", "pods", "helm", "kubelet", "ingress", "hpa"],
+        &[
+            "pod", "pods", "helm", "kubelet", "ingress", "hpa", "eks", "gke", "aks",
+        ],
     ),
+    ("e2e", &["playwright", "cypress", "selenium"]),
+    // What guards a login against guessing.
+    ("bruteforce", &["ratelimit", "ratelimited", "lockout"]),
     // Not kinds of git, but what a record about git work says instead of "git".
     (
         "git",
