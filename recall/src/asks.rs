@@ -288,6 +288,12 @@ fn names_an_outcome(word: &str) -> bool {
         })
 }
 
+/// One of [`FIGURE_AFTER_HOW`]: how a figure is asked for ("long" of "how long"), which the
+/// record of the figure seldom says.
+pub(crate) fn is_figure_adjective(word: &str) -> bool {
+    FIGURE_AFTER_HOW.contains(&word)
+}
+
 /// One of [`FIGURE_NOUNS`], or its plural ("ports", "addresses").
 pub(crate) fn is_figure_noun(word: &str) -> bool {
     let noun = |word: &str| FIGURE_NOUNS.contains(&word);

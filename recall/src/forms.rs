@@ -253,14 +253,26 @@ pub fn y_verb_forms(word: &str) -> Vec<String> {
 /// The other forms of a verb of three letters written with an ending ("asking" finds
 /// "asked" and "asks", "fixed" "fixing"), which [`crate::question::stem`] leaves whole
 /// since a root that short is not sure to be one. Not the root itself: "coming" is no
-/// form of "com".
+/// form of "com"; but "cutting" is of "cut", its consonant doubled.
 pub fn short_verb_forms(word: &str) -> Vec<String> {
     let (root, ending) = match (word.strip_suffix("ing"), word.strip_suffix("ed")) {
         (Some(root), _) => (root, "ing"),
         (_, Some(root)) => (root, "ed"),
         _ => return Vec::new(),
     };
-    if root.len() != 3 || !root.chars().all(|c| c.is_ascii_lowercase()) {
+    if !root.chars().all(|c| c.is_ascii_lowercase()) {
+        return Vec::new();
+    }
+    // A consonant doubled before the ending ("cutting", "logged") is the verb's own: the
+    // verb is its first three letters, which no prefix of the word finds.
+    if let [a, b, c, d] = root.as_bytes()
+        && c == d
+        && !b"aeiouls".contains(d)
+    {
+        let verb = String::from_utf8(vec![*a, *b, *c]).unwrap_or_default();
+        return vec![format!("{verb}s"), verb];
+    }
+    if root.len() != 3 {
         return Vec::new();
     }
     let other = if ending == "ing" { "ed" } else { "ing" };
@@ -428,6 +440,9 @@ mod tests {
         assert_eq!(short_verb_forms("asking"), ["asked", "asks"]);
         assert_eq!(short_verb_forms("fixed"), ["fixing", "fixs"]);
         assert!(short_verb_forms("ask").is_empty());
+        assert_eq!(short_verb_forms("cutting"), ["cuts", "cut"]);
+        assert_eq!(short_verb_forms("logged"), ["logs", "log"]);
+        assert!(short_verb_forms("selling").is_empty(), "its own double l");
         assert!(
             short_verb_forms("using").is_empty(),
             "a root of two letters"

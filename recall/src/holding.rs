@@ -9,7 +9,7 @@
 use memchr::memmem::Finder;
 
 use crate::Source;
-use crate::asks::is_figure_noun;
+use crate::asks::{is_figure_adjective, is_figure_noun};
 use crate::everyday::{EVERYDAY_WEIGHT, is_everyday};
 use crate::question::{CORRECTION_WEIGHT, Concept, Question, Term};
 use crate::rank::{Held, source_weight};
@@ -157,8 +157,11 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
     let concepts = question.concepts.len().max(1) as f64;
     // How much each concept counts in deciding weakness: an everyday word half, and so the
     // reading a question names when nothing indexed names it ("rate" of "what's the
-    // abandon rate now" or "first time fix rate": the record of it seldom says so).
-    let unnamed_reading = |concept: &Concept| !concept.known && is_figure_noun(&concept.word);
+    // abandon rate now" or "first time fix rate": the record of it seldom says so), or the
+    // word asking for it ("long" of "how long does the voa take").
+    let unnamed_reading = |concept: &Concept| {
+        !concept.known && (is_figure_noun(&concept.word) || is_figure_adjective(&concept.word))
+    };
     let counts_for_weakness: Vec<f64> = (question.concepts.iter())
         .map(|concept| {
             if is_everyday(&concept.word) || unnamed_reading(concept) {

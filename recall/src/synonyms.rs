@@ -643,7 +643,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "expensive",
         "pricey",
     ],
-    &["switch", "switched", "move", "moved"],
+    &["switch", "switched", "move", "moved", "moving", "migration"],
     &[
         "stuck", "hang", "hangs", "hung", "frozen", "freeze", "freezes", "freezing",
     ],
