@@ -23,6 +23,7 @@ const COMMON: &[&str] = &[
     "on",
     "for",
     "last",
+    "latest",
     "time",
     "take",
     "takes",

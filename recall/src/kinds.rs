@@ -133,6 +133,7 @@ pub(crate) const KINDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("e2e", &["playwright", "cypress", "selenium"]),
+    ("smartwatch", &["watchos", "wearos", "garmin", "fitbit"]),
     // What guards a login against guessing.
     ("bruteforce", &["ratelimit", "ratelimited", "lockout"]),
     // Not kinds of git, but what a record about git work says instead of "git".

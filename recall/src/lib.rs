@@ -20,6 +20,7 @@ pub mod quality;
 mod question;
 mod rank;
 mod search;
+mod symptoms;
 mod synonyms;
 mod tables;
 mod trades;

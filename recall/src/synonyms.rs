@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
+use crate::symptoms::SYMPTOM_GROUPS;
 use crate::trades::TRADE_GROUPS;
 
 /// How much a synonym counts beside the word itself.
@@ -350,6 +351,8 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "translations",
         "localization",
         "localisation",
+        "localise",
+        "localize",
         "internationalization",
         "internationalisation",
         "bilingual",
@@ -564,7 +567,6 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["index", "indexes", "indices", "indexed"],
     &["doc", "docs", "document", "documents"],
     &["query", "queries", "sql"],
-    &["slow", "slowly", "sluggish"],
     &["mid", "middle", "midway", "halfway"],
     &[
         "shortage",
@@ -610,44 +612,6 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "refreshed",
         "refreshes",
     ],
-    // Symptoms as people put them, not yet met in a history: each changed no answer of
-    // the histories before it and waits for a blind one.
-    &["missing", "gone", "lost", "disappeared", "vanished"],
-    &[
-        "increase",
-        "increased",
-        "grew",
-        "growing",
-        "rise",
-        "rising",
-        "tripled",
-    ],
-    &[
-        "noisy", "noise", "flood", "floods", "flooding", "spam", "spammy",
-    ],
-    &[
-        "crash", "crashes", "crashed", "crashing", "killed", "dies", "died",
-    ],
-    &[
-        "cost",
-        "costs",
-        "bill",
-        "spend",
-        "spending",
-        "charge",
-        "charges",
-        "charged",
-        "pay",
-        "paying",
-        "paid",
-        "expensive",
-        "pricey",
-    ],
-    &["switch", "switched", "move", "moved", "moving", "migration"],
-    &[
-        "stuck", "hang", "hangs", "hung", "frozen", "freeze", "freezes", "freezing",
-    ],
-    &["old", "older", "previous", "outdated", "stale"],
     &["program", "programs", "binary", "binaries", "executable"],
     &["median", "p50"],
 ];
@@ -671,10 +635,10 @@ static SYNONYMS: LazyLock<HashMap<&'static str, Vec<&'static str>>> = LazyLock::
     synonyms
 });
 
-/// Every group: the words of computing ([`GROUPS`]), then those of particular trades
-/// ([`TRADE_GROUPS`]).
+/// Every group: the words of computing ([`GROUPS`]), then how people put what went wrong
+/// ([`SYMPTOM_GROUPS`]), then the words of particular trades ([`TRADE_GROUPS`]).
 pub(crate) fn all_groups() -> impl Iterator<Item = &'static [&'static str]> {
-    GROUPS.iter().chain(TRADE_GROUPS).copied()
+    (GROUPS.iter().chain(SYMPTOM_GROUPS).chain(TRADE_GROUPS)).copied()
 }
 
 /// The words that mean the same as `word` (itself excluded), from every group it is in.

@@ -112,6 +112,8 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
         "recurring",
         "subscription",
         "subscriptions",
+        "subscriber",
+        "subscribers",
         "membership",
         "memberships",
     ],
