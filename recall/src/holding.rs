@@ -6,6 +6,8 @@
 //! far cheaper than asking FTS5 once per term (each such query walks the term's whole
 //! posting list). Pure.
 
+use std::borrow::Cow;
+
 use memchr::memmem::Finder;
 
 use crate::Source;
@@ -144,6 +146,77 @@ impl<'q> Probes<'q> {
     }
 }
 
+/// What each part of a text holds: its title, what was said in it, and (of a session) what
+/// its tools returned.
+struct Parts {
+    title: Counted,
+    said: Counted,
+    returned: Counted,
+}
+
+impl Parts {
+    /// How many words the text has, its title's counted as often as they weigh.
+    fn length(&self) -> u32 {
+        self.title.length + self.said.length + self.returned.length
+    }
+}
+
+/// How much a word counts that only a session's tool returned (a file it read, a page it
+/// fetched: "token" in a YAML parser's source), beside one the session said.
+const RETURNED_WEIGHT: f64 = 0.5;
+
+/// Tools that read (a file, a search, a page), as a session names them: Claude Code's and
+/// OpenClaw's.
+const READING_TOOLS: &[&str] = &[
+    "Read",
+    "Grep",
+    "Glob",
+    "WebFetch",
+    "WebSearch",
+    "read",
+    "web_fetch",
+    "web_search",
+];
+
+/// A session's body (as [`crate::Source::Transcript`] documents are written: a line per
+/// thing said, "Asked: …", "Ran: …", "Used Read: {…}", "Result: …", a result running on
+/// until the next such line) cut in two: what was said and done, with the commands run and
+/// their output, and what a tool that reads returned ("Result: " after "Used Read: …").
+/// Neither keeps the words that start a line ("Used", "Ran", a tool's name): every
+/// session has them, and "used" is usage to a question ("pool exhausted"). "Failed" stays:
+/// it says what went wrong.
+fn said_and_returned(body: &str) -> (String, String) {
+    const STARTS: &[&str] = &["Asked: ", "Told: ", "Answered: ", "Ran: ", "Result: "];
+    let mut said = String::with_capacity(body.len());
+    let mut returned = String::new();
+    let mut after_a_reading_tool = false;
+    let mut returning = false;
+    for line in body.split_inclusive('\n') {
+        let mut rest = line;
+        if let Some(start) = STARTS.iter().find(|start| line.starts_with(**start)) {
+            rest = &line[start.len()..];
+            returning = after_a_reading_tool && *start == "Result: ";
+            after_a_reading_tool = false;
+        } else if let Some((tool, input)) = (line.strip_prefix("Used "))
+            .and_then(|used| used.split_once(": "))
+            .filter(|(tool, _)| !tool.contains(' '))
+        {
+            rest = input;
+            returning = false;
+            after_a_reading_tool = READING_TOOLS.contains(&tool);
+        } else if line.starts_with("Failed: ") {
+            returning = false;
+            after_a_reading_tool = false;
+        }
+        if returning {
+            returned.push_str(rest);
+        } else {
+            said.push_str(rest);
+        }
+    }
+    (said, returned)
+}
+
 /// What a text holds of the question's terms.
 struct Counted {
     /// Per term, how often it occurs.
@@ -187,21 +260,31 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
         })
         .collect();
     let probes = Probes::of(&terms);
-    let read: Vec<(Counted, Counted)> = texts
+    let read: Vec<Parts> = texts
         .iter()
         .map(|text| {
             let mut end = text.body.len().min(READ_BYTES);
             while !text.body.is_char_boundary(end) {
                 end -= 1;
             }
-            (
-                probes.count(&text.title, TITLE_WEIGHT),
-                probes.count(&text.body[..end], 1),
-            )
+            let body = &text.body[..end];
+            let (said, tools_returned) = match text.source {
+                Source::Transcript => {
+                    let (said, returned) = said_and_returned(body);
+                    (Cow::Owned(said), Cow::Owned(returned))
+                }
+                _ => (Cow::Borrowed(body), Cow::Borrowed("")),
+            };
+            Parts {
+                title: probes.count(&text.title, TITLE_WEIGHT),
+                said: probes.count(&said, 1),
+                returned: probes.count(&tools_returned, 1),
+            }
         })
         .collect();
-    let count =
-        |(title, body): &(Counted, Counted), term: usize| title.terms[term] + body.terms[term];
+    let count = |parts: &Parts, term: usize| {
+        parts.title.terms[term] + parts.said.terms[term] + parts.returned.terms[term]
+    };
     // BM25 on the question's own words (as written, or corrected) over the candidates: a
     // rare synonym must not outweigh the word itself.
     let own: Vec<usize> = (0..terms.len())
@@ -209,7 +292,7 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
         .collect();
     let average = read
         .iter()
-        .map(|(title, body)| f64::from(title.length + body.length))
+        .map(|parts| f64::from(parts.length()))
         .sum::<f64>()
         / read.len().max(1) as f64;
     let documents = read.len() as f64;
@@ -220,7 +303,7 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
         let idf = (1.0 + (documents - holding + 0.5) / (holding + 0.5)).ln();
         for (index, count) in counts.iter().enumerate() {
             let tf = f64::from(*count);
-            let length = f64::from(read[index].0.length + read[index].1.length);
+            let length = f64::from(read[index].length());
             bm25[index] +=
                 idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average.max(1.0)));
         }
@@ -231,16 +314,22 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
         .zip(&read)
         .enumerate()
         .map(|(index, (text, counted))| {
+            // A word only a tool returned (a file read, a page fetched) counts less than
+            // one the session said.
+            let weight_of = |term: usize| {
+                if counted.title.terms[term] + counted.said.terms[term] > 0 {
+                    terms[term].weight
+                } else if counted.returned.terms[term] > 0 {
+                    terms[term].weight * RETURNED_WEIGHT
+                } else {
+                    0.0
+                }
+            };
             let weights: Vec<f64> = (of_concept.iter())
-                .map(|range| {
-                    (range.clone())
-                        .filter(|&term| count(counted, term) > 0)
-                        .map(|term| terms[term].weight)
-                        .fold(0.0, f64::max)
-                })
+                .map(|range| (range.clone()).map(weight_of).fold(0.0, f64::max))
                 .collect();
             let in_title = (of_concept.iter())
-                .filter(|range| (*range).clone().any(|term| counted.0.terms[term] > 0))
+                .filter(|range| (*range).clone().any(|term| counted.title.terms[term] > 0))
                 .count() as f64;
             Held {
                 row: text.row,
@@ -291,6 +380,27 @@ fn records_a_plan_dropped(text: &Text) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_session_is_read_without_its_line_starts_and_what_it_read_apart() {
+        let body = "Asked: the pool is exhausted\n\
+                    Used Read: {\"file_path\":\"yaml/__init__.py\"}\n\
+                    Result: def scan(stream):\n    for token in tokens:\n\
+                    Ran: pytest -q\n\
+                    Result: 3 passed\n\
+                    Used Edit: {\"old_string\":\"a\"}\n\
+                    Result: updated\n\
+                    Failed: exit status 1\n\
+                    Answered: done";
+        let (said, returned) = said_and_returned(body);
+        assert_eq!(
+            said,
+            "the pool is exhausted\n{\"file_path\":\"yaml/__init__.py\"}\n\
+             pytest -q\n3 passed\n{\"old_string\":\"a\"}\nupdated\n\
+             Failed: exit status 1\ndone"
+        );
+        assert_eq!(returned, "def scan(stream):\n    for token in tokens:\n");
+    }
 
     #[test]
     fn a_prefix_counts_every_word_it_starts_a_phrase_its_rarest_word_and_the_title_more() {

@@ -442,6 +442,35 @@ fn a_reading_nothing_names_counts_half_in_deciding_weakness() {
     assert!(found.results.is_empty(), "{found:?}");
 }
 
+/// A session is searched by what was said and done in it: the words only a file it read
+/// holds count half, and the words every session starts its lines with ("Used", "Ran")
+/// not at all, so a question about something it never did finds it weak.
+#[test]
+fn a_session_holding_a_question_only_in_what_it_read_is_weak() {
+    let mut session = document(
+        "transcript:a1",
+        "load settings from environment variables",
+        "Asked: load settings from environment variables\n\
+         Used Read: {\"file_path\":\"yaml/__init__.py\"}\n\
+         Result: def scan(stream): tokens, refresh\n\
+         Answered: any setting can be set with LEDGER_ and its name; the environment wins",
+        NOW,
+    );
+    session.source = Source::Transcript;
+    let (_dir, store) = store_holding(&[session]);
+    let found = store
+        .search(&search("refresh token rotation", 0.0))
+        .unwrap();
+    assert_eq!(keys(&found.results), ["transcript:a1"]);
+    assert!(found.results[0].weak, "{found:?}");
+    // "used" is usage to a question: the "Used" of a tool's line is not.
+    let found = store.search(&search("settings exhausted", 0.0)).unwrap();
+    assert!(found.results[0].weak, "{found:?}");
+    // What was said is held in full.
+    let found = store.search(&search("environment settings", 0.0)).unwrap();
+    assert!(!found.results[0].weak, "{found:?}");
+}
+
 /// A question's everyday words count half in deciding whether a result is weak: the record
 /// holding its names is an answer though it says "bill" where the question says "cost";
 /// one holding only its everyday words, or a name the index does not know, is not.
