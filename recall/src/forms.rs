@@ -321,8 +321,9 @@ pub fn electronic_form(word: &str) -> Option<&str> {
         .filter(|thing| thing.len() >= 3 && thing.chars().all(|c| c.is_ascii_lowercase()))
 }
 
-/// The verb of a noun in -ersion or -ission, or the noun of a verb in -ert or -mit
-/// ("conversion" and "convert", "permission" and "permit"): the other word of the pair,
+/// The verb of a noun in -ersion, -ission or -sion after a vowel ("corrosion" and
+/// "corrode"), or the noun of a verb in -ert or -mit ("conversion" and "convert",
+/// "permission" and "permit"): the other word of the pair,
 /// as a prefix finds its forms (`None` for a word of neither kind).
 pub fn noun_or_verb(word: &str) -> Option<String> {
     let singular = word.strip_suffix('s').unwrap_or(word);
@@ -331,6 +332,13 @@ pub fn noun_or_verb(word: &str) -> Option<String> {
     }
     if let Some(root) = singular.strip_suffix("ission") {
         return Some(format!("{root}it"));
+    }
+    // "corrosion" and "corroded", "exclusion" and "exclude", "collision" and "collide".
+    if let Some(root) = singular.strip_suffix("sion")
+        && (root.ends_with(['o', 'u', 'i']))
+        && root.chars().count() >= 4
+    {
+        return Some(format!("{root}d"));
     }
     let verb = ["ed", "ing", "s"]
         .iter()
@@ -401,6 +409,9 @@ mod tests {
         assert_eq!(noun_or_verb("converted").as_deref(), Some("conversion"));
         assert_eq!(noun_or_verb("submitted").as_deref(), Some("submission"));
         assert_eq!(noun_or_verb("emit").as_deref(), Some("emission"));
+        assert_eq!(noun_or_verb("corrosion").as_deref(), Some("corrod"));
+        assert_eq!(noun_or_verb("exclusions").as_deref(), Some("exclud"));
+        assert_eq!(noun_or_verb("version"), None);
         assert_eq!(noun_or_verb("deploy"), None);
     }
 

@@ -119,6 +119,16 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     ],
     &["buggy", "buggies", "cart", "carts"],
     &[
+        "waterproof",
+        "watertight",
+        "weatherproof",
+        "ip65",
+        "ip66",
+        "ip67",
+        "ip68",
+    ],
+    &["enclosure", "enclosures", "case", "cases", "housing"],
+    &[
         "webcast",
         "webcasts",
         "livestream",
