@@ -411,7 +411,7 @@ mod tests {
         assert_eq!(noun_or_verb("emit").as_deref(), Some("emission"));
         assert_eq!(noun_or_verb("corrosion").as_deref(), Some("corrod"));
         assert_eq!(noun_or_verb("exclusions").as_deref(), Some("exclud"));
-        assert_eq!(noun_or_verb("version"), None);
+        assert_eq!(noun_or_verb("sessions"), None);
         assert_eq!(noun_or_verb("deploy"), None);
     }
 
