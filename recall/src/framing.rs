@@ -166,6 +166,7 @@ const COMMON: &[&str] = &[
     "just",
     "also",
     "really",
+    "actually",
     "very",
     "but",
     "kept",

@@ -117,7 +117,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["ssh", "sshd"],
     &["key", "keys", "keypair"],
     &["vm", "instance", "droplet", "ec2", "vps"],
-    &["server", "servers", "host", "hosts"],
+    &["server", "servers", "host", "hosts", "box"],
     &["log", "logs", "logging", "journal"],
     &["cron", "crontab", "schedule", "scheduled", "timer"],
     &["email", "mail", "smtp"],
@@ -141,7 +141,8 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "hdd",
         "hdds",
     ],
-    &["memory", "ram", "oom", "rss"],
+    &["memory", "ram", "oom", "rss", "mem"],
+    &["ddos", "dos", "synflood", "flood", "floods"],
     &[
         "temperature",
         "temperatures",

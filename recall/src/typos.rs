@@ -3,6 +3,7 @@
 //! key is not a slip: "slack" is not read as "stack"). Pure, but for the index's
 //! [`Vocabulary`].
 
+use crate::framing::is_framing;
 use crate::question::{Vocabulary, among, stem};
 use crate::tables::curated_starting_with;
 
@@ -142,8 +143,9 @@ fn nearest_by_edits<W: AsRef<str>>(
     let mut best: Option<(usize, u64, W)> = None;
     for (candidate, documents) in words {
         let text = candidate.as_ref();
-        // A word of three letters is too short to be sure of ("long" is not "log").
-        if text.chars().count() < SHORTEST_CORRECTED || text == word {
+        // A word of three letters is too short to be sure of ("long" is not "log"); a word
+        // every question has is never what was meant ("theme" is not "them").
+        if text.chars().count() < SHORTEST_CORRECTED || text == word || is_framing(text) {
             continue;
         }
         // A misspelt singular of a word the index holds only in the plural: "reciept" of
@@ -283,6 +285,13 @@ fn edits(a: &str, b: &str, replace: impl Fn(&[char], usize, char) -> usize) -> u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_is_never_read_as_one_every_question_has() {
+        let held = [("them", 40), ("themes", 1)];
+        assert_eq!(nearest_by_edits("theme", 1, held), Some("themes"));
+        assert_eq!(nearest_by_edits("theme", 1, [("them", 40)]), None);
+    }
 
     #[test]
     fn edits_are_counted_with_swaps_as_one() {
