@@ -39,6 +39,8 @@ pub(crate) const SYMPTOM_GROUPS: &[&[&str]] = &[
         "paid",
         "expensive",
         "pricey",
+        "cheap",
+        "cheaper",
     ],
     &["switch", "switched", "move", "moved", "moving", "migration"],
     &[
