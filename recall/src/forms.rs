@@ -321,6 +321,20 @@ pub fn electronic_form(word: &str) -> Option<&str> {
         .filter(|thing| thing.len() >= 3 && thing.chars().all(|c| c.is_ascii_lowercase()))
 }
 
+/// The other spelling of a word in -ize or -ise (-yze or -yse), with its endings ("quantization" and
+/// "quantisation", "optimised" and "optimized"): American and British English, each as
+/// likely in a record as in a question.
+pub fn other_spelling(word: &str) -> Option<String> {
+    const ENDINGS: &[&str] = &["ations", "ation", "ers", "er", "ing", "es", "ed", "e"];
+    ENDINGS.iter().find_map(|ending| {
+        let before = word.strip_suffix(ending)?;
+        let (root, other) = [("iz", "is"), ("is", "iz"), ("yz", "ys"), ("ys", "yz")]
+            .iter()
+            .find_map(|(spelt, other)| Some((before.strip_suffix(spelt)?, *other)))?;
+        (root.chars().count() >= 3).then(|| format!("{root}{other}{ending}"))
+    })
+}
+
 /// The verb of a noun in -ersion, -ission or -sion after a vowel ("corrosion" and
 /// "corrode"), or the noun of a verb in -ert or -mit ("conversion" and "convert",
 /// "permission" and "permit"): the other word of the pair,
@@ -400,6 +414,19 @@ mod tests {
         assert_eq!(forms_of("driving"), ["drive", "driven", "drove"]);
         assert_eq!(forms_of("taking"), ["take", "taken", "took"]);
         assert!(forms_of("deploying").is_empty());
+    }
+
+    #[test]
+    fn american_and_british_spellings_find_each_other() {
+        assert_eq!(
+            other_spelling("quantization").as_deref(),
+            Some("quantisation")
+        );
+        assert_eq!(other_spelling("optimised").as_deref(), Some("optimized"));
+        assert_eq!(other_spelling("normalize").as_deref(), Some("normalise"));
+        assert_eq!(other_spelling("analysed").as_deref(), Some("analyzed"));
+        assert_eq!(other_spelling("size"), None, "too short a root");
+        assert_eq!(other_spelling("deploy"), None);
     }
 
     #[test]

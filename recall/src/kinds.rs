@@ -134,6 +134,22 @@ pub(crate) const KINDS: &[(&str, &[&str])] = &[
     ),
     ("e2e", &["playwright", "cypress", "selenium"]),
     ("smartwatch", &["watchos", "wearos", "garmin", "fitbit"]),
+    (
+        "malware",
+        &[
+            "miner",
+            "cryptominer",
+            "webshell",
+            "ransomware",
+            "trojan",
+            "rootkit",
+            "backdoor",
+        ],
+    ),
+    (
+        "edr",
+        &["wazuh", "ossec", "crowdstrike", "falco", "sentinelone"],
+    ),
     // What guards a login against guessing.
     ("bruteforce", &["ratelimit", "ratelimited", "lockout"]),
     // Not kinds of git, but what a record about git work says instead of "git".

@@ -144,6 +144,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["memory", "ram", "oom", "rss", "mem"],
     &["ddos", "dos", "synflood", "flood", "floods"],
     &["canary", "canaries", "phased", "gradual"],
+    &["synthetic", "fake"],
     &[
         "temperature",
         "temperatures",
