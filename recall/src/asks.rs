@@ -24,7 +24,7 @@ pub enum Asks {
 /// records ("springs changed every two years"), seldom a command's count.
 const FIGURE_AFTER_HOW: &[&str] = &[
     "many", "much", "big", "bigger", "large", "larger", "small", "smaller", "full", "fast", "slow",
-    "high", "low", "old", "far", "long", "accurate",
+    "high", "low", "old", "far", "long", "accurate", "humid", "hot", "warm", "heavy", "loud",
 ];
 /// "which/what <this>" asks for a figure a command printed: "which version", "what ip".
 const FIGURE_NOUNS: &[&str] = &[
@@ -76,6 +76,10 @@ const FIGURE_NOUNS: &[&str] = &[
     "proportion",
     "fraction",
     "hash",
+    // What is paid: "what rent does flat 2 pay".
+    "price",
+    "rent",
+    "fee",
 ];
 /// "which/what … <this>" asks for a setting or a reading a command printed: "which
 /// memcache does nextcloud use", "which kernel is running", "which gpu does it see", "what

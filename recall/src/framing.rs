@@ -167,6 +167,7 @@ const COMMON: &[&str] = &[
     "also",
     "really",
     "actually",
+    "yet",
     "very",
     "but",
     "kept",
