@@ -150,6 +150,7 @@ pub(crate) const KINDS: &[(&str, &[&str])] = &[
         "edr",
         &["wazuh", "ossec", "crowdstrike", "falco", "sentinelone"],
     ),
+    ("trustees", &["treasurer", "chair", "secretary"]),
     // What guards a login against guessing.
     ("bruteforce", &["ratelimit", "ratelimited", "lockout"]),
     // Not kinds of git, but what a record about git work says instead of "git".

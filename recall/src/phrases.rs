@@ -149,6 +149,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("get rid of", "remove"),
     ("release notes", "changelog"),
     ("incident report", "postmortem"),
+    ("virtual threads", "virtualthreads"),
+    ("virtual thread", "virtualthreads"),
     ("post mortem", "postmortem"),
     ("intrusion detection", "edr"),
     ("endpoint detection", "edr"),

@@ -145,6 +145,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["ddos", "dos", "synflood", "flood", "floods"],
     &["canary", "canaries", "phased", "gradual"],
     &["synthetic", "fake"],
+    &["loom", "virtualthreads"],
     &[
         "temperature",
         "temperatures",
@@ -578,6 +579,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "shortfalls",
         "stockout",
         "stockouts",
+        "exhaustion",
     ],
     &[
         "restart",
