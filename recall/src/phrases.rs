@@ -150,6 +150,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("release notes", "changelog"),
     ("incident report", "postmortem"),
     ("virtual threads", "virtualthreads"),
+    ("co op", "coop"),
     ("virtual thread", "virtualthreads"),
     ("post mortem", "postmortem"),
     ("intrusion detection", "edr"),

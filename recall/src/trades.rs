@@ -128,6 +128,9 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
         "ip68",
     ],
     &["enclosure", "enclosures", "case", "cases", "housing"],
+    &["gamepad", "gamepads", "controller", "controllers", "joypad"],
+    &["multiplayer", "coop"],
+    &["citation", "citations", "bibliography", "references"],
     &[
         "webcast",
         "webcasts",
