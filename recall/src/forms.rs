@@ -321,6 +321,17 @@ pub fn electronic_form(word: &str) -> Option<&str> {
         .filter(|thing| thing.len() >= 3 && thing.chars().all(|c| c.is_ascii_lowercase()))
 }
 
+/// A number as a plural writes it, or the number of such a plural ("year 7" finds "year
+/// 7s", "the 1990s" finds "1990").
+pub fn number_in_plural(word: &str) -> Option<String> {
+    let digits = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    match word.strip_suffix('s') {
+        Some(number) if digits(number) => Some(number.to_owned()),
+        _ if digits(word) => Some(format!("{word}s")),
+        _ => None,
+    }
+}
+
 /// The other spelling of a word in -ize or -ise (-yze or -yse), with its endings ("quantization" and
 /// "quantisation", "optimised" and "optimized"): American and British English, each as
 /// likely in a record as in a question.
@@ -414,6 +425,14 @@ mod tests {
         assert_eq!(forms_of("driving"), ["drive", "driven", "drove"]);
         assert_eq!(forms_of("taking"), ["take", "taken", "took"]);
         assert!(forms_of("deploying").is_empty());
+    }
+
+    #[test]
+    fn a_number_finds_its_plural_and_back() {
+        assert_eq!(number_in_plural("7").as_deref(), Some("7s"));
+        assert_eq!(number_in_plural("9s").as_deref(), Some("9"));
+        assert_eq!(number_in_plural("s"), None);
+        assert_eq!(number_in_plural("pods"), None);
     }
 
     #[test]

@@ -151,6 +151,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("incident report", "postmortem"),
     ("virtual threads", "virtualthreads"),
     ("co op", "coop"),
+    ("called off", "cancelled"),
+    ("call off", "cancel"),
     ("virtual thread", "virtualthreads"),
     ("post mortem", "postmortem"),
     ("intrusion detection", "edr"),

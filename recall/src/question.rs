@@ -16,8 +16,8 @@ use crate::compounds::{
 };
 use crate::everyday::is_everyday;
 use crate::forms::{
-    doer_of, done_again, electronic_form, forms_of, month_number, noun_or_verb, other_spelling,
-    short_verb_forms, y_verb_forms,
+    doer_of, done_again, electronic_form, forms_of, month_number, noun_or_verb, number_in_plural,
+    other_spelling, short_verb_forms, y_verb_forms,
 };
 use crate::framing::{is_common, is_framing, is_framing_at};
 use crate::kinds::{KIND_WEIGHT, members_of};
@@ -380,6 +380,7 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     // "conversion" finds "converted", "permit" finds "permissions".
     terms.extend(noun_or_verb(&word).map(|other| term_for(&other, 1.0)));
     terms.extend(other_spelling(&word).map(|other| term_for(&other, 1.0)));
+    terms.extend(number_in_plural(&word).map(|other| term_for(&other, 1.0)));
     terms.extend((y_verb_forms(&word).iter()).map(|form| term_for(form, 1.0)));
     terms.extend((short_verb_forms(&word).iter()).map(|form| term_for(form, 1.0)));
     terms.extend(month_number(&word).map(|number| term_for(number, SYNONYM_WEIGHT)));

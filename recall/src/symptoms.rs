@@ -1,14 +1,14 @@
-//! How people put what went wrong or changed — slow, missing, grew, noisy, crashed, cost,
-//! stuck — in words that mean the same, kept apart from the names of computing things
+//! How people put what went wrong or changed — slow, chatting, missing, grew, noisy,
+//! crashed, cost, stuck — in words that mean the same, kept apart from the names of computing things
 //! ([`crate::synonyms`], which reads them as groups of its own). Written as those are:
 //! lowercase, as the index spells them. Pure data.
 
-/// Symptoms and changes that mean the same, each group on its own. Those from "missing" on
-/// were added before a history met them: each changed no answer of the histories before it.
+/// Symptoms and changes that mean the same, each group on its own.
 pub(crate) const SYMPTOM_GROUPS: &[&[&str]] = &[
     &[
         "slow", "slowly", "sluggish", "laggy", "stutter", "stutters", "janky",
     ],
+    &["chatting", "chatter", "talking", "talked"],
     &["missing", "gone", "lost", "disappeared", "vanished"],
     &[
         "increase",
@@ -18,6 +18,10 @@ pub(crate) const SYMPTOM_GROUPS: &[&[&str]] = &[
         "rise",
         "rising",
         "tripled",
+        "gain",
+        "gained",
+        "improve",
+        "improved",
     ],
     &[
         "noisy", "noise", "flood", "floods", "flooding", "spam", "spammy",
