@@ -151,6 +151,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("incident report", "postmortem"),
     ("virtual threads", "virtualthreads"),
     ("co op", "coop"),
+    ("single repo", "monorepo"),
+    ("mono repo", "monorepo"),
     ("called off", "cancelled"),
     ("call off", "cancel"),
     ("virtual thread", "virtualthreads"),

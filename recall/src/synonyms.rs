@@ -146,6 +146,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["canary", "canaries", "phased", "gradual"],
     &["synthetic", "fake"],
     &["loom", "virtualthreads"],
+    &["org", "orgs", "organisation", "organization"],
     &[
         "temperature",
         "temperatures",

@@ -130,6 +130,9 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["enclosure", "enclosures", "case", "cases", "housing"],
     &["gamepad", "gamepads", "controller", "controllers", "joypad"],
     &["multiplayer", "coop"],
+    &[
+        "land", "lands", "landed", "arrive", "arrives", "arrived", "arrival",
+    ],
     &["citation", "citations", "bibliography", "references"],
     &[
         "webcast",
