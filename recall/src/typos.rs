@@ -143,9 +143,8 @@ fn nearest_by_edits<W: AsRef<str>>(
     let mut best: Option<(usize, u64, W)> = None;
     for (candidate, documents) in words {
         let text = candidate.as_ref();
-        // A word of three letters is too short to be sure of ("long" is not "log"); a word
-        // every question has is never what was meant ("theme" is not "them").
-        if text.chars().count() < SHORTEST_CORRECTED || text == word || is_framing(text) {
+        // A word of three letters is too short to be sure of ("long" is not "log").
+        if text.chars().count() < SHORTEST_CORRECTED || text == word {
             continue;
         }
         // A misspelt singular of a word the index holds only in the plural: "reciept" of
@@ -167,6 +166,11 @@ fn nearest_by_edits<W: AsRef<str>>(
         else {
             continue;
         };
+        // A word every question has is never what was meant ("theme" is not "them"); asked
+        // only of a word within reach, as the list is read through for each.
+        if is_framing(text) {
+            continue;
+        }
         let better = best
             .as_ref()
             .is_none_or(|(d, n, _)| distance < *d || (distance == *d && documents > *n));
