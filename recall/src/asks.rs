@@ -275,6 +275,20 @@ pub fn asks_why_not(question: &str) -> bool {
         })
 }
 
+/// The state `question` asks a thing is in as it stands, the word before its "now",
+/// "again" or "yet" ("cold" of "is the cellar cold again?", "dry" of "is the corridor dry
+/// now?"): what a wait watched answers it, in a reading (11.6°C, 57% RH) rather than the
+/// word for the state.
+pub fn state_asked_now(question: &str) -> Option<String> {
+    let words: Vec<String> = lowercase_words(question).collect();
+    if !matches!(words.first()?.as_str(), "is" | "are") {
+        return None;
+    }
+    let at =
+        (words.iter().skip(3)).position(|word| matches!(word.as_str(), "now" | "again" | "yet"))?;
+    Some(words[at + 2].clone())
+}
+
 /// Auxiliaries with "not", written without the apostrophe ("didnt").
 const NEGATED: &[&str] = &[
     "didnt", "dont", "doesnt", "isnt", "arent", "wasnt", "werent", "havent", "hasnt", "wont",

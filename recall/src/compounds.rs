@@ -5,6 +5,7 @@
 //! index holds apart. Each asks only the index's words by first letter, kept between
 //! searches.
 
+use crate::diacritics::without_diacritic;
 use crate::question::{Concept, Term, Vocabulary, holds, lowercase_words, term_for};
 
 /// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");
@@ -95,7 +96,7 @@ pub(crate) fn words_and_dotted_numbers(text: &str) -> impl Iterator<Item = Strin
             && digit_at(at + 1)
             && word.chars().all(|c| c.is_ascii_digit() || c == '.');
         if c.is_alphanumeric() || inside_number {
-            word.extend(c.to_lowercase());
+            word.extend(c.to_lowercase().map(without_diacritic));
         } else if !word.is_empty() {
             words.push(std::mem::take(&mut word));
         }

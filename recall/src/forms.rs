@@ -215,6 +215,15 @@ pub fn doer_of(word: &str) -> Option<&str> {
     (root.chars().count() >= 4).then_some(root)
 }
 
+/// The word a noun in -age is made from, for a word the index does not hold ("wastage" →
+/// "wast", finding "waste"; "breakage" → "break", "leakage" → "leak"): a root of four
+/// letters or more, so "usage" or "outage" is never read as "us" or "out".
+pub fn noun_in_age(word: &str) -> Option<&str> {
+    word.strip_suffix("ages")
+        .or_else(|| word.strip_suffix("age"))
+        .filter(|root| root.chars().count() >= 4 && root.chars().all(|c| c.is_ascii_lowercase()))
+}
+
 /// The other forms of a verb in -y after a consonant, which change the "y" ("drying",
 /// "dried", "dries" of "dry"; "copied" of "copying"; "applied" of "apply"), from any of
 /// them: English writes no ending on such a verb that a prefix of another form finds.
@@ -410,6 +419,15 @@ pub fn forms_of(word: &str) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_noun_in_age_is_read_as_its_root() {
+        assert_eq!(noun_in_age("wastage"), Some("wast"));
+        assert_eq!(noun_in_age("breakages"), Some("break"));
+        assert_eq!(noun_in_age("usage"), None, "too short a root");
+        assert_eq!(noun_in_age("outage"), None);
+        assert_eq!(noun_in_age("deploy"), None);
+    }
 
     #[test]
     fn each_form_finds_the_others() {

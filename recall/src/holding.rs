@@ -12,6 +12,7 @@ use memchr::memmem::Finder;
 
 use crate::Source;
 use crate::asks::{is_figure_adjective, is_figure_noun};
+use crate::diacritics::folded;
 use crate::everyday::{EVERYDAY_WEIGHT, is_everyday};
 use crate::question::{CORRECTION_WEIGHT, Concept, Question, Term};
 use crate::rank::{Held, source_weight};
@@ -135,6 +136,10 @@ impl<'q> Probes<'q> {
             if word.is_empty() {
                 continue;
             }
+            // As the index's tokenizer reads it, which found the document: "Blüthner" is
+            // "bluthner".
+            let word = folded(word);
+            let word = word.as_ref();
             words += 1;
             for (index, &(probe, prefix)) in self.words.iter().enumerate() {
                 if word == probe || (prefix && word.starts_with(probe)) {
@@ -232,8 +237,13 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
     // reading a question names when nothing indexed names it ("rate" of "what's the
     // abandon rate now" or "first time fix rate": the record of it seldom says so), or the
     // word asking for it ("long" of "how long does the voa take").
+    // So too the state a question asks about as it stands ("cold" of "is the cellar cold
+    // again"), which the wait that watched it records as a reading.
     let unnamed_reading = |concept: &Concept| {
-        !concept.known && (is_figure_noun(&concept.word) || is_figure_adjective(&concept.word))
+        !concept.known
+            && (is_figure_noun(&concept.word)
+                || is_figure_adjective(&concept.word)
+                || question.state_asked_now.as_ref() == Some(&concept.word))
     };
     let counts_for_weakness: Vec<f64> = (question.concepts.iter())
         .map(|concept| {

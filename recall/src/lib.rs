@@ -10,6 +10,7 @@
 
 mod asks;
 mod compounds;
+mod diacritics;
 mod everyday;
 mod forms;
 mod framing;

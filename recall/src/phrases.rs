@@ -38,6 +38,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("recycling centres", "tips"),
     ("gas oil", "diesel"),
     ("run out", "shortage"),
+    ("broke down", "breakdown"),
     ("ran out", "shortage"),
     ("runs out", "shortage"),
     ("running out", "shortage"),
@@ -225,6 +226,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("name server", "nameserver"),
     // A question's framing: "how long did the restore take?" asks for a duration.
     ("how long", "duration"),
+    ("how far", "distance"),
     ("on call", "oncall"),
     // HTTP statuses by their names: "bad gateway" is the 502 a log or a note shows.
     ("internal server error", "500"),

@@ -9,15 +9,16 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use crate::asks::{Asks, asks_why_not, is_figure_noun};
+use crate::asks::{Asks, asks_why_not, is_figure_noun, state_asked_now};
 use crate::compounds::{
     dotted_number, joined_where_held, letters_and_digits_apart, numbers_in_a_row, two_held_words,
     words_and_dotted_numbers,
 };
+use crate::diacritics::folded;
 use crate::everyday::is_everyday;
 use crate::forms::{
-    doer_of, done_again, electronic_form, forms_of, month_number, noun_or_verb, number_in_plural,
-    other_spelling, short_verb_forms, y_verb_forms,
+    doer_of, done_again, electronic_form, forms_of, month_number, noun_in_age, noun_or_verb,
+    number_in_plural, other_spelling, short_verb_forms, y_verb_forms,
 };
 use crate::framing::{is_common, is_framing, is_framing_at};
 use crate::kinds::{KIND_WEIGHT, members_of};
@@ -110,6 +111,9 @@ pub struct Question {
     /// It asks why something was not done, or is still as it was ("why not ai for
     /// x-rays"): [`crate::asks::asks_why_not`].
     pub asks_why_not: bool,
+    /// The state it asks a thing is in as it stands ("cold" of "is the cellar cold
+    /// again?"): [`crate::asks::state_asked_now`].
+    pub state_asked_now: Option<String>,
 }
 
 impl Question {
@@ -169,6 +173,7 @@ impl Question {
             concepts,
             asks: Asks::of(text),
             asks_why_not: asks_why_not(text),
+            state_asked_now: state_asked_now(text),
         }
     }
 
@@ -229,10 +234,11 @@ pub fn content_words(question: &str) -> Vec<String> {
     words
 }
 
+/// The words of `text`, lowercased, as the index reads them (a diacritic dropped).
 pub(crate) fn lowercase_words(text: &str) -> impl Iterator<Item = String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
+        .map(|word| folded(&word.to_lowercase()).into_owned())
 }
 
 /// The content words, with each known phrase among them ("write-ahead log", "out of
@@ -447,9 +453,14 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     // holds, below the word itself: a verb done again finds the verb ("restocking" the
     // record's "stock"), an electronic form the thing it names ("emar" the "MAR chart"), a
     // doer what it does ("pickers" the team that "picks" litter).
-    for base in [done_again(&word), electronic_form(&word), doer_of(&word)]
-        .into_iter()
-        .flatten()
+    for base in [
+        done_again(&word),
+        electronic_form(&word),
+        doer_of(&word),
+        noun_in_age(&word),
+    ]
+    .into_iter()
+    .flatten()
     {
         if known {
             break;

@@ -24,6 +24,7 @@ pub const SYNONYM_WEIGHT: f64 = 0.8;
 /// Words that mean the same, each group on its own.
 pub(crate) const GROUPS: &[&[&str]] = &[
     &["ssl", "tls", "https"],
+    &["web", "online"],
     &[
         "cert",
         "certs",

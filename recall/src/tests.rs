@@ -1844,3 +1844,55 @@ fn an_identifier_in_camel_case_is_found_by_its_words() {
         assert!(!found.results[0].weak, "{question}: {:?}", found.results);
     }
 }
+
+/// A word written with a diacritic and without it are one word, both ways, as the index's
+/// tokenizer reads them: "bluthner" had found the record of a "Blüthner" and then counted
+/// it as holding nothing.
+#[test]
+fn a_word_is_found_with_or_without_its_diacritic() {
+    let (_dir, store) = store_holding(&[
+        document(
+            "piano",
+            "Restoring the 1920s Blüthner grand",
+            "new hammers and strings",
+            NOW,
+        ),
+        document("cafe", "Menu for the cafe", "prices up by 5%", NOW),
+    ]);
+    for (question, answer) in [("bluthner", "piano"), ("the café menu", "cafe")] {
+        let found = store.search(&search(question, 0.0)).unwrap().results;
+        assert_eq!(keys(&found).first(), Some(&answer), "{question}");
+        assert!(!found[0].weak, "{question}: {:?}", found[0]);
+    }
+}
+
+/// "Is the cellar cold again?" asks for the state the wait on the cellar recorded as a
+/// reading (11.6°C), which never says "cold": the word of the state counts half in deciding
+/// weakness, as the word asking for a figure does; the thing asked about still counts whole.
+#[test]
+fn a_state_asked_as_it_stands_is_what_the_wait_read() {
+    let wait = Document {
+        source: Source::Wait,
+        task_id: None,
+        ..document(
+            "wait:cellar",
+            "shell:python sensors.py cellar --temp — the cellar is back under 13°C",
+            "smart_wait resolved: cellar 11.6°C",
+            NOW,
+        )
+    };
+    let (_dir, store) = store_holding(&[wait]);
+    let found = store
+        .search(&search("is the cellar cold again", 0.0))
+        .unwrap();
+    assert_eq!(keys(&found.results), ["wait:cellar"]);
+    assert!(!found.results[0].weak, "{found:?}");
+    // The same word not asked as a state as it stands, and a thing nothing holds: weak.
+    for question in ["cold cellar", "is the sauna cold again"] {
+        let found = store.search(&search(question, 0.0)).unwrap();
+        assert!(
+            found.results.iter().all(|r| r.weak),
+            "{question}: {found:?}"
+        );
+    }
+}

@@ -27,7 +27,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     ],
     &["revenue", "sales", "takings", "turnover"],
     &["midweek", "weekday", "weekdays"],
-    &["mileage", "mile", "miles"],
+    &["mileage", "mile", "miles", "distance"],
     &["shipped", "dispatched"],
     &["selected", "picked", "chosen"],
     &["allergy", "allergies", "allergen", "allergens", "allergic"],
@@ -57,6 +57,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["student", "students", "pupil", "pupils"],
     &[
         "stt",
+        "whisper",
         "transcription",
         "transcribe",
         "transcribed",
@@ -221,6 +222,8 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &[
         "fault",
         "faults",
+        "breakdown",
+        "breakdowns",
         "faulty",
         "defect",
         "defects",
@@ -296,4 +299,11 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
         "captioned",
         "captioning",
     ],
+    &["road", "roads", "street", "streets", "highway"],
+    &["outdoor", "outdoors", "outside"],
+    &["vet", "vets", "veterinary"],
+    &["alcohol", "alcoholic", "drinks", "booze"],
+    &["tall", "height"],
+    &["approved", "granted"],
+    &["shop", "shops", "store", "stores", "storefront"],
 ];
