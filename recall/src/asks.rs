@@ -25,6 +25,7 @@ pub enum Asks {
 const FIGURE_AFTER_HOW: &[&str] = &[
     "many", "much", "big", "bigger", "large", "larger", "small", "smaller", "full", "fast", "slow",
     "high", "low", "old", "far", "long", "accurate", "humid", "hot", "warm", "heavy", "loud",
+    "busy", "tall",
 ];
 /// "which/what <this>" asks for a figure a command printed: "which version", "what ip".
 const FIGURE_NOUNS: &[&str] = &[
@@ -62,6 +63,7 @@ const FIGURE_NOUNS: &[&str] = &[
     "voltage",
     "temperature",
     "reading",
+    "level",
     "usage",
     "rate",
     "percentage",
