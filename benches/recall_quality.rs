@@ -357,6 +357,12 @@ fn main() {
         "two-hundred-and-ninety-fourth.json",
         "two-hundred-and-ninety-fifth.json",
         "two-hundred-and-ninety-sixth.json",
+        "two-hundred-and-ninety-seventh.json",
+        "two-hundred-and-ninety-eighth.json",
+        "two-hundred-and-ninety-ninth.json",
+        "three-hundredth.json",
+        "three-hundred-and-first.json",
+        "three-hundred-and-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -6,7 +6,8 @@
 //! searches.
 
 use crate::diacritics::without_diacritic;
-use crate::question::{Concept, Term, Vocabulary, holds, lowercase_words, term_for};
+use crate::question::{Concept, Term, Vocabulary, holds, lowercase_words};
+use crate::stems::term_for;
 
 /// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");
 /// `None` for a word of one run.

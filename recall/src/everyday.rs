@@ -85,6 +85,7 @@ const EVERYDAY: &[&str] = &[
     "deep",
     "different",
     "down",
+    "during",
     "each",
     "eagerly",
     "earlier",

@@ -224,6 +224,56 @@ pub fn noun_in_age(word: &str) -> Option<&str> {
         .filter(|root| root.chars().count() >= 4 && root.chars().all(|c| c.is_ascii_lowercase()))
 }
 
+/// The -ing and -ed forms of a verb whose root before its silent e is four letters
+/// ("close", "store", "cache"), from the verb or its -s or -d: [`crate::stems::stem`]
+/// keeps so short a verb's e, so a prefix of it finds "closes" but not "closing".
+pub fn short_e_verb_forms(word: &str) -> Vec<String> {
+    let verb = [word.strip_suffix('s'), word.strip_suffix('d'), Some(word)]
+        .into_iter()
+        .flatten()
+        .find(|verb| verb.ends_with('e'));
+    let Some(root) = verb.and_then(|verb| verb.strip_suffix('e')) else {
+        return Vec::new();
+    };
+    let consonant_last = root.ends_with(|c: char| c.is_ascii_lowercase() && !"aeiouy".contains(c));
+    if root.len() != 4 || !root.chars().all(|c| c.is_ascii_lowercase()) || !consonant_last {
+        return Vec::new();
+    }
+    [format!("{root}ing"), format!("{root}ed")]
+        .into_iter()
+        .filter(|form| form != word)
+        .collect()
+}
+
+/// The adjective of a superlative, for a word the index does not hold ("longest" → "long",
+/// "biggest" → "big", "busiest" → "busy", "largest" → "large"): the words to match whole,
+/// the likelier first.
+pub fn adjective_of_superlative(word: &str) -> Vec<String> {
+    let Some(root) = word
+        .strip_suffix("est")
+        .filter(|root| root.len() >= 3 && root.chars().all(|c| c.is_ascii_lowercase()))
+    else {
+        return Vec::new();
+    };
+    if let Some(before_y) = root.strip_suffix('i') {
+        return vec![format!("{before_y}y")];
+    }
+    let letters = root.as_bytes();
+    let last = letters[letters.len() - 1];
+    if letters.len() >= 4 && last == letters[letters.len() - 2] && !b"aeiouls".contains(&last) {
+        return vec![root[..root.len() - 1].to_owned()];
+    }
+    vec![root.to_owned(), format!("{root}e")]
+}
+
+/// The number of thousands a count in k writes ("20k" → "20", "1.5k" is one word with dots
+/// and not read here), for a word the index does not hold: "after 20k" of a run the record
+/// puts as "20 km", "40k users" as "40,000".
+pub fn number_of_thousands(word: &str) -> Option<&str> {
+    word.strip_suffix('k')
+        .filter(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The other forms of a verb in -y after a consonant, which change the "y" ("drying",
 /// "dried", "dries" of "dry"; "copied" of "copying"; "applied" of "apply"), from any of
 /// them: English writes no ending on such a verb that a prefix of another form finds.
@@ -260,7 +310,7 @@ pub fn y_verb_forms(word: &str) -> Vec<String> {
 }
 
 /// The other forms of a verb of three letters written with an ending ("asking" finds
-/// "asked" and "asks", "fixed" "fixing"), which [`crate::question::stem`] leaves whole
+/// "asked" and "asks", "fixed" "fixing"), which [`crate::stems::stem`] leaves whole
 /// since a root that short is not sure to be one. Not the root itself: "coming" is no
 /// form of "com"; but "cutting" is of "cut", its consonant doubled.
 pub fn short_verb_forms(word: &str) -> Vec<String> {
@@ -419,6 +469,39 @@ pub fn forms_of(word: &str) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_verb_in_e_finds_its_forms_in_ing_and_ed() {
+        assert_eq!(short_e_verb_forms("closes"), ["closing", "closed"]);
+        assert_eq!(short_e_verb_forms("cache"), ["caching", "cached"]);
+        assert_eq!(short_e_verb_forms("stored"), ["storing"]);
+        assert!(
+            short_e_verb_forms("issue").is_empty(),
+            "a vowel before the e"
+        );
+        assert!(
+            short_e_verb_forms("terminate").is_empty(),
+            "its stem drops the e"
+        );
+        assert!(short_e_verb_forms("deploy").is_empty());
+    }
+
+    #[test]
+    fn a_superlative_is_read_as_its_adjective() {
+        assert_eq!(adjective_of_superlative("longest"), ["long", "longe"]);
+        assert_eq!(adjective_of_superlative("biggest"), ["big"]);
+        assert_eq!(adjective_of_superlative("busiest"), ["busy"]);
+        assert_eq!(adjective_of_superlative("largest"), ["larg", "large"]);
+        assert!(adjective_of_superlative("test").is_empty());
+    }
+
+    #[test]
+    fn a_count_in_k_is_its_number() {
+        assert_eq!(number_of_thousands("20k"), Some("20"));
+        assert_eq!(number_of_thousands("k"), None);
+        assert_eq!(number_of_thousands("k8s"), None);
+        assert_eq!(number_of_thousands("pk"), None);
+    }
 
     #[test]
     fn a_noun_in_age_is_read_as_its_root() {

@@ -173,6 +173,7 @@ const COMMON: &[&str] = &[
     "very",
     "but",
     "kept",
+    "am",
     "return",
     "returned",
     "returns",

@@ -21,6 +21,7 @@ pub mod quality;
 mod question;
 mod rank;
 mod search;
+mod stems;
 mod symptoms;
 mod synonyms;
 mod tables;

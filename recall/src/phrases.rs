@@ -39,6 +39,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("gas oil", "diesel"),
     ("run out", "shortage"),
     ("broke down", "breakdown"),
+    ("pick up", "pickup"),
     ("ran out", "shortage"),
     ("runs out", "shortage"),
     ("running out", "shortage"),

@@ -17,12 +17,14 @@ use crate::compounds::{
 use crate::diacritics::folded;
 use crate::everyday::is_everyday;
 use crate::forms::{
-    doer_of, done_again, electronic_form, forms_of, month_number, noun_in_age, noun_or_verb,
-    number_in_plural, other_spelling, short_verb_forms, y_verb_forms,
+    adjective_of_superlative, doer_of, done_again, electronic_form, forms_of, month_number,
+    noun_in_age, noun_or_verb, number_in_plural, number_of_thousands, other_spelling,
+    short_e_verb_forms, short_verb_forms, y_verb_forms,
 };
 use crate::framing::{is_common, is_framing, is_framing_at};
 use crate::kinds::{KIND_WEIGHT, members_of};
 use crate::phrases::{phrases_of, phrases_starting_with, word_of_phrase};
+use crate::stems::{stem, term_for, whole};
 use crate::synonyms::{SYNONYM_WEIGHT, synonyms_of};
 use crate::tables::{curated_words, is_curated};
 use crate::typos::{nearest_curated_word, nearest_word};
@@ -389,6 +391,9 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     terms.extend(number_in_plural(&word).map(|other| term_for(&other, 1.0)));
     terms.extend((y_verb_forms(&word).iter()).map(|form| term_for(form, 1.0)));
     terms.extend((short_verb_forms(&word).iter()).map(|form| term_for(form, 1.0)));
+    // "closes" finds "closing", a little below the word itself: "prices" is as often the
+    // noun, which "pricing" is not.
+    terms.extend((short_e_verb_forms(&word).iter()).map(|form| whole(form, SYNONYM_WEIGHT)));
     terms.extend(month_number(&word).map(|number| term_for(number, SYNONYM_WEIGHT)));
     let other_number = plural_of_short(&word);
     add_related(&mut terms, &word, 1.0);
@@ -469,6 +474,19 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         known = holds(vocabulary, &base);
         if known {
             terms.push(base);
+        }
+    }
+    // A superlative as its adjective ("longest" of a record's "long run"), a count in k as
+    // its number ("20k" of "20 km"): whole words, below the word itself.
+    if !known {
+        let adjectives = adjective_of_superlative(&word);
+        let number = number_of_thousands(&word).map(str::to_owned);
+        if let Some(held) = (adjectives.iter().chain(&number))
+            .map(|other| whole(other, SYNONYM_WEIGHT))
+            .find(|term| holds(vocabulary, term))
+        {
+            known = true;
+            terms.push(held);
         }
     }
     let mut corrected = None;
@@ -596,91 +614,6 @@ fn plural_of_short(word: &str) -> Option<Term> {
         prefix: false,
         weight: 1.0,
     })
-}
-
-/// How a word is matched: short words exactly ("pg" is not "pgadmin"), longer ones as the
-/// prefix of every form ("renewed" → "renew…", "certificates" → "certificate…").
-pub(crate) fn term_for(word: &str, weight: f64) -> Term {
-    if let Some((_, last)) = word.rsplit_once(' ') {
-        // A phrase: its last word in every form ("pull requests", "rate limited") when it is
-        // long enough to be a word's stem.
-        return Term {
-            text: word.to_owned(),
-            prefix: last.chars().count() >= 4,
-            weight,
-        };
-    }
-    if word.chars().count() <= 3 {
-        return Term {
-            text: word.to_owned(),
-            prefix: false,
-            weight,
-        };
-    }
-    Term {
-        text: stem(word),
-        prefix: true,
-        weight,
-    }
-}
-
-/// The word without an inflection, so that its prefix finds every form; at least four
-/// characters stay.
-pub fn stem(word: &str) -> String {
-    const ENDINGS: &[&str] = &[
-        "ations", "ation", "ments", "ment", "ions", "ion", "ings", "ing", "ies", "ied", "es", "ed",
-        "ly", "s",
-    ];
-    for ending in ENDINGS {
-        if let Some(root) = word.strip_suffix(ending) {
-            if root.chars().count() < 4 {
-                continue;
-            }
-            if *ending == "es"
-                && !["ss", "x", "z", "ch", "sh"]
-                    .iter()
-                    .any(|e| root.ends_with(e))
-            {
-                // "releases" is "release" + "s"; "fixes" is "fix" + "es".
-                continue;
-            }
-            if ending.starts_with("ion") && !(root.ends_with('t') || root.ends_with("ss")) {
-                continue; // "evictions" → "evict", "sessions" → "sess"; not "million"
-            }
-            if *ending == "s" && root.ends_with(['s', 'u', 'i']) {
-                continue; // "access", "status", "analysis"
-            }
-            let mut root = root.to_owned();
-            let chars: Vec<char> = root.chars().collect();
-            let n = chars.len();
-            if matches!(*ending, "ing" | "ed")
-                && n >= 5
-                && chars[n - 1] == chars[n - 2]
-                && !"aeiouls".contains(chars[n - 1])
-            {
-                root.pop(); // "stopped" → "stop", "running" → "run…"
-            }
-            if *ending == "s" {
-                return without_silent_e(&root).unwrap_or(root);
-            }
-            // An adverb in -ically is its adjective in -ic: "statically" → "static".
-            if *ending == "ly"
-                && let Some(adjective) = root.strip_suffix("al").filter(|r| r.ends_with("ic"))
-            {
-                return adjective.to_owned();
-            }
-            return root;
-        }
-    }
-    without_silent_e(word).unwrap_or_else(|| word.to_owned())
-}
-
-/// A silent e goes where -ing and -ed would take it: "terminate" finds "terminating".
-fn without_silent_e(word: &str) -> Option<String> {
-    let root = word.strip_suffix('e')?;
-    (root.chars().count() >= 5
-        && root.ends_with(|c: char| c.is_ascii_alphabetic() && !"aeiouy".contains(c)))
-    .then(|| root.to_owned())
 }
 
 #[cfg(test)]

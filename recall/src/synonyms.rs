@@ -25,6 +25,7 @@ pub const SYNONYM_WEIGHT: f64 = 0.8;
 pub(crate) const GROUPS: &[&[&str]] = &[
     &["ssl", "tls", "https"],
     &["web", "online"],
+    &["avg", "average"],
     &[
         "cert",
         "certs",
@@ -473,7 +474,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     ],
     // Time and dates.
     &["timezone", "timezones", "tz", "tzdata", "zoneinfo"],
-    &["dst", "daylight"],
+    &["dst", "daylight", "clocks"],
     &["outdated", "stale", "obsolete", "deprecated"],
     &["clock", "clocks", "drift", "skew"],
     // Scaling and queues.

@@ -4,7 +4,8 @@
 //! [`Vocabulary`].
 
 use crate::framing::is_framing;
-use crate::question::{Vocabulary, among, stem};
+use crate::question::{Vocabulary, among};
+use crate::stems::stem;
 use crate::tables::curated_starting_with;
 
 /// The word the index holds nearest to `word`: one a slip away ("postgress" → "postgres"; a
