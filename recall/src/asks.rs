@@ -203,7 +203,14 @@ impl Asks {
     pub fn of(question: &str) -> Asks {
         let words: Vec<String> = lowercase_words(question).collect();
         let word = |at: usize| words.get(at).map_or("", String::as_str);
-        if word(0) == "how" && FIGURE_AFTER_HOW.contains(&word(1)) {
+        // "how long are idempotency keys kept", "how long until couples get their photos"
+        // ask for a standing duration, which a task records; "how long did the restore
+        // take" or "how long is a build now" for one measured, which a command printed.
+        // ("how long does a cycle take" is either: as a standing one it lost two.)
+        let standing_duration = word(1) == "long"
+            && matches!(word(2), "is" | "are" | "until")
+            && !words.iter().any(|w| w == "now");
+        if word(0) == "how" && FIGURE_AFTER_HOW.contains(&word(1)) && !standing_duration {
             return Asks::Figure;
         }
         // "what is the lcp now" asks for a reading as it stands.
@@ -218,6 +225,14 @@ impl Asks {
         if word(0) == "when"
             && word(1) == "did"
             && words.iter().skip(2).any(|w| names_an_outcome(w))
+        {
+            return Asks::Figure;
+        }
+        // "when was the last backup" asks for the moment a command's listing shows.
+        if word(0) == "when"
+            && matches!(word(1), "was" | "is")
+            && word(2) == "the"
+            && matches!(word(3), "last" | "latest")
         {
             return Asks::Figure;
         }
@@ -253,6 +268,14 @@ impl Asks {
         let of_a_thing = !matches!(word(1), "i" | "we" | "you" | "they" | "it");
         if yes_or_no && (passive || of_a_thing || words.iter().skip(1).any(outcome)) {
             return Asks::Outcome;
+        }
+        // "missed doses yesterday", "who is using the gpus right now": a reading of a day
+        // or of the moment, which a command printed.
+        let right_now = words
+            .windows(2)
+            .any(|pair| pair[0] == "right" && pair[1] == "now");
+        if right_now || words.iter().any(|w| w == "yesterday") {
+            return Asks::Figure;
         }
         if !ASKING.contains(&word(0)) {
             if words.iter().any(|w| OUTPUT_NOUNS.contains(&w.as_str())) {
