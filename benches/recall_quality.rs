@@ -363,6 +363,10 @@ fn main() {
         "three-hundredth.json",
         "three-hundred-and-first.json",
         "three-hundred-and-second.json",
+        "three-hundred-and-third.json",
+        "three-hundred-and-fourth.json",
+        "three-hundred-and-fifth.json",
+        "three-hundred-and-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);
