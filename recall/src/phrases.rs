@@ -40,6 +40,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("run out", "shortage"),
     ("broke down", "breakdown"),
     ("pick up", "pickup"),
+    ("break glass", "emergency"),
     ("ran out", "shortage"),
     ("runs out", "shortage"),
     ("running out", "shortage"),

@@ -1467,8 +1467,8 @@ fn the_committed_histories_are_answered_well() {
         ("three-hundred-and-first.json", 0.92, 0.92, 1),
         // Measured once unseen at 69.2 / 84.6 %.
         ("three-hundred-and-second.json", 0.69, 0.84, 0),
-        // Measured once unseen at 84.6 / 96.2 %.
-        ("three-hundred-and-third.json", 0.84, 0.96, 0),
+        // Measured once unseen at 84.6 / 96.2 %, 88.5 / 96.2 % after its stop's fixes.
+        ("three-hundred-and-third.json", 0.88, 0.96, 0),
         // Measured once unseen at 76.9 / 88.5 %.
         ("three-hundred-and-fourth.json", 0.76, 0.88, 0),
         // Measured once unseen at 69.2 / 88.5 %.
