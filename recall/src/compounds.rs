@@ -6,8 +6,8 @@
 //! searches.
 
 use crate::diacritics::without_diacritic;
-use crate::question::{Concept, Term, Vocabulary, holds, lowercase_words};
-use crate::stems::term_for;
+use crate::question::{Concept, Vocabulary, holds, lowercase_words};
+use crate::stems::{term_for, whole};
 
 /// A word of letters and digits as its runs of each, a space apart ("dns01" → "dns 01");
 /// `None` for a word of one run.
@@ -119,11 +119,7 @@ pub(crate) fn numbers_in_a_row(dotted: &str) -> String {
 /// A number with dots, as written ("3.4"), matched as its numbers in a row ("3 4", which
 /// "3.4.1" holds too).
 pub(crate) fn dotted_number(word: String, vocabulary: &impl Vocabulary) -> Concept {
-    let term = Term {
-        text: numbers_in_a_row(&word),
-        prefix: false,
-        weight: 1.0,
-    };
+    let term = whole(numbers_in_a_row(&word), 1.0);
     Concept {
         known: holds(vocabulary, &term),
         word,

@@ -434,11 +434,7 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
             .chain(doubles.then_some(doubled).into_iter().flatten())
         {
             if !terms.iter().any(|term| term.text == form) {
-                terms.push(Term {
-                    text: form,
-                    prefix: false,
-                    weight: 1.0,
-                });
+                terms.push(whole(form, 1.0));
             }
         }
     }
@@ -446,43 +442,28 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     // "dns01" written apart, as the index holds "DNS-01"; "pgdump" as "pg_dump".
     let apart = || letters_and_digits_apart(&word).or_else(|| two_held_words(&word, vocabulary));
     if !known && let Some(apart) = apart() {
-        let apart = Term {
-            text: apart,
-            prefix: false,
-            weight: 1.0,
-        };
+        let apart = whole(apart, 1.0);
         known = holds(vocabulary, &apart);
         terms.push(apart);
     }
     // A word the index lacks read as the one it is made from, the first of them the index
     // holds, below the word itself: a verb done again finds the verb ("restocking" the
     // record's "stock"), an electronic form the thing it names ("emar" the "MAR chart"), a
-    // doer what it does ("pickers" the team that "picks" litter).
-    for base in [
-        done_again(&word),
-        electronic_form(&word),
-        doer_of(&word),
-        noun_in_age(&word),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        if known {
-            break;
-        }
-        let base = term_for(base, SYNONYM_WEIGHT);
-        known = holds(vocabulary, &base);
-        if known {
-            terms.push(base);
-        }
-    }
-    // A superlative as its adjective ("longest" of a record's "long run"), a count in k as
-    // its number ("20k" of "20 km"): whole words, below the word itself.
+    // doer what it does ("pickers" the team that "picks" litter), a noun in -age its root
+    // ("wastage" "waste"); and, as whole words, a superlative its adjective ("longest" of
+    // a record's "long run"), a count in k its number ("20k" of "20 km").
     if !known {
+        let bases = [
+            done_again(&word),
+            electronic_form(&word),
+            doer_of(&word),
+            noun_in_age(&word),
+        ];
         let adjectives = adjective_of_superlative(&word);
-        let number = number_of_thousands(&word).map(str::to_owned);
-        if let Some(held) = (adjectives.iter().chain(&number))
-            .map(|other| whole(other, SYNONYM_WEIGHT))
+        let whole_words = (adjectives.iter().map(String::as_str)).chain(number_of_thousands(&word));
+        if let Some(held) = (bases.into_iter().flatten())
+            .map(|base| term_for(base, SYNONYM_WEIGHT))
+            .chain(whole_words.map(|other| whole(other, SYNONYM_WEIGHT)))
             .find(|term| holds(vocabulary, term))
         {
             known = true;
@@ -500,11 +481,7 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     if !known
         && let Some(nearest) = nearest_word(&word, vocabulary).filter(|other| may_read_as(other))
     {
-        terms.push(Term {
-            text: nearest.clone(),
-            prefix: false,
-            weight: CORRECTION_WEIGHT,
-        });
+        terms.push(whole(nearest.clone(), CORRECTION_WEIGHT));
         add_related(&mut terms, &nearest, CORRECTION_WEIGHT);
         corrected = Some(nearest);
     } else if !known
@@ -583,19 +560,11 @@ fn plural_of_short(word: &str) -> Option<Term> {
         && !word.ends_with("ss")
         && !synonyms_of(word).contains(&&word[..3])
     {
-        return Some(Term {
-            text: word[..3].to_owned(),
-            prefix: false,
-            weight: 1.0,
-        });
+        return Some(whole(&word[..3], 1.0));
     }
     if word.chars().count() == 2 {
         // "ip" finds "IPs", "vm" finds "VMs".
-        return Some(Term {
-            text: format!("{word}s"),
-            prefix: false,
-            weight: 1.0,
-        });
+        return Some(whole(format!("{word}s"), 1.0));
     }
     if word.chars().count() != 3 {
         return None;
@@ -609,11 +578,7 @@ fn plural_of_short(word: &str) -> Option<Term> {
         Some(_) if b"aeiou".contains(&word.as_bytes()[1]) => format!("{word}es"),
         Some(_) => return None,
     };
-    Some(Term {
-        text: other,
-        prefix: false,
-        weight: 1.0,
-    })
+    Some(whole(other, 1.0))
 }
 
 #[cfg(test)]

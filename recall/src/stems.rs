@@ -5,9 +5,9 @@
 use crate::question::Term;
 
 /// `word` matched as itself only, not as a prefix.
-pub(crate) fn whole(word: &str, weight: f64) -> Term {
+pub(crate) fn whole(word: impl Into<String>, weight: f64) -> Term {
     Term {
-        text: word.to_owned(),
+        text: word.into(),
         prefix: false,
         weight,
     }
@@ -26,11 +26,7 @@ pub(crate) fn term_for(word: &str, weight: f64) -> Term {
         };
     }
     if word.chars().count() <= 3 {
-        return Term {
-            text: word.to_owned(),
-            prefix: false,
-            weight,
-        };
+        return whole(word, weight);
     }
     Term {
         text: stem(word),
