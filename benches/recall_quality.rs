@@ -367,6 +367,12 @@ fn main() {
         "three-hundred-and-fourth.json",
         "three-hundred-and-fifth.json",
         "three-hundred-and-sixth.json",
+        "three-hundred-and-seventh.json",
+        "three-hundred-and-eighth.json",
+        "three-hundred-and-ninth.json",
+        "three-hundred-and-tenth.json",
+        "three-hundred-and-eleventh.json",
+        "three-hundred-and-twelfth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -224,6 +224,23 @@ pub fn noun_in_age(word: &str) -> Option<&str> {
         .filter(|root| root.chars().count() >= 4 && root.chars().all(|c| c.is_ascii_lowercase()))
 }
 
+/// The verb a noun in -al is made from, for a word the index does not hold ("approval" →
+/// "approv", finding "approved"; "renewal" → "renew", "refusal" → "refus", "referral" →
+/// "refer"): only after the v, w, s or doubled r a verb leaves, and a root of four letters
+/// or more, so "signal", "portal" or "manual" is never read as "sign", "port" or "manu".
+pub fn noun_in_al(word: &str) -> Option<&str> {
+    let root = word
+        .strip_suffix("als")
+        .or_else(|| word.strip_suffix("al"))?;
+    let root = root
+        .strip_suffix('r')
+        .filter(|r| r.ends_with('r'))
+        .unwrap_or(root);
+    let after_a_verb = root.ends_with(['v', 'w', 's', 'r']);
+    (after_a_verb && root.chars().count() >= 4 && root.chars().all(|c| c.is_ascii_lowercase()))
+        .then_some(root)
+}
+
 /// The -ing and -ed forms of a verb whose root before its silent e is four letters
 /// ("close", "store", "cache"), from the verb or its -s or -d: [`crate::stems::stem`]
 /// keeps so short a verb's e, so a prefix of it finds "closes" but not "closing".
@@ -501,6 +518,17 @@ mod tests {
         assert_eq!(number_of_thousands("k"), None);
         assert_eq!(number_of_thousands("k8s"), None);
         assert_eq!(number_of_thousands("pk"), None);
+    }
+
+    #[test]
+    fn a_noun_in_al_is_read_as_its_verb() {
+        assert_eq!(noun_in_al("approval"), Some("approv"));
+        assert_eq!(noun_in_al("renewals"), Some("renew"));
+        assert_eq!(noun_in_al("referral"), Some("refer"));
+        assert_eq!(noun_in_al("refusal"), Some("refus"));
+        for not_one in ["signal", "portal", "manual", "oval", "total", "rural"] {
+            assert_eq!(noun_in_al(not_one), None, "{not_one}");
+        }
     }
 
     #[test]

@@ -99,7 +99,13 @@ pub(crate) const KINDS: &[(&str, &[&str])] = &[
         &["rust", "python", "go", "javascript", "typescript", "java"],
     ),
     ("cache", &["redis", "memcached", "varnish"]),
-    ("queue", &["kafka", "rabbitmq", "sqs", "nats"]),
+    (
+        "queue",
+        &[
+            "kafka", "rabbitmq", "sqs", "nats", "sidekiq", "celery", "oban", "bullmq",
+        ],
+    ),
+    ("device", &["computer", "laptop", "phone", "tablet"]),
     (
         "loadbalancer",
         &["haproxy", "nginx", "traefik", "envoy", "elb"],

@@ -45,6 +45,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("runs out", "shortage"),
     ("running out", "shortage"),
     ("smart meters", "amr"),
+    ("background job", "queue"),
+    ("race condition", "concurrency"),
     ("access point", "wifi"),
     ("access points", "wifi"),
     ("annual meeting", "agm"),

@@ -205,6 +205,11 @@ fn common_words_and_contractions_are_not_searched() {
         content_words("go binary almost won't run by itself because of set -u"),
         ["go", "binary", "run"]
     );
+    // Written without the apostrophe, and a pronoun's -self, and "altogether".
+    assert_eq!(
+        content_words("why dont we do leather, can she do chairs by herself, owed altogether"),
+        ["leather", "chairs", "owed"]
+    );
 }
 
 #[test]
