@@ -373,6 +373,12 @@ fn main() {
         "three-hundred-and-tenth.json",
         "three-hundred-and-eleventh.json",
         "three-hundred-and-twelfth.json",
+        "three-hundred-and-thirteenth.json",
+        "three-hundred-and-fourteenth.json",
+        "three-hundred-and-fifteenth.json",
+        "three-hundred-and-sixteenth.json",
+        "three-hundred-and-seventeenth.json",
+        "three-hundred-and-eighteenth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

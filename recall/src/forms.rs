@@ -241,6 +241,20 @@ pub fn noun_in_al(word: &str) -> Option<&str> {
         .then_some(root)
 }
 
+/// The verb a noun in -ance is made from, for a word the index does not hold ("insurance"
+/// → "insur", finding "insurer" and "insured"; "performance" → "perform", "clearance" →
+/// "clear"): a root of five letters or more, not in i, so "instance", "distance" or
+/// "appliance" is never read as "inst", "dist" or "appli" (of "application").
+pub fn noun_in_ance(word: &str) -> Option<&str> {
+    word.strip_suffix("ances")
+        .or_else(|| word.strip_suffix("ance"))
+        .filter(|root| {
+            root.chars().count() >= 5
+                && !root.ends_with('i')
+                && root.chars().all(|c| c.is_ascii_lowercase())
+        })
+}
+
 /// The -ing and -ed forms of a verb whose root before its silent e is four letters
 /// ("close", "store", "cache"), from the verb or its -s or -d: [`crate::stems::stem`]
 /// keeps so short a verb's e, so a prefix of it finds "closes" but not "closing".
@@ -528,6 +542,16 @@ mod tests {
         assert_eq!(noun_in_al("refusal"), Some("refus"));
         for not_one in ["signal", "portal", "manual", "oval", "total", "rural"] {
             assert_eq!(noun_in_al(not_one), None, "{not_one}");
+        }
+    }
+
+    #[test]
+    fn a_noun_in_ance_is_read_as_its_verb() {
+        assert_eq!(noun_in_ance("insurance"), Some("insur"));
+        assert_eq!(noun_in_ance("performances"), Some("perform"));
+        assert_eq!(noun_in_ance("clearance"), Some("clear"));
+        for not_one in ["instance", "distance", "appliance", "balance", "finance"] {
+            assert_eq!(noun_in_ance(not_one), None, "{not_one}");
         }
     }
 

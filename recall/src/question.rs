@@ -18,8 +18,8 @@ use crate::diacritics::folded;
 use crate::everyday::is_everyday;
 use crate::forms::{
     adjective_of_superlative, doer_of, done_again, electronic_form, forms_of, month_number,
-    noun_in_age, noun_in_al, noun_or_verb, number_in_plural, number_of_thousands, other_spelling,
-    short_e_verb_forms, short_verb_forms, y_verb_forms,
+    noun_in_age, noun_in_al, noun_in_ance, noun_or_verb, number_in_plural, number_of_thousands,
+    other_spelling, short_e_verb_forms, short_verb_forms, y_verb_forms,
 };
 use crate::framing::{is_common, is_framing, is_framing_at};
 use crate::kinds::{KIND_WEIGHT, members_of};
@@ -450,7 +450,8 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     // holds, below the word itself: a verb done again finds the verb ("restocking" the
     // record's "stock"), an electronic form the thing it names ("emar" the "MAR chart"), a
     // doer what it does ("pickers" the team that "picks" litter), a noun in -age its root
-    // ("wastage" "waste"), a noun in -al its verb ("approval" "approved"); and, as whole words, a superlative its adjective ("longest" of
+    // ("wastage" "waste"), a noun in -al or -ance its verb ("approval" "approved",
+    // "insurance" "insurer"); and, as whole words, a superlative its adjective ("longest" of
     // a record's "long run"), a count in k its number ("20k" of "20 km").
     if !known {
         let bases = [
@@ -459,6 +460,7 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
             doer_of(&word),
             noun_in_age(&word),
             noun_in_al(&word),
+            noun_in_ance(&word),
         ];
         let adjectives = adjective_of_superlative(&word);
         let whole_words = (adjectives.iter().map(String::as_str)).chain(number_of_thousands(&word));

@@ -6,7 +6,14 @@
 /// Symptoms and changes that mean the same, each group on its own.
 pub(crate) const SYMPTOM_GROUPS: &[&[&str]] = &[
     &[
-        "slow", "slowly", "sluggish", "laggy", "stutter", "stutters", "janky",
+        "slow",
+        "slowly",
+        "sluggish",
+        "laggy",
+        "stutter",
+        "stutters",
+        "janky",
+        "performance",
     ],
     &["chatting", "chatter", "talking", "talked"],
     &["missing", "gone", "lost", "disappeared", "vanished"],

@@ -36,6 +36,12 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     ],
     &["internet", "wifi", "broadband"],
     &["varroa", "mite", "mites"],
+    &["vermin", "rat", "rats", "mice", "rodent", "rodents"],
+    &[
+        "piracy", "pirated", "pirate", "pirates", "torrent", "torrents", "cracked",
+    ],
+    &["perspex", "plexiglass", "plexiglas", "acrylic"],
+    &["kilos", "kilo", "kg", "kilograms", "kilogram"],
     &[
         "pesticide",
         "pesticides",

@@ -345,6 +345,25 @@ fn a_phrase_held_in_no_form_is_read_word_by_word() {
 }
 
 #[test]
+fn a_phrase_of_a_trade_finds_its_word_and_back() {
+    let index = Words(vec![("deaf listeners", 1)]);
+    let question = Question::read("hearing impaired", &index);
+    assert_eq!(question.words(), ["hearing impaired"]);
+    assert!(question.concepts[0].known);
+    let index = Words(vec![("jigsaws framed", 1), ("people climbing alone", 1)]);
+    let question = Question::read("jigsaw puzzles climbing on your own", &index);
+    assert_eq!(
+        question.words(),
+        ["jigsaw puzzle", "climbing", "on your own"]
+    );
+    assert!(
+        question.unmatched().is_empty(),
+        "{:?}",
+        question.unmatched()
+    );
+}
+
+#[test]
 fn a_phrase_is_one_word_found_as_itself_and_as_the_word_it_is_written_as() {
     let index = Words(vec![
         ("write", 1),
@@ -413,6 +432,9 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("when was the last rds snapshot taken", Asks::Figure),
         ("when was the new floor finished", Asks::Anything),
         ("missed doses yesterday", Asks::Figure),
+        ("sync error rate last week", Asks::Figure),
+        ("pm10 levels this month", Asks::Figure),
+        ("outages this month", Asks::Topic),
         ("how long are idempotency keys kept", Asks::Anything),
         ("how long is an incremental build now", Asks::Figure),
         ("who is using the gpus right now", Asks::Figure),
