@@ -379,6 +379,12 @@ fn main() {
         "three-hundred-and-sixteenth.json",
         "three-hundred-and-seventeenth.json",
         "three-hundred-and-eighteenth.json",
+        "three-hundred-and-nineteenth.json",
+        "three-hundred-and-twentieth.json",
+        "three-hundred-and-twenty-first.json",
+        "three-hundred-and-twenty-second.json",
+        "three-hundred-and-twenty-third.json",
+        "three-hundred-and-twenty-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -133,6 +133,7 @@ const COMMON: &[&str] = &[
     "arent",
     "wont",
     "cant",
+    "unable",
     "couldnt",
     "shouldnt",
     "wouldnt",

@@ -15,7 +15,7 @@ use crate::asks::{is_figure_adjective, is_figure_noun};
 use crate::diacritics::folded;
 use crate::everyday::{EVERYDAY_WEIGHT, is_everyday};
 use crate::question::{CORRECTION_WEIGHT, Concept, Question, Term};
-use crate::rank::{Held, source_weight};
+use crate::rank::{ByWord, Held, source_weight};
 
 /// Of a long document, the words of this many bytes of its body are read.
 const READ_BYTES: usize = 256 * 1024;
@@ -359,6 +359,11 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
                     .filter(|(_, weight)| **weight == 0.0)
                     .all(|(concept, _)| !concept.known),
                 answers_why_not: question.asks_why_not && records_a_plan_dropped(text),
+                by_word: ByWord::new(
+                    (weights.iter().zip(&counts_for_weakness)).map(|(weight, counts)| {
+                        (weight / concepts, weight * counts / weakness_total)
+                    }),
+                ),
             }
         })
         .collect()

@@ -48,6 +48,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("background job", "queue"),
     ("race condition", "concurrency"),
     ("hearing impaired", "deaf"),
+    ("firebase cloud messaging", "fcm"),
+    ("apple push notification service", "apns"),
     ("jigsaw puzzle", "jigsaw"),
     ("on your own", "alone"),
     ("on my own", "alone"),

@@ -14,6 +14,48 @@ const RECENCY_SCALE_MS: f64 = 30.0 * 24.0 * 3600.0 * 1000.0;
 /// in the index ("cluster" of "elasticsearch cluster").
 pub const WEAK_COVERAGE: f64 = 0.5;
 
+/// The most question words whose parts [`ByWord`] keeps apart; a longer question's later
+/// words are not kept apart (a record then holds only what its task does of them).
+const WORDS_KEPT_APART: usize = 16;
+
+/// What a candidate holds of each question word: its part of the coverage and of the
+/// share, so that a record and its task can be told apart word by word.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ByWord {
+    coverage: [f32; WORDS_KEPT_APART],
+    share: [f32; WORDS_KEPT_APART],
+}
+
+impl ByWord {
+    /// From each word's part of the coverage and of the share.
+    pub fn new(parts: impl Iterator<Item = (f64, f64)>) -> ByWord {
+        let mut by_word = ByWord::default();
+        for (at, (coverage, share)) in parts.take(WORDS_KEPT_APART).enumerate() {
+            by_word.coverage[at] = coverage as f32;
+            by_word.share[at] = share as f32;
+        }
+        by_word
+    }
+
+    /// Each word held by either, at the better of the two.
+    fn either(&self, other: &ByWord) -> ByWord {
+        let mut either = *self;
+        for at in 0..WORDS_KEPT_APART {
+            either.coverage[at] = either.coverage[at].max(other.coverage[at]);
+            either.share[at] = either.share[at].max(other.share[at]);
+        }
+        either
+    }
+
+    fn coverage(&self) -> f64 {
+        self.coverage.iter().map(|part| f64::from(*part)).sum()
+    }
+
+    fn share(&self) -> f64 {
+        self.share.iter().map(|part| f64::from(*part)).sum()
+    }
+}
+
 /// What a candidate holds of the question.
 #[derive(Clone, Copy, Debug)]
 pub struct Held {
@@ -36,6 +78,8 @@ pub struct Held {
     /// The question asks why something was not done ([`crate::asks::asks_why_not`]) and it
     /// records a plan dropped (it says cancelled or abandoned): see [`WHY_NOT_WEIGHT`].
     pub answers_why_not: bool,
+    /// What it holds of each question word.
+    pub by_word: ByWord,
 }
 
 /// How much more a record of a plan dropped counts on a question asking why something was
@@ -60,18 +104,24 @@ pub fn source_weight(source: Source, asks: Asks) -> f64 {
 impl Held {
     /// A wait or a command run for a task, on a question asking for what it recorded (an
     /// outcome, a figure): it answers what its task answers, though its own text seldom
-    /// says what for ("md0 [UU]" of "did the raid resync finish"). It holds the question as
-    /// the task does, a fifth less, with its own words telling the task's waits apart, and
-    /// is weak only where its task is.
+    /// says what for ("md0 [UU]" of "did the raid resync finish"). It holds each word of
+    /// the question that it or its task holds ("empty: 14" of a scanning run for the task
+    /// about ewes holds "how many empty ewes"), a fifth less than its task would, with its
+    /// own words telling the task's waits apart, and is weak only where it and its task
+    /// together are.
     pub fn served(self, task: &Held) -> Held {
-        if task.coverage <= self.coverage {
+        let with_task = self.by_word.either(&task.by_word);
+        let coverage = with_task.coverage().max(task.coverage);
+        if coverage <= self.coverage {
             return self;
         }
         let blend = |own: f64, of_task: f64| 0.8 * of_task + 0.2 * own;
         Held {
-            coverage: blend(self.coverage, task.coverage),
-            // Weak only where its task is: what it answers, its task answers.
-            share: self.share.max(task.share),
+            coverage: blend(self.coverage, coverage),
+            // Weak only where it and its task together are: what it answers, its task
+            // answers.
+            share: self.share.max(task.share).max(with_task.share()),
+            by_word: with_task,
             in_title: blend(self.in_title, task.in_title),
             relevance: blend(self.relevance, task.relevance),
             lacks_only_unknown: task.lacks_only_unknown,
@@ -190,6 +240,7 @@ mod tests {
             source_weight: 1.0,
             lacks_only_unknown: false,
             answers_why_not: false,
+            by_word: ByWord::default(),
         }
     }
 
@@ -232,6 +283,41 @@ mod tests {
             ..half
         };
         assert!(rank(vec![unknown], false, 0.0, NOW, 5)[0].2);
+    }
+
+    #[test]
+    fn a_record_holds_what_it_says_and_what_its_task_says() {
+        // "how many empty ewes": the command printed "empty", its task is about ewes.
+        let by_word =
+            |empty: f64, ewes: f64| ByWord::new([(empty, empty), (ewes, ewes)].into_iter());
+        let record = Held {
+            by_word: by_word(0.5, 0.0),
+            ..held(1, 0.5, 0.5, 0)
+        };
+        let task = Held {
+            by_word: by_word(0.0, 0.5),
+            ..held(2, 0.5, 1.0, 0)
+        };
+        let served = record.served(&task);
+        assert!((served.coverage - 0.9).abs() < 1e-6, "{}", served.coverage);
+        assert!((served.share - 1.0).abs() < 1e-6, "{}", served.share);
+        // A record holding nothing its task lacks holds the question as its task does, a
+        // fifth less.
+        let record = Held {
+            by_word: by_word(0.0, 0.0),
+            ..held(1, 0.0, 0.0, 0)
+        };
+        let full_task = Held {
+            by_word: by_word(0.5, 0.5),
+            ..held(2, 1.0, 1.0, 0)
+        };
+        assert!((record.served(&full_task).coverage - 0.8).abs() < 1e-6);
+        // One holding more than its task keeps what it holds.
+        let record = Held {
+            by_word: by_word(0.5, 0.5),
+            ..held(1, 1.0, 1.0, 0)
+        };
+        assert_eq!(record.served(&task).coverage, 1.0);
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     ],
     &["perspex", "plexiglass", "plexiglas", "acrylic"],
     &["kilos", "kilo", "kg", "kilograms", "kilogram"],
+    &["bike", "bikes", "bicycle", "bicycles"],
+    &["mart", "marts", "market"],
+    &["ref", "refs", "referee", "referees", "umpire", "umpires"],
     &[
         "pesticide",
         "pesticides",
