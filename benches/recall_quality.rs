@@ -385,6 +385,12 @@ fn main() {
         "three-hundred-and-twenty-second.json",
         "three-hundred-and-twenty-third.json",
         "three-hundred-and-twenty-fourth.json",
+        "three-hundred-and-twenty-fifth.json",
+        "three-hundred-and-twenty-sixth.json",
+        "three-hundred-and-twenty-seventh.json",
+        "three-hundred-and-twenty-eighth.json",
+        "three-hundred-and-twenty-ninth.json",
+        "three-hundred-and-thirtieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -72,6 +72,7 @@ const FIGURE_NOUNS: &[&str] = &[
     "average",
     "peak",
     "uptime",
+    "availability",
     "median",
     "checksum",
     "share",

@@ -206,9 +206,10 @@ fn said_and_returned(body: &str) -> (String, String) {
             .and_then(|used| used.split_once(": "))
             .filter(|(tool, _)| !tool.contains(' '))
         {
-            rest = input;
+            said.push_str(&without_json_keys(input));
             returning = false;
             after_a_reading_tool = READING_TOOLS.contains(&tool);
+            continue;
         } else if line.starts_with("Failed: ") {
             returning = false;
             after_a_reading_tool = false;
@@ -220,6 +221,34 @@ fn said_and_returned(body: &str) -> (String, String) {
         }
     }
     (said, returned)
+}
+
+/// A tool's input without the names of its fields (`{"file_path":…,"new_string":…}` keeps
+/// what it was given): every edit names "old" and "new", every read a "file" and a "path",
+/// and "new maintainers" is not a session that edited a file.
+fn without_json_keys(input: &str) -> String {
+    let mut kept = String::with_capacity(input.len());
+    let mut rest = input;
+    while let Some(quote) = rest.find('"') {
+        kept.push_str(&rest[..quote]);
+        let after = &rest[quote + 1..];
+        let name = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let closed = after[name..].strip_prefix('"');
+        match closed.map(str::trim_start) {
+            Some(value) if name > 0 && value.starts_with(':') => {
+                kept.push(' ');
+                rest = &value[1..];
+            }
+            _ => {
+                kept.push('"');
+                rest = after;
+            }
+        }
+    }
+    kept.push_str(rest);
+    kept
 }
 
 /// What a text holds of the question's terms.
@@ -410,11 +439,22 @@ mod tests {
         let (said, returned) = said_and_returned(body);
         assert_eq!(
             said,
-            "the pool is exhausted\n{\"file_path\":\"yaml/__init__.py\"}\n\
-             pytest -q\n3 passed\n{\"old_string\":\"a\"}\nupdated\n\
+            "the pool is exhausted\n{ \"yaml/__init__.py\"}\n\
+             pytest -q\n3 passed\n{ \"a\"}\nupdated\n\
              Failed: exit status 1\ndone"
         );
         assert_eq!(returned, "def scan(stream):\n    for token in tokens:\n");
+    }
+
+    #[test]
+    fn a_tool_input_is_read_without_its_field_names() {
+        assert_eq!(
+            without_json_keys(
+                r#"{"file_path":"src/a.rs","old_string":"x: 1","new_string" : "say \"hi\""}"#
+            ),
+            r#"{ "src/a.rs", "x: 1",  "say \"hi\""}"#
+        );
+        assert_eq!(without_json_keys("no json here"), "no json here");
     }
 
     #[test]
