@@ -391,6 +391,12 @@ fn main() {
         "three-hundred-and-twenty-eighth.json",
         "three-hundred-and-twenty-ninth.json",
         "three-hundred-and-thirtieth.json",
+        "three-hundred-and-thirty-first.json",
+        "three-hundred-and-thirty-second.json",
+        "three-hundred-and-thirty-third.json",
+        "three-hundred-and-thirty-fourth.json",
+        "three-hundred-and-thirty-fifth.json",
+        "three-hundred-and-thirty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

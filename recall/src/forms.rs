@@ -255,6 +255,22 @@ pub fn noun_in_ance(word: &str) -> Option<&str> {
         })
 }
 
+/// An adjective in -able or -ible as its noun in -ability or -ibility and back, for a word
+/// the index does not hold ("available" → "availabilit", finding "availability";
+/// "reliability" → "reliabl", finding "reliable"): a root of three letters or more.
+pub fn able_or_ability(word: &str) -> Option<String> {
+    let root_of = |ending: &str| {
+        word.strip_suffix(ending).filter(|root| {
+            root.chars().count() >= 3 && root.chars().all(|c| c.is_ascii_lowercase())
+        })
+    };
+    root_of("ability")
+        .map(|root| format!("{root}abl"))
+        .or_else(|| root_of("ibility").map(|root| format!("{root}ibl")))
+        .or_else(|| root_of("able").map(|root| format!("{root}abilit")))
+        .or_else(|| root_of("ible").map(|root| format!("{root}ibilit")))
+}
+
 /// The -ing and -ed forms of a verb whose root before its silent e is four letters
 /// ("close", "store", "cache"), from the verb or its -s or -d: [`crate::stems::stem`]
 /// keeps so short a verb's e, so a prefix of it finds "closes" but not "closing".
@@ -553,6 +569,19 @@ mod tests {
         for not_one in ["instance", "distance", "appliance", "balance", "finance"] {
             assert_eq!(noun_in_ance(not_one), None, "{not_one}");
         }
+    }
+
+    #[test]
+    fn an_adjective_in_able_finds_its_noun_and_back() {
+        assert_eq!(able_or_ability("available").as_deref(), Some("availabilit"));
+        assert_eq!(able_or_ability("reliability").as_deref(), Some("reliabl"));
+        assert_eq!(
+            able_or_ability("compatible").as_deref(),
+            Some("compatibilit")
+        );
+        assert_eq!(able_or_ability("visibility").as_deref(), Some("visibl"));
+        assert_eq!(able_or_ability("table"), None, "too short a root");
+        assert_eq!(able_or_ability("deploy"), None);
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("background job", "queue"),
     ("race condition", "concurrency"),
     ("hearing impaired", "deaf"),
+    ("box office", "tickets"),
     ("firebase cloud messaging", "fcm"),
     ("apple push notification service", "apns"),
     ("jigsaw puzzle", "jigsaw"),

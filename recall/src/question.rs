@@ -17,9 +17,9 @@ use crate::compounds::{
 use crate::diacritics::folded;
 use crate::everyday::is_everyday;
 use crate::forms::{
-    adjective_of_superlative, doer_of, done_again, electronic_form, forms_of, month_number,
-    noun_in_age, noun_in_al, noun_in_ance, noun_or_verb, number_in_plural, number_of_thousands,
-    other_spelling, short_e_verb_forms, short_verb_forms, y_verb_forms,
+    able_or_ability, adjective_of_superlative, doer_of, done_again, electronic_form, forms_of,
+    month_number, noun_in_age, noun_in_al, noun_in_ance, noun_or_verb, number_in_plural,
+    number_of_thousands, other_spelling, short_e_verb_forms, short_verb_forms, y_verb_forms,
 };
 use crate::framing::{is_common, is_framing, is_framing_at};
 use crate::kinds::{KIND_WEIGHT, members_of};
@@ -462,9 +462,10 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
             noun_in_al(&word),
             noun_in_ance(&word),
         ];
+        let able = able_or_ability(&word);
         let adjectives = adjective_of_superlative(&word);
         let whole_words = (adjectives.iter().map(String::as_str)).chain(number_of_thousands(&word));
-        if let Some(held) = (bases.into_iter().flatten())
+        if let Some(held) = (bases.into_iter().flatten().chain(able.as_deref()))
             .map(|base| term_for(base, SYNONYM_WEIGHT))
             .chain(whole_words.map(|other| whole(other, SYNONYM_WEIGHT)))
             .find(|term| holds(vocabulary, term))

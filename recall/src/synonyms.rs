@@ -123,6 +123,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["log", "logs", "logging", "journal"],
     &["cron", "crontab", "schedule", "scheduled", "timer"],
     &["email", "mail", "smtp"],
+    &["colormap", "colormaps", "colourmap", "colourmaps", "cmap"],
     &["pr", "pullrequest"],
     &["branch", "branches"],
     &["renew", "renewal", "renewed", "rotate", "rotation"],

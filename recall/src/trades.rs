@@ -44,6 +44,7 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["kilos", "kilo", "kg", "kilograms", "kilogram"],
     &["bike", "bikes", "bicycle", "bicycles"],
     &["mart", "marts", "market"],
+    &["gig", "gigs", "engagements"],
     &[
         "gamepad",
         "gamepads",
@@ -321,6 +322,16 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
         "medications",
         "drug",
         "drugs",
+        "pills",
+        "tablets",
+    ],
+    &[
+        "pharmacy",
+        "pharmacies",
+        "chemist",
+        "chemists",
+        "pharmacist",
+        "pharmacists",
     ],
     &[
         "discount",
