@@ -397,6 +397,12 @@ fn main() {
         "three-hundred-and-thirty-fourth.json",
         "three-hundred-and-thirty-fifth.json",
         "three-hundred-and-thirty-sixth.json",
+        "three-hundred-and-thirty-seventh.json",
+        "three-hundred-and-thirty-eighth.json",
+        "three-hundred-and-thirty-ninth.json",
+        "three-hundred-and-fortieth.json",
+        "three-hundred-and-forty-first.json",
+        "three-hundred-and-forty-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

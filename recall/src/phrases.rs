@@ -49,6 +49,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("race condition", "concurrency"),
     ("hearing impaired", "deaf"),
     ("box office", "tickets"),
+    ("cash machine", "atm"),
+    ("cash machines", "atms"),
     ("firebase cloud messaging", "fcm"),
     ("apple push notification service", "apns"),
     ("jigsaw puzzle", "jigsaw"),

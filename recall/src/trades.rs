@@ -44,6 +44,9 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
     &["kilos", "kilo", "kg", "kilograms", "kilogram"],
     &["bike", "bikes", "bicycle", "bicycles"],
     &["mart", "marts", "market"],
+    &["lotto", "lottery"],
+    &["loo", "loos", "toilet", "toilets", "lavatory", "lavatories"],
+    &["wind", "winds", "windy", "gust", "gusts", "gale", "gales"],
     &["gig", "gigs", "engagements"],
     &[
         "gamepad",
