@@ -403,6 +403,12 @@ fn main() {
         "three-hundred-and-fortieth.json",
         "three-hundred-and-forty-first.json",
         "three-hundred-and-forty-second.json",
+        "three-hundred-and-forty-third.json",
+        "three-hundred-and-forty-fourth.json",
+        "three-hundred-and-forty-fifth.json",
+        "three-hundred-and-forty-sixth.json",
+        "three-hundred-and-forty-seventh.json",
+        "three-hundred-and-forty-eighth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -230,6 +230,7 @@ const EVERYDAY: &[&str] = &[
     "problem",
     "problems",
     "properly",
+    "protection",
     "put",
     "question",
     "quick",
