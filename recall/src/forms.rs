@@ -219,9 +219,18 @@ pub fn doer_of(word: &str) -> Option<&str> {
 /// "wast", finding "waste"; "breakage" → "break", "leakage" → "leak"): a root of four
 /// letters or more, so "usage" or "outage" is never read as "us" or "out".
 pub fn noun_in_age(word: &str) -> Option<&str> {
-    word.strip_suffix("ages")
-        .or_else(|| word.strip_suffix("age"))
-        .filter(|root| root.chars().count() >= 4 && root.chars().all(|c| c.is_ascii_lowercase()))
+    root_before(word, &["ages", "age"], 4)
+}
+
+/// What `word` has before the first of `endings` it ends in, when that is `shortest`
+/// lowercase letters or more: the root a derived word is read as.
+fn root_before<'w>(word: &'w str, endings: &[&str], shortest: usize) -> Option<&'w str> {
+    endings
+        .iter()
+        .find_map(|ending| word.strip_suffix(ending))
+        .filter(|root| {
+            root.chars().count() >= shortest && root.chars().all(|c| c.is_ascii_lowercase())
+        })
 }
 
 /// The verb a noun in -al is made from, for a word the index does not hold ("approval" →
@@ -246,24 +255,14 @@ pub fn noun_in_al(word: &str) -> Option<&str> {
 /// "clear"): a root of five letters or more, not in i, so "instance", "distance" or
 /// "appliance" is never read as "inst", "dist" or "appli" (of "application").
 pub fn noun_in_ance(word: &str) -> Option<&str> {
-    word.strip_suffix("ances")
-        .or_else(|| word.strip_suffix("ance"))
-        .filter(|root| {
-            root.chars().count() >= 5
-                && !root.ends_with('i')
-                && root.chars().all(|c| c.is_ascii_lowercase())
-        })
+    root_before(word, &["ances", "ance"], 5).filter(|root| !root.ends_with('i'))
 }
 
 /// An adjective in -able or -ible as its noun in -ability or -ibility and back, for a word
 /// the index does not hold ("available" → "availabilit", finding "availability";
 /// "reliability" → "reliabl", finding "reliable"): a root of three letters or more.
 pub fn able_or_ability(word: &str) -> Option<String> {
-    let root_of = |ending: &str| {
-        word.strip_suffix(ending).filter(|root| {
-            root.chars().count() >= 3 && root.chars().all(|c| c.is_ascii_lowercase())
-        })
-    };
+    let root_of = |ending: &str| root_before(word, &[ending], 3);
     root_of("ability")
         .map(|root| format!("{root}abl"))
         .or_else(|| root_of("ibility").map(|root| format!("{root}ibl")))

@@ -142,6 +142,7 @@ impl Held {
             in_title: record.in_title,
             relevance: record.relevance,
             lacks_only_unknown: record.lacks_only_unknown,
+            by_word: record.by_word,
             ..self
         }
     }
@@ -288,35 +289,23 @@ mod tests {
     #[test]
     fn a_record_holds_what_it_says_and_what_its_task_says() {
         // "how many empty ewes": the command printed "empty", its task is about ewes.
-        let by_word =
-            |empty: f64, ewes: f64| ByWord::new([(empty, empty), (ewes, ewes)].into_iter());
-        let record = Held {
-            by_word: by_word(0.5, 0.0),
-            ..held(1, 0.5, 0.5, 0)
+        // Each holding `empty` and `ewes` of the two words' halves.
+        let holding = |row: i64, relevance: f64, empty: f64, ewes: f64| Held {
+            by_word: ByWord::new([(empty, empty), (ewes, ewes)].into_iter()),
+            ..held(row, empty + ewes, relevance, 0)
         };
-        let task = Held {
-            by_word: by_word(0.0, 0.5),
-            ..held(2, 0.5, 1.0, 0)
-        };
+        let record = holding(1, 0.5, 0.5, 0.0);
+        let task = holding(2, 1.0, 0.0, 0.5);
         let served = record.served(&task);
         assert!((served.coverage - 0.9).abs() < 1e-6, "{}", served.coverage);
         assert!((served.share - 1.0).abs() < 1e-6, "{}", served.share);
         // A record holding nothing its task lacks holds the question as its task does, a
         // fifth less.
-        let record = Held {
-            by_word: by_word(0.0, 0.0),
-            ..held(1, 0.0, 0.0, 0)
-        };
-        let full_task = Held {
-            by_word: by_word(0.5, 0.5),
-            ..held(2, 1.0, 1.0, 0)
-        };
+        let record = holding(1, 0.0, 0.0, 0.0);
+        let full_task = holding(2, 1.0, 0.5, 0.5);
         assert!((record.served(&full_task).coverage - 0.8).abs() < 1e-6);
         // One holding more than its task keeps what it holds.
-        let record = Held {
-            by_word: by_word(0.5, 0.5),
-            ..held(1, 1.0, 1.0, 0)
-        };
+        let record = holding(1, 1.0, 0.5, 0.5);
         assert_eq!(record.served(&task).coverage, 1.0);
     }
 
