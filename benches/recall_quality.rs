@@ -409,6 +409,12 @@ fn main() {
         "three-hundred-and-forty-sixth.json",
         "three-hundred-and-forty-seventh.json",
         "three-hundred-and-forty-eighth.json",
+        "three-hundred-and-forty-ninth.json",
+        "three-hundred-and-fiftieth.json",
+        "three-hundred-and-fifty-first.json",
+        "three-hundred-and-fifty-second.json",
+        "three-hundred-and-fifty-third.json",
+        "three-hundred-and-fifty-fourth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

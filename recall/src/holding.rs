@@ -92,10 +92,14 @@ impl<'q> Probes<'q> {
         } else {
             self.find_in_words(&text.to_lowercase())
         };
+        let per_term = |of: fn(&Found) -> u32| {
+            (self.terms.iter())
+                .map(|words| words.iter().map(|&w| of(&found[w])).min().unwrap_or(0) * weight)
+                .collect()
+        };
         Counted {
-            terms: (self.terms.iter())
-                .map(|words| words.iter().map(|&w| found[w]).min().unwrap_or(0) * weight)
-                .collect(),
+            terms: per_term(|found| found.anywhere),
+            in_form: per_term(|found| found.in_form),
             length: length * weight,
         }
     }
@@ -103,7 +107,7 @@ impl<'q> Probes<'q> {
     /// Most text, lowercased: each word looked for is found by a substring search and kept
     /// where it starts a word (and, matched whole, ends one). Cutting the text into words
     /// and comparing each with every word looked for took a quarter of a search.
-    fn find_in_ascii(&self, text: &[u8]) -> (Vec<u32>, u32) {
+    fn find_in_ascii(&self, text: &[u8]) -> (Vec<Found>, u32) {
         let is_word = |at: usize| text.get(at).is_some_and(u8::is_ascii_alphanumeric);
         let mut words = 0u32;
         let mut inside = false;
@@ -114,14 +118,28 @@ impl<'q> Probes<'q> {
         }
         let found = (self.words.iter().zip(&self.finders))
             .map(|(&(probe, prefix), finder)| match finder {
-                Some(finder) => (finder.find_iter(text))
-                    .filter(|&at| {
-                        (at == 0 || !is_word(at - 1)) && (prefix || !is_word(at + probe.len()))
-                    })
-                    .count() as u32,
+                Some(finder) => {
+                    let mut found = Found::default();
+                    for at in finder.find_iter(text) {
+                        let after = at + probe.len();
+                        if (at > 0 && is_word(at - 1)) || (!prefix && is_word(after)) {
+                            continue;
+                        }
+                        let mut end = after;
+                        while is_word(end) {
+                            end += 1;
+                        }
+                        found.anywhere += 1;
+                        found.in_form += u32::from(is_form(probe.as_bytes(), &text[after..end]));
+                    }
+                    found
+                }
                 // The empty word starts every word; one holding another byte, none.
-                None if probe.is_empty() && prefix => words,
-                None => 0,
+                None if probe.is_empty() && prefix => Found {
+                    anywhere: words,
+                    in_form: words,
+                },
+                None => Found::default(),
             })
             .collect();
         (found, words)
@@ -129,8 +147,8 @@ impl<'q> Probes<'q> {
 
     /// Text beyond ASCII, lowercased: cut into words as characters, each compared with
     /// every word looked for.
-    fn find_in_words(&self, text: &str) -> (Vec<u32>, u32) {
-        let mut found = vec![0u32; self.words.len()];
+    fn find_in_words(&self, text: &str) -> (Vec<Found>, u32) {
+        let mut found = vec![Found::default(); self.words.len()];
         let mut words = 0u32;
         for word in text.split(|c: char| !c.is_alphanumeric()) {
             if word.is_empty() {
@@ -143,7 +161,11 @@ impl<'q> Probes<'q> {
             words += 1;
             for (index, &(probe, prefix)) in self.words.iter().enumerate() {
                 if word == probe || (prefix && word.starts_with(probe)) {
-                    found[index] += 1;
+                    found[index].anywhere += 1;
+                    let rest = &word.as_bytes()[probe.len()..];
+                    // The empty word starts every word, as a form of it.
+                    let in_form = probe.is_empty() || is_form(probe.as_bytes(), rest);
+                    found[index].in_form += u32::from(in_form);
                 }
             }
         }
@@ -251,12 +273,51 @@ fn without_json_keys(input: &str) -> String {
     kept
 }
 
+/// How often a word looked for occurs in a text.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Found {
+    /// As itself, or (looked for as a start) at the start of any word.
+    anywhere: u32,
+    /// As itself or a form of it ([`is_form`]): not a longer word it starts ("model" of
+    /// "mode").
+    in_form: u32,
+}
+
 /// What a text holds of the question's terms.
 struct Counted {
     /// Per term, how often it occurs.
     terms: Vec<u32>,
+    /// Per term, how often it occurs as its word or a form of it ([`Found::in_form`]).
+    in_form: Vec<u32>,
     /// Its words, times the text's weight.
     length: u32,
+}
+
+/// How much a word counts that a text holds only as the start of a longer word, not a
+/// form of it ([`is_form`]): "model" holds "mode", "window" "wind", but less than a text
+/// holding "modes" or "winds" does — and still something, as "payroll" holds "payrol".
+const LONGER_WORD_WEIGHT: f64 = 0.8;
+
+/// Whether `rest`, following `start` in a word, makes a form of it: an inflection or a
+/// common derivation ("deploy" → "deployed", "deployment"; "plan" → "planned"), or a
+/// number ("python" → "python3"). The stems searched keep at least four letters, so
+/// "mode" finding "model" or "wind" finding "window" is a longer word, not a form.
+fn is_form(start: &[u8], rest: &[u8]) -> bool {
+    const ENDINGS: &[&[u8]] = &[
+        b"", b"s", b"es", b"e", b"ed", b"d", b"ing", b"ings", b"er", b"ers", b"or", b"ors", b"ion",
+        b"ions", b"ation", b"ations", b"ment", b"ments", b"ly", b"y", b"ies", b"ied", b"ier",
+        b"iest", b"al", b"als", b"ure", b"ures", b"able", b"ability", b"ity", b"ities", b"ness",
+        b"ance", b"ances", b"ence", b"ences", b"ive", b"ic", b"ics", b"ist", b"ists", b"ism",
+        b"est", b"age", b"ages", b"ful", b"less", b"ise", b"ised", b"ize", b"ized", b"ising",
+        b"izing", b"ate", b"ated", b"ates", b"ating", b"ant", b"ants", b"ent", b"ents", b"ee",
+        b"ees", b"ary", b"ory", b"ous", b"ish", b"ry",
+    ];
+    // A doubled last letter: "planned", "shipping".
+    let rest = match (start.last(), rest) {
+        (Some(last), [first, after @ ..]) if last == first && !after.is_empty() => after,
+        _ => rest,
+    };
+    ENDINGS.contains(&rest) || rest.iter().all(u8::is_ascii_digit)
 }
 
 /// What each candidate holds of `question`.
@@ -356,10 +417,19 @@ pub fn held(question: &Question, texts: &[Text]) -> Vec<Held> {
             // A word only a tool returned (a file read, a page fetched) counts less than
             // one the session said.
             let weight_of = |term: usize| {
-                if counted.title.terms[term] + counted.said.terms[term] > 0 {
-                    terms[term].weight
-                } else if counted.returned.terms[term] > 0 {
-                    terms[term].weight * RETURNED_WEIGHT
+                let said = |of: fn(&Counted) -> &Vec<u32>| {
+                    of(&counted.title)[term] + of(&counted.said)[term] > 0
+                };
+                let returned = |of: fn(&Counted) -> &Vec<u32>| of(&counted.returned)[term] > 0;
+                let weight = terms[term].weight;
+                if said(|c| &c.in_form) {
+                    weight
+                } else if said(|c| &c.terms) {
+                    weight * LONGER_WORD_WEIGHT
+                } else if returned(|c| &c.in_form) {
+                    weight * RETURNED_WEIGHT
+                } else if returned(|c| &c.terms) {
+                    weight * RETURNED_WEIGHT * LONGER_WORD_WEIGHT
                 } else {
                     0.0
                 }
@@ -483,6 +553,34 @@ mod tests {
             (unicode.terms[0], unicode.terms[1], unicode.length),
             (2, 1, 3)
         );
+    }
+
+    #[test]
+    fn a_longer_word_a_start_begins_is_found_but_not_as_a_form_of_it() {
+        let mode = Term {
+            text: "mode".into(),
+            prefix: true,
+            weight: 1.0,
+        };
+        let probes = Probes::of(&[&mode]);
+        let counted = probes.count("A model of the modes, in dark mode; a modem", 1);
+        assert_eq!((counted.terms[0], counted.in_form[0]), (4, 2));
+        let unicode = probes.count("Modèle, mode", 1);
+        assert_eq!((unicode.terms[0], unicode.in_form[0]), (2, 1));
+        for (start, rest) in [
+            ("deploy", "ed"),
+            ("deploy", "ment"),
+            ("plan", "ned"),
+            ("ship", "ping"),
+            ("python", "3"),
+            ("configur", "ation"),
+            ("polic", "y"),
+        ] {
+            assert!(is_form(start.as_bytes(), rest.as_bytes()), "{start}{rest}");
+        }
+        for (start, rest) in [("mode", "l"), ("wind", "ow"), ("pass", "word")] {
+            assert!(!is_form(start.as_bytes(), rest.as_bytes()), "{start}{rest}");
+        }
     }
 
     #[test]

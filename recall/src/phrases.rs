@@ -449,6 +449,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("falls back", "fallback"),
     ("fell back", "fallback"),
     ("falling back", "fallback"),
+    ("public sector", "government"),
+    ("soil conditioner", "compost"),
 ];
 
 /// [`PHRASES`] read for lookups, built once; each list in the order of the table.

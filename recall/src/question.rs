@@ -281,6 +281,13 @@ fn question_words(question: &str) -> Vec<String> {
 /// with that word's synonyms (below the phrase itself). Not corrected.
 fn phrase_concept(phrase: String, written: &str, vocabulary: &impl Vocabulary) -> Concept {
     let mut terms = vec![term_for(&phrase, 1.0), term_for(written, SYNONYM_WEIGHT)];
+    // The other phrases written as that word are synonyms of the phrase: "card reader" of
+    // "card machine" counts as "pos" does.
+    for other in phrases_of(written) {
+        if other != phrase {
+            terms.push(term_for(other, SYNONYM_WEIGHT));
+        }
+    }
     // A last word too short to be matched by its start is matched in the plural too:
     // "electric cars" of "electric car".
     if !terms[0].prefix && !phrase.ends_with('s') {

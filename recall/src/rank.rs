@@ -11,7 +11,9 @@ const RECENCY_SCALE_MS: f64 = 30.0 * 24.0 * 3600.0 * 1000.0;
 /// A result holding less than this share of the question's words (an everyday word
 /// counting half) is weak: it matched on some words only ("configure" of "configure
 /// kubernetes ingress"). So is one holding exactly this share when what it lacks is nowhere
-/// in the index ("cluster" of "elasticsearch cluster").
+/// in the index ("cluster" of "elasticsearch cluster") — but not a plan dropped, asked why
+/// it was ("why didn't we build an app" of the cancelled loyalty app: what was not built
+/// was seldom named as the question names it).
 pub const WEAK_COVERAGE: f64 = 0.5;
 
 /// The most question words whose parts [`ByWord`] keeps apart; a longer question's later
@@ -208,7 +210,9 @@ pub fn rank(
         .map(|held| {
             let score = score(&held, recency_bias, now_ms);
             let weak = held.share < WEAK_COVERAGE
-                || (held.share <= WEAK_COVERAGE && held.lacks_only_unknown)
+                || (held.share <= WEAK_COVERAGE
+                    && held.lacks_only_unknown
+                    && !held.answers_why_not)
                 || names_the_unrecorded;
             (held, score, weak)
         })

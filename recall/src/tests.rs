@@ -819,8 +819,9 @@ fn the_committed_histories_are_answered_well() {
         // for an outcome.
         ("fiftieth.json", 0.92, 0.92, 1),
         // Measured once unseen at 84.6 / 88.5 %, 88.5 / 88.5 % after "can it … now" asking
-        // for an outcome.
-        ("fifty-first.json", 0.88, 0.88, 1),
+        // for an outcome, 84.6 / 84.6 % since a longer word a question's word starts counts
+        // less than a form of it ("jsonb" of "json").
+        ("fifty-first.json", 0.84, 0.84, 1),
         // Measured once unseen at 88.5 / 88.5 %, 96.2 / 96.2 % after "windows subsystem for
         // linux" as WSL and refreshing as updating.
         ("fifty-second.json", 0.96, 0.96, 0),
@@ -1389,8 +1390,10 @@ fn the_committed_histories_are_answered_well() {
         ("two-hundred-and-sixty-second.json", 0.92, 0.92, 0),
         // Measured once unseen at 80.8 / 92.3 %, 84.6 / 92.3 % after its stop's fixes.
         ("two-hundred-and-sixty-third.json", 0.84, 0.92, 1),
-        // Measured once unseen at 69.2 / 80.8 %, 84.6 / 96.2 % after its stop's fixes.
-        ("two-hundred-and-sixty-fourth.json", 0.84, 0.96, 0),
+        // Measured once unseen at 69.2 / 80.8 %, 84.6 / 96.2 % after its stop's fixes, 80.8 /
+        // 92.3 % since a longer word a question's word starts counts less than a form of it
+        // ("hosts" was held only by "/etc/hostname").
+        ("two-hundred-and-sixty-fourth.json", 0.80, 0.92, 0),
         // Measured once unseen at 88.5 / 92.3 %, 92.3 / 96.2 % after its stop's fixes.
         ("two-hundred-and-sixty-fifth.json", 0.92, 0.96, 0),
         // Measured once unseen at 88.5 / 100 %, 96.2 / 100 % after its stop's fixes.
@@ -1559,6 +1562,18 @@ fn the_committed_histories_are_answered_well() {
         ("three-hundred-and-forty-seventh.json", 0.88, 0.96, 0),
         // Measured once unseen at 84.0 / 88.0 %.
         ("three-hundred-and-forty-eighth.json", 0.84, 0.88, 1),
+        // Measured once unseen at 84.0 / 88.0 %, 92.0 / 96.0 % after its stop's fixes.
+        ("three-hundred-and-forty-ninth.json", 0.92, 0.96, 1),
+        // Measured once unseen at 88.0 / 96.0 %.
+        ("three-hundred-and-fiftieth.json", 0.88, 0.96, 0),
+        // Measured once unseen at 87.5 / 95.8 %, 91.7 / 100 % after its stop's fixes.
+        ("three-hundred-and-fifty-first.json", 0.91, 1.0, 1),
+        // Measured once unseen at 96.0 / 96.0 %.
+        ("three-hundred-and-fifty-second.json", 0.96, 0.96, 0),
+        // Measured once unseen at 92.0 / 92.0 %, 96.0 / 96.0 % after its stop's fixes.
+        ("three-hundred-and-fifty-third.json", 0.96, 0.96, 1),
+        // Measured once unseen at 96.0 / 100 %.
+        ("three-hundred-and-fifty-fourth.json", 0.96, 1.0, 0),
     ];
     for (file, top1, top3, answered_unanswerable) in sets {
         let text = std::fs::read_to_string(folder.join(file)).unwrap();
@@ -1833,6 +1848,70 @@ fn why_not_finds_the_plan_that_was_dropped() {
     assert_eq!(keys(&found.results)[0], "t-ai", "{found:?}");
     let found = store.search(&search("ai for x-rays", 0.0)).unwrap();
     assert_eq!(keys(&found.results)[0], "t-driver", "{found:?}");
+}
+
+/// "why didn't we build an app" of a cancelled loyalty app holds half the question, and
+/// what it lacks nothing indexed holds: on any other question that is weak, but a plan
+/// dropped, asked why, is seldom named as the question names it.
+#[test]
+fn a_plan_dropped_asked_why_is_an_answer_though_it_lacks_the_verb() {
+    let (_dir, store) = store_holding(&[
+        document(
+            "loyalty",
+            "Loyalty app for regulars",
+            "1. Quoted at 4,000\nStatus changed: active → cancelled",
+            NOW - 40 * DAY_MS,
+        ),
+        document("cards", "Card reader drops", "1. A second reader", NOW),
+    ]);
+    let found = store
+        .search(&search("why didnt we build an app", 0.5))
+        .unwrap();
+    assert_eq!(keys(&found.results), ["loyalty"], "{found:?}");
+    assert!(!found.results[0].weak, "{found:?}");
+    let found = store.search(&search("build an app", 0.5)).unwrap();
+    assert!(found.results[0].weak, "not asked why: {found:?}");
+}
+
+/// A phrase is read as the other phrases written as the same word, as that word itself:
+/// "card machine" holds "card reader" as "pos" does, so a symptom beside it still leaves
+/// the record holding enough of the question to be an answer.
+#[test]
+fn phrases_of_one_word_are_synonyms_of_each_other() {
+    let (_dir, store) = store_holding(&[document(
+        "readers",
+        "Queues when the card reader drops",
+        "1. A second reader on its own SIM",
+        NOW,
+    )]);
+    let found = store
+        .search(&search("card machine not working", 0.5))
+        .unwrap();
+    assert_eq!(keys(&found.results), ["readers"], "{found:?}");
+    assert!(!found.results[0].weak, "{found:?}");
+}
+
+/// A word the question names holds a record that writes it, or a form of it, before one
+/// that only writes a longer word it starts: "modes" answers "dark mode" before "model".
+#[test]
+fn a_form_of_a_word_counts_more_than_a_longer_word_it_starts() {
+    let (_dir, store) = store_holding(&[
+        document(
+            "model",
+            "Invoices in the EN 16931 model",
+            "1. Dark backgrounds",
+            NOW - DAY_MS,
+        ),
+        document(
+            "modes",
+            "Colour modes for the invoices",
+            "1. Dark backgrounds",
+            NOW - DAY_MS,
+        ),
+    ]);
+    let found = store.search(&search("dark mode invoices", 0.5)).unwrap();
+    assert_eq!(keys(&found.results)[0], "modes", "{found:?}");
+    assert!(found.results[0].confidence > found.results[1].confidence);
 }
 
 /// Whether something still holds is answered by the command that printed it as well as by
