@@ -415,6 +415,12 @@ fn main() {
         "three-hundred-and-fifty-second.json",
         "three-hundred-and-fifty-third.json",
         "three-hundred-and-fifty-fourth.json",
+        "three-hundred-and-fifty-fifth.json",
+        "three-hundred-and-fifty-sixth.json",
+        "three-hundred-and-fifty-seventh.json",
+        "three-hundred-and-fifty-eighth.json",
+        "three-hundred-and-fifty-ninth.json",
+        "three-hundred-and-sixtieth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

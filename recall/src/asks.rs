@@ -65,6 +65,9 @@ const FIGURE_NOUNS: &[&str] = &[
     "reading",
     "level",
     "usage",
+    "utilisation",
+    "utilization",
+    "occupancy",
     "rate",
     "percentage",
     "total",
@@ -266,7 +269,9 @@ impl Asks {
             .any(|pair| matches!(pair[0].as_str(), "get" | "got") && pair[1].ends_with("ed"));
         // "did the volume grow?" asks what came of a thing; "did I configure …?" how it was
         // done.
-        let of_a_thing = !matches!(word(1), "i" | "we" | "you" | "they" | "it");
+        // "do patients do their exercises" asks what usually happens, which the record of
+        // how it was dealt with says, not what a wait saw come to pass.
+        let of_a_thing = !matches!(word(1), "i" | "we" | "you" | "they" | "it") && word(0) != "do";
         if yes_or_no && (passive || of_a_thing || words.iter().skip(1).any(outcome)) {
             return Asks::Outcome;
         }

@@ -206,13 +206,19 @@ pub fn done_again(word: &str) -> Option<&str> {
         .then_some(base)
 }
 
-/// The verb a doer is named for ("checker" → "check", "pickers" → "pick"), its root of
-/// four letters or more: `None` for a word in no -er, or too short a root ("user").
+/// The verb a doer is named for ("checker" → "check", "pickers" → "pick", "extractor" →
+/// "extract", "wrapper" → "wrap"), its root of four letters or more: `None` for a word in
+/// no -er or -or, or too short a root ("user").
 pub fn doer_of(word: &str) -> Option<&str> {
-    let root = word
-        .strip_suffix("ers")
-        .or_else(|| word.strip_suffix("er"))?;
-    (root.chars().count() >= 4).then_some(root)
+    let root = ["ers", "er", "ors", "or"]
+        .iter()
+        .find_map(|ending| word.strip_suffix(ending))?;
+    // A consonant doubled before the ending: "wrapper", "planner", "shopper".
+    let undoubled = match root.as_bytes() {
+        [.., a, b] if a == b && b"bdgmnpt".contains(b) => &root[..root.len() - 1],
+        _ => root,
+    };
+    (undoubled.chars().count() >= 4).then_some(undoubled)
 }
 
 /// The word a noun in -age is made from, for a word the index does not hold ("wastage" →
@@ -452,7 +458,9 @@ pub fn other_spelling(word: &str) -> Option<String> {
 }
 
 /// The verb of a noun in -ersion, -ission or -sion after a vowel ("corrosion" and
-/// "corrode"), or the noun of a verb in -ert or -mit ("conversion" and "convert",
+/// "corrode"), or in -uction, -ension, -scription or -umption ("reduction" and "reduce",
+/// "extension" and "extend", "subscription" and "subscribe", "consumption" and
+/// "consume"), or the noun of a verb in -ert or -mit ("conversion" and "convert",
 /// "permission" and "permit"): the other word of the pair,
 /// as a prefix finds its forms (`None` for a word of neither kind).
 pub fn noun_or_verb(word: &str) -> Option<String> {
@@ -469,6 +477,19 @@ pub fn noun_or_verb(word: &str) -> Option<String> {
         && root.chars().count() >= 4
     {
         return Some(format!("{root}d"));
+    }
+    // A root of three letters or more: "pension" is never read as "pend".
+    let endings = [
+        ("uction", "uc"),
+        ("ension", "end"),
+        ("scription", "scrib"),
+        ("umption", "um"),
+    ];
+    if let Some(verb) = endings.iter().find_map(|(ending, verb)| {
+        let root = singular.strip_suffix(ending)?;
+        (root.chars().count() >= 3).then(|| format!("{root}{verb}"))
+    }) {
+        return Some(verb);
     }
     let verb = ["ed", "ing", "s"]
         .iter()
@@ -638,6 +659,11 @@ mod tests {
         assert_eq!(noun_or_verb("emit").as_deref(), Some("emission"));
         assert_eq!(noun_or_verb("corrosion").as_deref(), Some("corrod"));
         assert_eq!(noun_or_verb("exclusions").as_deref(), Some("exclud"));
+        assert_eq!(noun_or_verb("reduction").as_deref(), Some("reduc"));
+        assert_eq!(noun_or_verb("extensions").as_deref(), Some("extend"));
+        assert_eq!(noun_or_verb("subscription").as_deref(), Some("subscrib"));
+        assert_eq!(noun_or_verb("consumption").as_deref(), Some("consum"));
+        assert_eq!(noun_or_verb("pension"), None);
         assert_eq!(noun_or_verb("sessions"), None);
         assert_eq!(noun_or_verb("deploy"), None);
     }
@@ -646,6 +672,9 @@ mod tests {
     fn a_doer_is_read_as_its_verb() {
         assert_eq!(doer_of("pickers"), Some("pick"));
         assert_eq!(doer_of("checker"), Some("check"));
+        assert_eq!(doer_of("extractor"), Some("extract"));
+        assert_eq!(doer_of("wrappers"), Some("wrap"));
+        assert_eq!(doer_of("seller"), Some("sell"));
         assert_eq!(doer_of("user"), None);
         assert_eq!(doer_of("deploy"), None);
     }

@@ -451,6 +451,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("falling back", "fallback"),
     ("public sector", "government"),
     ("soil conditioner", "compost"),
+    ("blue badge", "disabled"),
 ];
 
 /// [`PHRASES`] read for lookups, built once; each list in the order of the table.

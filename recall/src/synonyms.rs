@@ -95,7 +95,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
         "drop",
     ],
     &["delete", "remove", "rm", "drop", "purge"],
-    &["install", "installed", "installation"],
+    &["install", "installed", "installation", "fitted"],
     &[
         "error", "errors", "errno", "failure", "failed", "fail", "failing", "crash", "broken",
     ],
@@ -573,7 +573,9 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     ],
     &["monitor", "monitoring", "uptime", "probe"],
     &["index", "indexes", "indices", "indexed"],
-    &["doc", "docs", "document", "documents"],
+    &["doc", "docs", "document", "documents", "documentation"],
+    &["wrapper", "wrappers", "binding", "bindings"],
+    &["ventilation", "ventilated", "vented", "extraction"],
     &["query", "queries", "sql"],
     &["mid", "middle", "midway", "halfway"],
     &[

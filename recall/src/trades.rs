@@ -25,7 +25,9 @@ pub(crate) const TRADE_GROUPS: &[&[&str]] = &[
         "bill",
         "bills",
     ],
-    &["revenue", "sales", "takings", "turnover"],
+    &[
+        "revenue", "sales", "takings", "turnover", "income", "earnings",
+    ],
     &[
         "advert",
         "adverts",

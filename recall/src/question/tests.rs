@@ -464,6 +464,9 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("how long did the restore take", Asks::Figure),
         ("how did I deploy coursefolio", Asks::Anything),
         ("did I configure the ingress", Asks::Anything),
+        ("do patients actually do their exercises", Asks::Anything),
+        ("do the backups still fail", Asks::Outcome),
+        ("printer utilisation last month", Asks::Figure),
         ("why was redis evicting keys", Asks::Anything),
         (
             "what did we do about the duplicate machine ids",
