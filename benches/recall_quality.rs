@@ -421,6 +421,12 @@ fn main() {
         "three-hundred-and-fifty-eighth.json",
         "three-hundred-and-fifty-ninth.json",
         "three-hundred-and-sixtieth.json",
+        "three-hundred-and-sixty-first.json",
+        "three-hundred-and-sixty-second.json",
+        "three-hundred-and-sixty-third.json",
+        "three-hundred-and-sixty-fourth.json",
+        "three-hundred-and-sixty-fifth.json",
+        "three-hundred-and-sixty-sixth.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

@@ -178,6 +178,15 @@ const OUTCOME_VERBS: &[&str] = &[
     "verified",
     "ready",
     "healthy",
+    // What a wait watched being decided: "did we win the contract", "was it approved".
+    "win",
+    "won",
+    "award",
+    "awarded",
+    "approve",
+    "approved",
+    "grant",
+    "granted",
 ];
 
 impl Asks {

@@ -326,6 +326,15 @@ pub fn number_of_thousands(word: &str) -> Option<&str> {
         .filter(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// The number an ordinal writes ("20th" → "20", "1st" → "1"), for a word the index does
+/// not hold: "on the 20th" of a run the record dates "2026-11-20".
+pub fn number_of_ordinal(word: &str) -> Option<&str> {
+    ["st", "nd", "rd", "th"]
+        .iter()
+        .find_map(|ending| word.strip_suffix(ending))
+        .filter(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The other forms of a verb in -y after a consonant, which change the "y" ("drying",
 /// "dried", "dries" of "dry"; "copied" of "copying"; "applied" of "apply"), from any of
 /// them: English writes no ending on such a verb that a prefix of another form finds.
@@ -676,6 +685,15 @@ mod tests {
         assert_eq!(doer_of("wrappers"), Some("wrap"));
         assert_eq!(doer_of("seller"), Some("sell"));
         assert_eq!(doer_of("user"), None);
+    }
+
+    #[test]
+    fn an_ordinal_is_read_as_its_number() {
+        assert_eq!(number_of_ordinal("20th"), Some("20"));
+        assert_eq!(number_of_ordinal("1st"), Some("1"));
+        assert_eq!(number_of_ordinal("23rd"), Some("23"));
+        assert_eq!(number_of_ordinal("nth"), None);
+        assert_eq!(number_of_ordinal("th"), None);
         assert_eq!(doer_of("deploy"), None);
     }
 

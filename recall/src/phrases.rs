@@ -452,6 +452,8 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("public sector", "government"),
     ("soil conditioner", "compost"),
     ("blue badge", "disabled"),
+    ("ringing in the ears", "tinnitus"),
+    ("ringing in my ears", "tinnitus"),
 ];
 
 /// [`PHRASES`] read for lookups, built once; each list in the order of the table.

@@ -19,7 +19,8 @@ use crate::everyday::is_everyday;
 use crate::forms::{
     able_or_ability, adjective_of_superlative, doer_of, done_again, electronic_form, forms_of,
     month_number, noun_in_age, noun_in_al, noun_in_ance, noun_or_verb, number_in_plural,
-    number_of_thousands, other_spelling, short_e_verb_forms, short_verb_forms, y_verb_forms,
+    number_of_ordinal, number_of_thousands, other_spelling, short_e_verb_forms, short_verb_forms,
+    y_verb_forms,
 };
 use crate::framing::{is_common, is_framing, is_framing_at};
 use crate::kinds::{KIND_WEIGHT, members_of};
@@ -459,7 +460,8 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
     // doer what it does ("pickers" the team that "picks" litter), a noun in -age its root
     // ("wastage" "waste"), a noun in -al or -ance its verb ("approval" "approved",
     // "insurance" "insurer"); and, as whole words, a superlative its adjective ("longest" of
-    // a record's "long run"), a count in k its number ("20k" of "20 km").
+    // a record's "long run"), a count in k its number ("20k" of "20 km"), an ordinal its
+    // number ("20th" of "2026-11-20").
     if !known {
         let bases = [
             done_again(&word),
@@ -471,7 +473,9 @@ fn concept(word: String, vocabulary: &impl Vocabulary) -> Concept {
         ];
         let able = able_or_ability(&word);
         let adjectives = adjective_of_superlative(&word);
-        let whole_words = (adjectives.iter().map(String::as_str)).chain(number_of_thousands(&word));
+        let whole_words = (adjectives.iter().map(String::as_str))
+            .chain(number_of_thousands(&word))
+            .chain(number_of_ordinal(&word));
         if let Some(held) = (bases.into_iter().flatten().chain(able.as_deref()))
             .map(|base| term_for(base, SYNONYM_WEIGHT))
             .chain(whole_words.map(|other| whole(other, SYNONYM_WEIGHT)))

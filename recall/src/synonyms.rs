@@ -576,6 +576,7 @@ pub(crate) const GROUPS: &[&[&str]] = &[
     &["doc", "docs", "document", "documents", "documentation"],
     &["wrapper", "wrappers", "binding", "bindings"],
     &["ventilation", "ventilated", "vented", "extraction"],
+    &["win", "won", "awarded"],
     &["query", "queries", "sql"],
     &["mid", "middle", "midway", "halfway"],
     &[

@@ -465,6 +465,7 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("how did I deploy coursefolio", Asks::Anything),
         ("did I configure the ingress", Asks::Anything),
         ("do patients actually do their exercises", Asks::Anything),
+        ("did we win the nhs contract", Asks::Outcome),
         ("do the backups still fail", Asks::Outcome),
         ("printer utilisation last month", Asks::Figure),
         ("why was redis evicting keys", Asks::Anything),
