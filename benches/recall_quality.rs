@@ -427,6 +427,12 @@ fn main() {
         "three-hundred-and-sixty-fourth.json",
         "three-hundred-and-sixty-fifth.json",
         "three-hundred-and-sixty-sixth.json",
+        "three-hundred-and-sixty-seventh.json",
+        "three-hundred-and-sixty-eighth.json",
+        "three-hundred-and-sixty-ninth.json",
+        "three-hundred-and-seventieth.json",
+        "three-hundred-and-seventy-first.json",
+        "three-hundred-and-seventy-second.json",
     ] {
         let (recalled, baseline) = run(&folder.join(file), verbose);
         every.0.merge(&recalled);

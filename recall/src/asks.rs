@@ -292,13 +292,13 @@ impl Asks {
         if right_now || words.iter().any(|w| w == "yesterday") {
             return Asks::Figure;
         }
-        // "sync error rate last week", "pm10 levels this month": a reading over a period,
-        // which a command printed.
+        // "sync error rate last week", "pm10 levels this month", "longest driving day last
+        // month": a reading over a period, which a command printed.
         let over_a_period = words.windows(2).any(|pair| {
             matches!(pair[0].as_str(), "last" | "this" | "past")
                 && matches!(pair[1].as_str(), "week" | "month" | "quarter" | "year")
         });
-        if over_a_period && words.iter().any(|w| is_figure_noun(w)) {
+        if over_a_period && words.iter().any(|w| is_figure_noun(w) || superlative(w)) {
             return Asks::Figure;
         }
         if !ASKING.contains(&word(0)) {

@@ -48,6 +48,7 @@ const EVERYDAY: &[&str] = &[
     "breaks",
     "broke",
     "broken",
+    "bug",
     "bust",
     "busted",
     "buy",

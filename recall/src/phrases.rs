@@ -454,6 +454,7 @@ pub const PHRASES: &[(&str, &str)] = &[
     ("blue badge", "disabled"),
     ("ringing in the ears", "tinnitus"),
     ("ringing in my ears", "tinnitus"),
+    ("channel tunnel", "eurotunnel"),
 ];
 
 /// [`PHRASES`] read for lookups, built once; each list in the order of the table.

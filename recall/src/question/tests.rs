@@ -468,6 +468,7 @@ fn what_a_question_asks_for_is_read_off_its_framing() {
         ("did we win the nhs contract", Asks::Outcome),
         ("do the backups still fail", Asks::Outcome),
         ("printer utilisation last month", Asks::Figure),
+        ("longest driving day last month", Asks::Figure),
         ("why was redis evicting keys", Asks::Anything),
         (
             "what did we do about the duplicate machine ids",
