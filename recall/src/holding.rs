@@ -163,9 +163,7 @@ impl<'q> Probes<'q> {
                 if word == probe || (prefix && word.starts_with(probe)) {
                     found[index].anywhere += 1;
                     let rest = &word.as_bytes()[probe.len()..];
-                    // The empty word starts every word, as a form of it.
-                    let in_form = probe.is_empty() || is_form(probe.as_bytes(), rest);
-                    found[index].in_form += u32::from(in_form);
+                    found[index].in_form += u32::from(is_form(probe.as_bytes(), rest));
                 }
             }
         }
@@ -301,7 +299,8 @@ const LONGER_WORD_WEIGHT: f64 = 0.8;
 /// Whether `rest`, following `start` in a word, makes a form of it: an inflection or a
 /// common derivation ("deploy" → "deployed", "deployment"; "plan" → "planned"), or a
 /// number ("python" → "python3"). The stems searched keep at least four letters, so
-/// "mode" finding "model" or "wind" finding "window" is a longer word, not a form.
+/// "mode" finding "model" or "wind" finding "window" is a longer word, not a form. The
+/// empty word starts every word, as a form of it.
 fn is_form(start: &[u8], rest: &[u8]) -> bool {
     const ENDINGS: &[&[u8]] = &[
         b"", b"s", b"es", b"e", b"ed", b"d", b"ing", b"ings", b"er", b"ers", b"or", b"ors", b"ion",
@@ -317,7 +316,7 @@ fn is_form(start: &[u8], rest: &[u8]) -> bool {
         (Some(last), [first, after @ ..]) if last == first && !after.is_empty() => after,
         _ => rest,
     };
-    ENDINGS.contains(&rest) || rest.iter().all(u8::is_ascii_digit)
+    start.is_empty() || ENDINGS.contains(&rest) || rest.iter().all(u8::is_ascii_digit)
 }
 
 /// What each candidate holds of `question`.
